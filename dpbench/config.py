@@ -1,0 +1,206 @@
+"""Config → validated grid of cells (style.md §D).
+
+``load(path)`` and ``from_dict(config)`` back both ``dpbench validate`` and the Snakefile,
+so the CLI and the workflow cannot disagree. Checks run in two layers, both before any job
+starts: the JSON schema ``config/schema.yaml`` (types, ranges, required keys), then the
+registry-aware checks here (problem and learner names, their parameters, empty grids).
+Every failure is a :class:`ConfigError` naming the dotted key, e.g.
+``experiments.conjunctions.epsilon[2]: must be > 0 (inf allowed), got -1.0``.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from dpbench import registry
+from dpbench.grid import Cell, freeze, shard
+from dpbench.seeding import key_hash
+
+SCHEMA_PATH = Path(__file__).resolve().parents[1] / "config" / "schema.yaml"
+
+
+class ConfigError(ValueError):
+    """An invalid config; ``key`` is the dotted path of the offending entry."""
+
+    def __init__(self, key: str, message: str):
+        self.key = key
+        super().__init__(f"{key}: {message}")
+
+
+@dataclass(frozen=True)
+class ExperimentPlan:
+    """The cells of one experiment, and how they are split into jobs."""
+
+    id: str
+    cells: tuple[Cell, ...]
+    n_shards: int
+    config_hash: str
+
+    def shards(self) -> list[list[Cell]]:
+        return shard(self.cells, self.n_shards)
+
+
+@dataclass(frozen=True)
+class Grid:
+    seed: int
+    experiments: dict[str, ExperimentPlan]
+
+    def problem_cells(self) -> dict[str, Cell]:
+        """One representative cell per distinct problem (problem_id → cell)."""
+        out: dict[str, Cell] = {}
+        for plan in self.experiments.values():
+            for cell in plan.cells:
+                out.setdefault(cell.problem_id, cell)
+        return out
+
+
+def load(path: str | Path) -> Grid:
+    """Read, validate and expand a YAML config."""
+    with open(path) as fh:
+        config = yaml.safe_load(fh)
+    return from_dict(config)
+
+
+def _schema() -> dict:
+    with open(SCHEMA_PATH) as fh:
+        return yaml.safe_load(fh)
+
+
+def _dotted(path) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "<config>"
+
+
+def check_schema(config: Any) -> None:
+    """JSON-schema check; the first error (deepest path) becomes a ConfigError."""
+    if not isinstance(config, Mapping):
+        raise ConfigError("<config>", f"must be a mapping, got {type(config).__name__}")
+    validator = jsonschema.Draft202012Validator(_schema())
+    errors = sorted(validator.iter_errors(config), key=lambda e: (-len(e.absolute_path), str(e.absolute_path)))
+    if errors:
+        err = errors[0]
+        if err.validator == "oneOf" and err.context:  # report the most specific sub-error
+            best = max(err.context, key=lambda e: len(e.absolute_path))
+            path = list(err.absolute_path) + list(best.relative_path)
+            raise ConfigError(_dotted(path), f"{best.message} (got {best.instance!r})")
+        raise ConfigError(_dotted(err.absolute_path), err.message)
+
+
+def _as_list(value: object) -> list:
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def _merge(block: Mapping, sweep: Mapping) -> dict:
+    merged = copy.deepcopy(dict(block))
+    merged.pop("sweeps", None)
+    for key, value in sweep.items():
+        if key in ("problem_params", "options") and isinstance(value, Mapping):
+            merged[key] = {**merged.get(key, {}), **value}
+        elif key == "learner_params" and isinstance(value, Mapping):
+            lp = dict(merged.get(key, {}))
+            for name, params in value.items():
+                lp[name] = {**lp.get(name, {}), **params}
+            merged[key] = lp
+        else:
+            merged[key] = value
+    return merged
+
+
+def _product(params: Mapping[str, object]) -> list[dict[str, object]]:
+    names = sorted(params)
+    return [dict(zip(names, combo)) for combo in itertools.product(*(_as_list(params[k]) for k in names))]
+
+
+def _expand_block(exp_id: str, block: Mapping, where: str) -> list[Cell]:
+    experiment = registry.experiment(exp_id)
+    for key in ("problem", "learners", "epsilon", experiment.size):
+        if key not in block:
+            raise ConfigError(f"{where}.{key}", "is required")
+    problem_name = block["problem"]
+    if problem_name not in experiment.problems:
+        raise ConfigError(f"{where}.problem", f"must be one of {list(experiment.problems)}, got {problem_name!r}")
+    problem_cls = registry.problem(problem_name)
+    raw_params = block.get("problem_params", {})
+    for name in raw_params:
+        if name not in problem_cls.param_names():
+            raise ConfigError(
+                f"{where}.problem_params.{name}",
+                f"unknown parameter of problem {problem_name!r}; allowed: {list(problem_cls.param_names())}",
+            )
+    problems = []
+    for params in _product(raw_params):
+        try:
+            problems.append(problem_cls(**params).params())
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"{where}.problem_params", str(exc)) from None
+
+    epsilons = [float(e) for e in _as_list(block["epsilon"])]
+    deltas = [float(d) for d in _as_list(block.get("delta", 0.0))]
+    sizes = [int(s) for s in _as_list(block[experiment.size])]
+    repetitions = int(block.get("repetitions", 10))
+    options = freeze(block.get("options", {}))
+    learner_params = block.get("learner_params", {})
+    for name in learner_params:
+        if name not in block["learners"]:
+            raise ConfigError(f"{where}.learner_params.{name}", f"is not in {where}.learners")
+
+    cells = []
+    for i, name in enumerate(block["learners"]):
+        if name not in registry.LEARNERS:
+            raise ConfigError(f"{where}.learners[{i}]", f"unknown learner {name!r}; known: {sorted(registry.LEARNERS)}")
+        learner_cls = registry.learner(name)
+        if problem_name not in learner_cls.problems:
+            raise ConfigError(
+                f"{where}.learners[{i}]", f"learner {name!r} does not run on problem {problem_name!r} (runs on {list(learner_cls.problems)})"
+            )
+        names = learner_cls.field_names()
+        eps_grid = epsilons if "epsilon" in names else [float("inf")]
+        delta_grid = deltas if "delta" in names else [0.0]
+        for params in _product(learner_params.get(name, {})):
+            for eps, delta in itertools.product(eps_grid, delta_grid):
+                try:
+                    learner_cls.from_cell(epsilon=eps, delta=delta, params=params)
+                except (TypeError, ValueError) as exc:
+                    raise ConfigError(f"{where}.learner_params.{name}", str(exc)) from None
+                for pp, size in itertools.product(problems, sizes):
+                    cells.append(
+                        Cell(exp_id, problem_name, freeze(pp), name, freeze(params), eps, delta, size, repetitions, options)
+                    )
+    return cells
+
+
+def from_dict(config: Mapping[str, Any]) -> Grid:
+    """Validate a config mapping and expand it into cells; raise :class:`ConfigError`."""
+    check_schema(config)
+    registry.load_all()
+    plans = {}
+    for exp_id, block in config["experiments"].items():
+        where = f"experiments.{exp_id}"
+        blocks = (
+            [(_merge(block, s), f"{where}.sweeps[{i}]") for i, s in enumerate(block["sweeps"])]
+            if "sweeps" in block
+            else [(block, where)]
+        )
+        cells: dict[str, Cell] = {}
+        for sub, sub_where in blocks:
+            for cell in _expand_block(exp_id, sub, sub_where):
+                cells.setdefault(cell.key_string(), cell)
+        if not cells:
+            raise ConfigError(where, "the grid is empty")
+        plans[exp_id] = ExperimentPlan(
+            id=exp_id,
+            cells=tuple(cells.values()),
+            n_shards=int(block.get("shards", 4)),
+            config_hash=key_hash({"seed": config["seed"], "block": block}),
+        )
+    return Grid(seed=int(config["seed"]), experiments=plans)

@@ -1,0 +1,204 @@
+"""Run cells: the code behind the ``distribution`` and ``run_shard`` rules.
+
+An :class:`Experiment` (one module per experiment in ``dpbench/experiments/``) says which
+problems it runs, whether its size axis is ``n`` or ``T``, how one cell turns into rows,
+how its theory check is computed and which figures it draws. This module holds what all
+experiments share: materialising targets, the shard loop, and the batch (PAC) cell runner
+with its sample sharing across cells.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dpbench import registry
+from dpbench.grid import Cell
+from dpbench.results import make_row, write_rows
+from dpbench.seeding import make_rng
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A figure recipe: ``draw(df) -> matplotlib Figure``; ``caption`` goes into the report."""
+
+    draw: Callable[..., Any]
+    caption: str
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """An experiment of the design table (design.md "Experiments").
+
+    ``run_cell(cell, target, root_seed) -> rows``; ``theory_check(df) -> DataFrame`` with the
+    columns of :func:`dpbench.analysis.theory_rows`; ``figures`` maps a figure name to its
+    recipe (files ``results/figures/{id}_{name}.pdf|png``).
+    """
+
+    id: str
+    problems: tuple[str, ...]
+    size: str  # "n" or "T"
+    run_cell: Callable[[Cell, Any, int], list[dict]]
+    theory_check: Callable[[Any], Any]
+    figures: Mapping[str, Figure] = field(default_factory=dict)
+
+
+# --------------------------------------------------------------------------- targets
+
+
+def draw_target(cell: Cell, root_seed: int) -> Any:
+    """Draw the cell's distribution from its ``target`` stream."""
+    problem = registry.problem(cell.problem)(**dict(cell.problem_params))
+    return problem.draw_target(rng=make_rng(root_seed, "target", cell.problem_key()))
+
+
+def write_target(cell: Cell, root_seed: int, out: str | Path) -> None:
+    """Materialise the cell's target as JSON (the ``distribution`` rule)."""
+    target = draw_target(cell, root_seed)
+    payload = {"problem": cell.problem, "params": dict(cell.problem_params), "target": target.to_json()}
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    Path(out).write_text(json.dumps(payload, indent=1, default=_json_default))
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError(f"not JSON-serialisable: {type(value).__name__}")
+
+
+def read_target(path: str | Path) -> Any:
+    payload = json.loads(Path(path).read_text())
+    return registry.problem(payload["problem"]).target_from_json(payload["target"])
+
+
+# --------------------------------------------------------------------------- shards
+
+
+def run_shard(
+    cells: Iterable[Cell],
+    *,
+    root_seed: int,
+    targets: Mapping[str, Any],
+    out: str | Path,
+    config_hash: str = "",
+) -> None:
+    """Run every cell of a shard and write its rows to ``out`` (atomically).
+
+    ``targets`` maps problem_id → target (from :func:`read_target`). A cell that raises
+    fails the job: nothing is silently dropped, and no partial file is left.
+    """
+    rows: list[dict] = []
+    for cell in cells:
+        experiment = registry.experiment(cell.experiment)
+        start = time.perf_counter()
+        cell_rows = experiment.run_cell(cell, targets[cell.problem_id], root_seed)
+        for row in cell_rows:
+            row["config_hash"] = config_hash
+        rows.extend(cell_rows)
+        log.info("%s %s eps=%s size=%s: %d rows in %.2fs", cell.experiment, cell.learner, cell.epsilon, cell.size, len(cell_rows), time.perf_counter() - start)
+    write_rows(rows, out)
+
+
+def base_row(cell: Cell, rep: int, root_seed: int, learner: Any) -> dict[str, object]:
+    """Identity, problem-parameter, privacy and provenance columns of a cell's row."""
+    experiment = registry.experiment(cell.experiment)
+    guarantee = learner.guarantee()
+    return make_row(
+        experiment=cell.experiment,
+        problem=cell.problem,
+        problem_id=cell.problem_id,
+        learner=cell.learner,
+        private=bool(type(learner).private),
+        epsilon=cell.epsilon,
+        delta=cell.delta,
+        rep=rep,
+        **{experiment.size: cell.size},
+        **dict(cell.problem_params),
+        eps_reported=guarantee.epsilon,
+        delta_reported=guarantee.delta,
+        neighbours=guarantee.neighbours,
+        cell_key=cell.key_string(),
+        root_seed=root_seed,
+        status="ok",
+    )
+
+
+def make_learner(cell: Cell) -> Any:
+    return registry.learner(cell.learner).from_cell(
+        epsilon=cell.epsilon, delta=cell.delta, params=dict(cell.learner_params)
+    )
+
+
+def data_rng(cell: Cell, rep: int, root_seed: int) -> np.random.Generator:
+    """The ``data`` stream: keyed by problem and repetition only (common random numbers)."""
+    return make_rng(root_seed, "data", {**cell.problem_key(), "rep": rep})
+
+
+def mech_rng(cell: Cell, rep: int, root_seed: int) -> np.random.Generator:
+    """The ``mech`` stream: the learner's own randomness for this cell and repetition."""
+    return make_rng(root_seed, "mech", {**cell.key(), "rep": rep})
+
+
+class _SampleCache:
+    """Samples shared by consecutive cells of a shard (same problem, size, repetition), so
+    statistics cached on a sample (e.g. every hypothesis's mistakes) are computed once."""
+
+    def __init__(self, capacity: int = 256):
+        self.capacity = capacity
+        self._items: OrderedDict = OrderedDict()
+
+    def get(self, key: tuple, make: Callable[[], Any]) -> Any:
+        if key in self._items:
+            self._items.move_to_end(key)
+            return self._items[key]
+        value = self._items[key] = make()
+        while len(self._items) > self.capacity:
+            self._items.popitem(last=False)
+        return value
+
+
+_samples = _SampleCache()
+
+
+def run_batch_cell(cell: Cell, target: Any, root_seed: int) -> list[dict]:
+    """Batch (PAC) cell: per repetition draw n examples, fit, score.
+
+    Rows carry ``error`` (population error, exact where the problem has a closed form),
+    ``train_error`` and ``fit_seconds``. A learner that does not support the target
+    yields ``status='skipped'`` rows with the reason, never a crash.
+    """
+    learner = make_learner(cell)
+    reason = learner.supports(target)
+    rows = []
+    for rep in range(cell.repetitions):
+        row = base_row(cell, rep, root_seed, learner)
+        row.update(target.columns())
+        if reason is not None:
+            row.update(status="skipped", reason=reason)
+            rows.append(row)
+            continue
+        sample = _samples.get(
+            (cell.problem_id, root_seed, cell.size, rep),
+            lambda: target.sample(cell.size, rng=data_rng(cell, rep, root_seed)),
+        )
+        start = time.perf_counter()
+        hypothesis = learner.fit(sample, rng=mech_rng(cell, rep, root_seed))
+        row["fit_seconds"] = time.perf_counter() - start
+        row["error"] = target.population_error(hypothesis)
+        row["train_error"] = float(np.mean(hypothesis.predict(sample.X) != sample.y))
+        row.update(getattr(hypothesis, "diagnostics", {}))
+        rows.append(row)
+    return rows
+

@@ -1,0 +1,1 @@
+"""One module per experiment of the design table; each registers an Experiment."""

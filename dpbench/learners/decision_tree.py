@@ -1,0 +1,38 @@
+"""``decision_tree``: scikit-learn's ``DecisionTreeClassifier``, the off-the-shelf
+non-private reference a practitioner would reach for (default hyper-parameters; its
+``random_state`` drawn from the cell's ``mech`` stream). Not private."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+from sklearn.tree import DecisionTreeClassifier
+
+from dpbench.learners.base import Learner
+from dpbench.problems.base import Sample
+from dpbench.registry import register_learner
+
+
+@register_learner
+@dataclass(frozen=True, kw_only=True)
+class DecisionTree(Learner):
+    name: ClassVar[str] = "decision_tree"
+    family: ClassVar[str] = "batch"
+    problems: ClassVar[tuple[str, ...]] = ("conjunction", "decision_list")
+    max_depth: int | None = None
+
+    def fit(self, sample: Sample, *, rng: np.random.Generator) -> DecisionTreeClassifier:
+        model = DecisionTreeClassifier(max_depth=self.max_depth, random_state=int(rng.integers(2**31)))
+        if len(np.unique(sample.y)) < 2:  # one class seen: a constant predictor
+            return _Constant(int(sample.y[0]) if len(sample) else 0)
+        return model.fit(sample.X, sample.y)
+
+
+@dataclass(frozen=True)
+class _Constant:
+    label: int
+
+    def predict(self, X) -> np.ndarray:
+        return np.full(len(X), self.label, dtype=np.uint8)

@@ -1,0 +1,68 @@
+"""The exponential mechanism (McSherry–Talwar 2007; 000 §11.1, 003 §4.3; algorithms.md §7).
+
+Sampling is Gumbel-max in log space: ``argmax_r (log-weight_r + G_r)`` with iid standard
+Gumbel ``G_r`` is a draw from ``P[r] ∝ exp(log-weight_r)``, never exponentiating raw scores.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+from scipy.special import logsumexp
+
+from dpbench.learners.base import Guarantee
+from dpbench.validation import check_epsilon, check_positive
+
+
+def gumbel_max(logits: npt.ArrayLike, *, rng: np.random.Generator) -> int:
+    """One draw from ``P[i] ∝ exp(logits_i)``; ``+inf`` logits are drawn uniformly among themselves."""
+    logits = np.asarray(logits, dtype=np.float64)
+    top = np.isposinf(logits)
+    if top.any():
+        return int(rng.choice(np.flatnonzero(top)))
+    return int(np.argmax(logits + rng.gumbel(size=logits.shape)))
+
+
+def uniform_argmax(scores: npt.ArrayLike, *, rng: np.random.Generator) -> int:
+    """An index of the maximum, uniform among ties."""
+    scores = np.asarray(scores)
+    return int(rng.choice(np.flatnonzero(scores == scores.max())))
+
+
+@dataclass(frozen=True, kw_only=True)
+class ExponentialMechanism:
+    """``P[r] ∝ exp(ε·u(r) / (2Δu))``.
+
+    Privacy: ε-DP when the score ``u`` has sensitivity ``Δu = sensitivity``.
+    Utility: ``P[u(out) ≤ OPT − (2Δu/ε)(ln|R| + t)] ≤ e^{−t}`` (:meth:`utility_gap`).
+    ``epsilon = inf`` returns a maximiser, uniform among ties.
+    """
+
+    epsilon: float
+    sensitivity: float = 1.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        object.__setattr__(self, "sensitivity", check_positive(self.sensitivity, name="sensitivity"))
+
+    def logits(self, scores: npt.ArrayLike) -> npt.NDArray[np.float64]:
+        return self.epsilon * np.asarray(scores, dtype=np.float64) / (2 * self.sensitivity)
+
+    def select(self, scores: npt.ArrayLike, *, rng: np.random.Generator) -> int:
+        if math.isinf(self.epsilon):
+            return uniform_argmax(scores, rng=rng)
+        return gumbel_max(self.logits(scores), rng=rng)
+
+    def log_probabilities(self, scores: npt.ArrayLike) -> npt.NDArray[np.float64]:
+        logits = self.logits(scores)
+        return logits - logsumexp(logits)
+
+    def utility_gap(self, n_outcomes: int, t: float) -> float:
+        """``(2Δu/ε)(ln|R| + t)``: exceeded with probability at most ``e^{−t}``."""
+        return 2 * self.sensitivity / self.epsilon * (math.log(n_outcomes) + t)
+
+    def guarantee(self) -> Guarantee:
+        return Guarantee(epsilon=self.epsilon, delta=0.0)

@@ -1,0 +1,50 @@
+"""The Laplace mechanism (Dwork–Roth Def. 3.3; 000 §11.1; algorithms.md §7)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from dpbench.learners.base import Guarantee
+from dpbench.validation import check_epsilon, check_positive
+
+
+@dataclass(frozen=True, kw_only=True)
+class Laplace:
+    """``M(D) = f(D) + Lap(Δ₁/ε)`` per coordinate.
+
+    Privacy: ε-DP for any ``f`` with ℓ1-sensitivity ``Δ₁ = sensitivity``.
+    Utility: ``P[|Lap(b)| > b·ln(1/β)] = β`` with ``b = Δ₁/ε`` (:meth:`tail_bound`).
+    ``epsilon = inf`` adds no noise (the non-private limit).
+    """
+
+    epsilon: float
+    sensitivity: float
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        object.__setattr__(self, "sensitivity", check_positive(self.sensitivity, name="sensitivity"))
+
+    @property
+    def scale(self) -> float:
+        """``b = Δ₁/ε``."""
+        return self.sensitivity / self.epsilon
+
+    def sample(self, value: npt.ArrayLike, *, rng: np.random.Generator) -> npt.NDArray[np.float64]:
+        value = np.asarray(value, dtype=np.float64)
+        if self.scale == 0:
+            return value.copy()
+        return value + rng.laplace(0.0, self.scale, size=value.shape)
+
+    def variance(self) -> float:
+        return 2 * self.scale**2
+
+    def tail_bound(self, beta: float) -> float:
+        """``t`` with ``P[|noise| > t] = β`` for one coordinate."""
+        return self.scale * math.log(1 / beta)
+
+    def guarantee(self) -> Guarantee:
+        return Guarantee(epsilon=self.epsilon, delta=0.0)

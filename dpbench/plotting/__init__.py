@@ -1,0 +1,1 @@
+"""Figure recipes: ``(df) -> matplotlib Figure``, no file I/O except :func:`style.save`."""

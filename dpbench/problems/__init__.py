@@ -1,0 +1,1 @@
+"""Synthetic distributions, one module per problem family (algorithms.md §1)."""

@@ -1,0 +1,92 @@
+"""What every problem provides (design.md "Interfaces").
+
+A :class:`Problem` is a frozen record of distribution parameters; ``draw_target(rng=)``
+draws the random concept and returns a :class:`Target`, which is JSON-serialisable (the
+``distribution`` rule writes it to ``results/distributions/{problem_id}.json``) and can
+sample data and score hypotheses. Parameter names double as results columns.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+
+class Hypothesis(Protocol):
+    """Anything that labels a batch of examples."""
+
+    def predict(self, X: npt.NDArray) -> npt.NDArray: ...
+
+
+@dataclass
+class Sample:
+    """A labelled sample.
+
+    ``X`` is ``(n, d)``; ``y`` is ``(n,)`` in {0, 1} for the PAC problems.
+    ``concept_class`` is the finite hypothesis class the problem is learned with (public
+    information, not data), used by class-generic learners such as ``erm``.
+    ``cache`` memoises data-derived statistics (e.g. the mistakes of every hypothesis)
+    shared by the cells of a shard that see this same sample: it is keyed by the
+    statistic's name and must only hold deterministic functions of (X, y).
+    """
+
+    X: npt.NDArray
+    y: npt.NDArray
+    concept_class: Any = None
+    cache: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def __len__(self) -> int:
+        return len(self.y)
+
+    def cached(self, name: str, compute):
+        """``compute()`` once per sample and statistic name."""
+        if name not in self.cache:
+            self.cache[name] = compute()
+        return self.cache[name]
+
+    def prefix(self, n: int) -> "Sample":
+        """The first ``n`` examples (samples are nested across n)."""
+        return Sample(self.X[:n], self.y[:n], self.concept_class)
+
+
+class Target(Protocol):
+    """A drawn distribution: data source and judge of hypotheses."""
+
+    def to_json(self) -> dict: ...
+
+
+@dataclass(frozen=True, kw_only=True)
+class Problem:
+    """Base of the problem parameter records.
+
+    Subclasses set ``name`` and ``family`` (``batch``, ``online`` or ``experts``) and
+    implement ``draw_target(*, rng)`` and the class method ``target_from_json(data)``.
+    """
+
+    name: ClassVar[str]
+    family: ClassVar[str]
+
+    def params(self) -> dict[str, object]:
+        """The parameters, as results columns."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+    @classmethod
+    def param_names(cls) -> tuple[str, ...]:
+        return tuple(f.name for f in dataclasses.fields(cls))
+
+    @classmethod
+    def test_params(cls) -> Iterator[Mapping[str, object]]:
+        """Small, fast parameter sets for the conformance tests."""
+        yield {}
+
+    def draw_target(self, *, rng: np.random.Generator) -> Target:  # pragma: no cover
+        raise NotImplementedError
+
+    @classmethod
+    def target_from_json(cls, data: Mapping[str, Any]) -> Target:  # pragma: no cover
+        raise NotImplementedError

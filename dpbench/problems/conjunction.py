@@ -1,0 +1,259 @@
+"""Conjunctions under a product distribution (algorithms.md §1, 001 §1, 002).
+
+Target: a conjunction of ``k`` literals over ``d`` Boolean variables. Inputs: independent
+coordinates, ``P[x_i = 1] = p_i``; each target literal is negated with probability ½
+(unless ``monotone``). The target's coordinates have ``p_i = p``. With ``skew = 0`` so do
+all others; with ``skew > 0`` the irrelevant coordinates get ``P[x_i = 0]`` log-spaced from
+½ down to ``½·10^{-skew}`` (in a random order): rare zeros make irrelevant literals hard to
+eliminate, so the error decays like a power law in n over the range of ``1/P[x_i = 0]`` —
+the regime the ``1/n`` bounds describe — instead of dropping to 0 after a handful of
+positive examples. Labels: ``y = f(x)`` flipped with probability ``noise`` (agnostic
+when ``noise > 0``). Population error of a conjunction hypothesis is exact:
+
+.. math:: P[h \\ne f] = P[h=1] + P[f=1] - 2P[h=1, f=1],\\qquad
+          P[h \\ne y] = \\eta + (1 - 2\\eta)\\,P[h \\ne f],
+
+each probability a product of ``p`` / ``1-p`` over the literals involved. Any other
+hypothesis (e.g. a decision tree) is scored on a held-out sample of
+:data:`HOLDOUT_SIZE` examples drawn from the target's own seed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import ClassVar
+
+import numpy as np
+import numpy.typing as npt
+
+from dpbench.bitset import pack_columns, popcount_rows
+from dpbench.problems.base import Problem, Sample
+from dpbench.registry import register_problem
+from dpbench.validation import check_positive_int, check_probability
+
+HOLDOUT_SIZE = 50_000
+
+
+@dataclass(frozen=True)
+class Conjunction:
+    """``h(x) = ∧_{i∈pos} x_i ∧ ∧_{i∈neg} ¬x_i`` (the empty conjunction is constant 1)."""
+
+    pos: npt.NDArray[np.bool_]
+    neg: npt.NDArray[np.bool_]
+
+    def predict(self, X: npt.NDArray) -> npt.NDArray[np.uint8]:
+        X = np.asarray(X, dtype=bool)
+        return (X[:, self.pos].all(axis=1) & ~X[:, self.neg].any(axis=1)).astype(np.uint8)
+
+    def literals(self) -> int:
+        return int(self.pos.sum() + self.neg.sum())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Conjunction) and np.array_equal(self.pos, other.pos) and np.array_equal(self.neg, other.neg)
+
+    def __hash__(self) -> int:
+        return hash((self.pos.tobytes(), self.neg.tobytes()))
+
+
+@dataclass(frozen=True)
+class ConjunctionClass:
+    """All conjunctions over ``d`` variables: ``2^d`` monotone or ``3^d`` with negations.
+
+    Hypothesis ``i`` has base-``b`` digits ``c_j`` (``b = 2`` or ``3``, coordinate ``j``
+    weighted ``b^j``): ``c_j = 0`` leaves ``x_j`` out, ``1`` adds ``x_j``, ``2`` adds ``¬x_j``.
+    """
+
+    d: int
+    monotone: bool
+
+    @property
+    def base(self) -> int:
+        return 2 if self.monotone else 3
+
+    @property
+    def size(self) -> int:
+        return self.base**self.d
+
+    @property
+    def log_size(self) -> float:
+        return self.d * math.log(self.base)
+
+    def hypothesis(self, index: int) -> Conjunction:
+        digits = np.array([(int(index) // self.base**j) % self.base for j in range(self.d)])
+        return Conjunction(pos=digits == 1, neg=digits == 2)
+
+    def _level_bitsets(self, literal_bits: list[tuple[np.ndarray, np.ndarray]], n_words: int) -> np.ndarray:
+        """Packed positive sets of all conjunctions over the given coordinates, in index order."""
+        rows = np.full((1, n_words), np.uint64(2**64 - 1))
+        for on, off in literal_bits:
+            parts = [rows, rows & on] if self.monotone else [rows, rows & on, rows & off]
+            rows = np.concatenate(parts)
+        return rows
+
+    def mistakes(self, X: npt.NDArray, y: npt.NDArray, *, block_words: int = 1 << 21) -> npt.NDArray[np.int64]:
+        """Training mistakes of every hypothesis, in index order.
+
+        Bit-packed and shared: the class splits into a prefix (low coordinates) and a
+        suffix; the positive sets of all prefix and all suffix conjunctions are built level
+        by level (each costs one AND of its parent), and hypothesis ``(s, p)`` has
+        ``mistakes = #pos(y) - |P_p ∧ S_s ∧ y| + |P_p ∧ S_s ∧ ¬y|``, evaluated for blocks of
+        suffixes at once with AND + popcount over ``ceil(n/64)`` words.
+        """
+        X = np.asarray(X, dtype=bool)
+        y = np.asarray(y, dtype=bool)
+        ones = pack_columns(X)  # (d, W)
+        zeros = pack_columns(~X)
+        ypos, yneg = pack_columns(y)[0], pack_columns(~y)[0]
+        n_words = ones.shape[1]
+        d1 = self.d - self.d // 2
+        prefix = self._level_bitsets([(ones[j], zeros[j]) for j in range(d1)], n_words)
+        suffix = self._level_bitsets([(ones[j], zeros[j]) for j in range(d1, self.d)], n_words)
+        n_pos = int(y.sum())
+        out = np.empty(len(prefix) * len(suffix), dtype=np.int64)
+        chunk = max(1, block_words // (len(prefix) * n_words))
+        for start in range(0, len(suffix), chunk):
+            s = suffix[start : start + chunk, None, :]  # (c, 1, W)
+            hits_pos = popcount_rows(prefix[None] & (s & ypos))  # (c, P)
+            hits_neg = popcount_rows(prefix[None] & (s & yneg))
+            out[start * len(prefix) : (start + len(s)) * len(prefix)] = (n_pos - hits_pos + hits_neg).ravel()
+        return out
+
+    def mistakes_dense(self, X: npt.NDArray, y: npt.NDArray, indices: npt.NDArray) -> npt.NDArray[np.int64]:
+        """Reference evaluation of the given hypotheses with dense numpy (tests, benchmark)."""
+        X = np.asarray(X, dtype=np.float32)
+        hyps = [self.hypothesis(i) for i in indices]
+        P = np.array([h.pos for h in hyps], dtype=np.float32)
+        N = np.array([h.neg for h in hyps], dtype=np.float32)
+        violated = (1 - X) @ P.T + X @ N.T  # (n, H): literals each example falsifies
+        predictions = violated == 0
+        return (predictions != np.asarray(y, dtype=bool)[:, None]).sum(axis=0).astype(np.int64)
+
+
+@register_problem
+@dataclass(frozen=True, kw_only=True)
+class ConjunctionProblem(Problem):
+    """Parameters: ``d`` variables, ``k`` target literals, ``monotone``, input bias ``p``,
+    ``skew`` of the input biases, label-noise rate ``noise`` (see the module docstring)."""
+
+    name: ClassVar[str] = "conjunction"
+    family: ClassVar[str] = "batch"
+    d: int = 10
+    k: int = 3
+    monotone: bool = False
+    p: float = 0.5
+    skew: float = 0.0
+    noise: float = 0.0
+
+    def __post_init__(self) -> None:
+        check_positive_int(self.d, name="d")
+        if not (isinstance(self.k, int) and 0 <= self.k <= self.d):
+            raise ValueError(f"k must be an integer in [0, d={self.d}], got {self.k!r}")
+        if not isinstance(self.monotone, bool):
+            raise TypeError(f"monotone must be a boolean, got {self.monotone!r}")
+        check_probability(self.p, name="p", closed=False)
+        if not 0 <= self.noise < 0.5:
+            raise ValueError(f"noise must be in [0, 0.5), got {self.noise!r}")
+        if not (isinstance(self.skew, (int, float)) and 0 <= self.skew <= 12):
+            raise ValueError(f"skew must be in [0, 12], got {self.skew!r}")
+        object.__setattr__(self, "p", float(self.p))
+        object.__setattr__(self, "skew", float(self.skew))
+        object.__setattr__(self, "noise", float(self.noise))
+
+    @classmethod
+    def test_params(cls) -> Iterator[dict]:
+        yield {"d": 5, "k": 2, "monotone": True}
+        yield {"d": 6, "k": 3, "monotone": False, "noise": 0.1}
+        yield {"d": 6, "k": 2, "monotone": False, "skew": 3.0}
+
+    def draw_target(self, *, rng: np.random.Generator) -> "ConjunctionTarget":
+        support = rng.choice(self.d, size=self.k, replace=False)
+        p = np.full(self.d, self.p)
+        others = np.setdiff1d(np.arange(self.d), support)
+        if self.skew > 0 and len(others):
+            ranks = rng.permutation(len(others)) / max(len(others) - 1, 1)
+            p[others] = 1 - 0.5 * 10 ** (-self.skew * ranks)
+        negated = np.zeros(self.d, dtype=bool) if self.monotone else rng.random(self.d) < 0.5
+        pos = np.zeros(self.d, dtype=bool)
+        neg = np.zeros(self.d, dtype=bool)
+        pos[support] = ~negated[support]
+        neg[support] = negated[support]
+        return ConjunctionTarget(
+            concept=Conjunction(pos=pos, neg=neg),
+            p=p,
+            noise=self.noise,
+            monotone=self.monotone,
+            holdout_seed=int(rng.integers(2**63)),
+        )
+
+    @classmethod
+    def target_from_json(cls, data: dict) -> "ConjunctionTarget":
+        return ConjunctionTarget(
+            concept=Conjunction(pos=np.array(data["pos"], dtype=bool), neg=np.array(data["neg"], dtype=bool)),
+            p=np.array(data["p"], dtype=float),
+            noise=data["noise"],
+            monotone=data["monotone"],
+            holdout_seed=data["holdout_seed"],
+        )
+
+
+@dataclass(frozen=True)
+class ConjunctionTarget:
+    """A drawn conjunction with its product input distribution."""
+
+    concept: Conjunction
+    p: npt.NDArray[np.float64]  # P[x_i = 1] per coordinate
+    noise: float
+    monotone: bool
+    holdout_seed: int
+    _holdout: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def d(self) -> int:
+        return len(self.concept.pos)
+
+    @cached_property
+    def concept_class(self) -> ConjunctionClass:
+        return ConjunctionClass(d=self.d, monotone=self.monotone)
+
+    def to_json(self) -> dict:
+        return {
+            "pos": self.concept.pos.tolist(),
+            "neg": self.concept.neg.tolist(),
+            "p": self.p.tolist(),
+            "noise": self.noise,
+            "monotone": self.monotone,
+            "holdout_seed": self.holdout_seed,
+        }
+
+    def columns(self) -> dict[str, object]:
+        return {"log_class_size": self.concept_class.log_size}
+
+    def sample(self, n: int, *, rng: np.random.Generator) -> Sample:
+        """``n`` labelled examples; a sample of size m is the prefix of one of size n > m."""
+        u = rng.random((n, self.d + 1))
+        X = (u[:, : self.d] < self.p).astype(np.uint8)
+        y = self.concept.predict(X) ^ (u[:, self.d] < self.noise)
+        return Sample(X, y.astype(np.uint8), concept_class=self.concept_class)
+
+    def _positive_probability(self, pos: npt.NDArray, neg: npt.NDArray) -> float:
+        if np.any(pos & neg):
+            return 0.0
+        return float(np.prod(self.p[pos]) * np.prod(1 - self.p[neg]))
+
+    def disagreement(self, h: Conjunction) -> float:
+        """Exact ``P[h(x) ≠ f(x)]`` under the product distribution."""
+        f = self.concept
+        both = self._positive_probability(h.pos | f.pos, h.neg | f.neg)
+        return self._positive_probability(h.pos, h.neg) + self._positive_probability(f.pos, f.neg) - 2 * both
+
+    def population_error(self, h) -> float:
+        """``P[h(x) ≠ y]``: exact for conjunctions, else on the held-out sample."""
+        if isinstance(h, Conjunction):
+            return self.noise + (1 - 2 * self.noise) * self.disagreement(h)
+        if "sample" not in self._holdout:
+            self._holdout["sample"] = self.sample(HOLDOUT_SIZE, rng=np.random.default_rng(self.holdout_seed))
+        holdout = self._holdout["sample"]
+        return float(np.mean(h.predict(holdout.X) != holdout.y))

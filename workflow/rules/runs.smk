@@ -1,0 +1,14 @@
+rule run_shard:
+    input:
+        shard_distributions,
+    output:
+        "results/runs/{experiment}/{shard}.parquet",
+    log:
+        "results/logs/run_shard/{experiment}/{shard}.log",
+    params:
+        cells=shard_cells,
+        seed=GRID.seed,
+        config_hash=config_hash,
+    threads: 1
+    script:
+        "../scripts/run_shard.py"

@@ -1,0 +1,14 @@
+rule theory_check:
+    input:
+        "results/{experiment}.parquet",
+    output:
+        report(
+            "results/theory/{experiment}.csv",
+            caption="../report/theory.rst",
+            category="{experiment}",
+            labels={"figure": "theory check"},
+        ),
+    log:
+        "results/logs/theory_check/{experiment}.log",
+    script:
+        "../scripts/theory_check.py"
