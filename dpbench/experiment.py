@@ -42,7 +42,8 @@ class Experiment:
 
     ``run_cell(cell, target, root_seed) -> rows``; ``theory_check(df) -> DataFrame`` with the
     columns of :func:`dpbench.analysis.theory_rows`; ``figures`` maps a figure name to its
-    recipe (files ``results/figures/{id}_{name}.pdf|png``).
+    recipe (files ``results/figures/{id}_{name}.pdf|png``); ``test_size`` is a small n or
+    T used by the registry-wide conformance tests.
     """
 
     id: str
@@ -51,6 +52,7 @@ class Experiment:
     run_cell: Callable[[Cell, Any, int], list[dict]]
     theory_check: Callable[[Any], Any]
     figures: Mapping[str, Figure] = field(default_factory=dict)
+    test_size: int = 200  # a small n or T for the conformance tests
 
 
 # --------------------------------------------------------------------------- targets
