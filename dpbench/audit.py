@@ -9,8 +9,9 @@ lower bound ``p̲`` on ``P_D[E]`` and an upper bound ``p̄`` on ``P_D'[E]``
 
 holds with the stated confidence. Choosing ``E`` on the same runs would bias the bound,
 so the runs are split: the first half selects the event (and its direction), the second
-half alone computes the bound. Claimed ε is *refuted* when the bound exceeds it; a correct
-mechanism is refuted with probability at most ``(1 − confidence)/2``.
+half alone computes the bound. Each of the two Clopper–Pearson bounds is one-sided at level
+``confidence``, so a correct mechanism's claimed ε is refuted (bound > ε) with probability
+at most ``2(1 − confidence)``.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ def _candidate_events(a: np.ndarray, b: np.ndarray) -> list[tuple[str, Callable[
     pooled = np.concatenate([a, b])
     values = np.unique(pooled)
     if len(values) <= 64:
-        events = [(f"output == {v!r}", (lambda x, v=v: x == v)) for v in values]
+        events = [(f"output == {v.item()!r}", (lambda x, v=v: x == v)) for v in values]
         ca = np.array([(a == v).mean() for v in values])
         cb = np.array([(b == v).mean() for v in values])
         likelier = values[ca > cb]

@@ -1,0 +1,135 @@
+"""The conjunction problem and the PAC learners of algorithms.md §2, with real numbers."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from dpbench.audit import mean_error
+from dpbench.learners.decision_tree import DecisionTree
+from dpbench.learners.elimination import Elimination
+from dpbench.learners.erm import ERM
+from dpbench.learners.exp_mech_erm import ExpMechERM
+from dpbench.learners.sq_conjunction import PrivateSQConjunction, SQConjunction
+from dpbench.mechanisms.exponential import ExponentialMechanism
+from dpbench.problems.conjunction import ConjunctionClass, ConjunctionProblem
+from dpbench import theory
+
+
+def _target(seed=0, **params):
+    return ConjunctionProblem(**params).draw_target(rng=np.random.default_rng(seed))
+
+
+@pytest.mark.parametrize("monotone", [True, False])
+@pytest.mark.parametrize("d,n", [(1, 5), (5, 70), (7, 130)])
+def test_bitpacked_mistakes_equal_dense_evaluation(monotone, d, n, rng):
+    cls = ConjunctionClass(d=d, monotone=monotone)
+    X = rng.random((n, d)) < 0.5
+    y = rng.random(n) < 0.4
+    np.testing.assert_array_equal(cls.mistakes(X, y), cls.mistakes_dense(X, y, np.arange(cls.size)))
+
+
+def test_hypothesis_index_encoding_matches_class_order(rng):
+    cls = ConjunctionClass(d=3, monotone=False)
+    X = rng.random((50, 3)) < 0.5
+    y = rng.random(50) < 0.5
+    mistakes = cls.mistakes(X, y)
+    for i in range(cls.size):
+        assert mistakes[i] == np.sum(cls.hypothesis(i).predict(X) != y)
+
+
+@pytest.mark.parametrize("params", [{"d": 6, "k": 2}, {"d": 6, "k": 3, "noise": 0.1}, {"d": 8, "k": 2, "skew": 2.0}])
+def test_exact_population_error_matches_monte_carlo(params):
+    """Exact error vs a 200 000-example estimate: |diff| ≤ 5.3σ (false alarm ≈ 1e-7 per check)."""
+    target = _target(**params)
+    rng = np.random.default_rng(11)
+    big = target.sample(200_000, rng=rng)
+    cls = target.concept_class
+    for index in rng.choice(cls.size, size=20, replace=False):
+        h = cls.hypothesis(int(index))
+        exact = target.population_error(h)
+        estimate = np.mean(h.predict(big.X) != big.y)
+        sigma = math.sqrt(max(exact * (1 - exact), 1e-12) / len(big))
+        assert abs(estimate - exact) <= 5.3 * sigma + 1e-12
+
+
+def test_target_is_error_free_without_noise_and_noise_level_with():
+    assert _target(d=6, k=2).population_error(_target(d=6, k=2).concept) == 0.0
+    noisy = _target(d=6, k=2, noise=0.1)
+    assert noisy.population_error(noisy.concept) == pytest.approx(0.1)
+
+
+@pytest.mark.parametrize("bad", [{"d": 0}, {"k": 7, "d": 6}, {"p": 1.0}, {"noise": 0.5}, {"skew": -1.0}])
+def test_problem_rejects_bad_parameters(bad):
+    with pytest.raises((ValueError, TypeError)):
+        ConjunctionProblem(**bad)
+
+
+def test_elimination_is_consistent_and_learns():
+    target = _target(d=10, k=3, skew=2.0)
+    sample = target.sample(2000, rng=np.random.default_rng(1))
+    h = Elimination().fit(sample, rng=np.random.default_rng(0))
+    assert np.all(h.predict(sample.X) == sample.y)  # consistent in the realizable case
+    assert target.population_error(h) <= theory.rate_consistent(2000, target.concept_class.log_size, 0.05)
+
+
+@pytest.mark.parametrize("learner", [Elimination(), ERM(), SQConjunction(alpha=0.02), ExpMechERM(epsilon=2.0), DecisionTree()])
+def test_learners_reach_low_error_with_enough_data(learner):
+    """Mean population error over 5 samples of n = 4000 is at most 0.02 (base error 0.125)."""
+    target = _target(d=8, k=3)
+    assert mean_error(learner, target, 4000, 5, seed=3) <= 0.02
+
+
+def test_private_sq_reaches_low_error_with_enough_data():
+    target = _target(d=6, k=2)
+    assert mean_error(PrivateSQConjunction(epsilon=2.0, alpha=0.05), target, 40_000, 5, seed=4) <= 0.02
+
+
+def test_erm_returns_a_minimiser(rng):
+    target = _target(d=6, k=3, noise=0.15)
+    sample = target.sample(300, rng=rng)
+    h = ERM().fit(sample, rng=rng)
+    mistakes = target.concept_class.mistakes(sample.X, sample.y)
+    assert np.sum(h.predict(sample.X) != sample.y) == mistakes.min()
+
+
+def test_exp_mech_at_huge_epsilon_puts_all_mass_on_minimisers(rng):
+    target = _target(d=6, k=3, noise=0.1)
+    sample = target.sample(500, rng=rng)
+    mistakes = target.concept_class.mistakes(sample.X, sample.y)
+    logp = ExponentialMechanism(epsilon=1e6).log_probabilities(-mistakes)
+    assert np.exp(logp[mistakes == mistakes.min()]).sum() == pytest.approx(1.0, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    "private,twin",
+    [(ExpMechERM(epsilon=1e6), ERM()), (PrivateSQConjunction(epsilon=1e6), SQConjunction())],
+    ids=["exp_mech_erm~erm", "private_sq_conjunction~sq_conjunction"],
+)
+def test_private_learner_matches_non_private_twin_as_epsilon_grows(private, twin):
+    """ε → ∞ consistency on the same samples (40 repetitions, n = 150, noisy labels):
+    the mean errors agree within 4 standard errors of the paired differences + 1e-9
+    (both learners pick uniformly among minimisers; false alarm ≈ 6e-5, normal approx.)."""
+    target = _target(d=6, k=2, noise=0.05)
+    diffs = [
+        mean_error(private, target, 150, 1, seed=100 + r) - mean_error(twin, target, 150, 1, seed=100 + r)
+        for r in range(40)
+    ]
+    se = np.std(diffs, ddof=1) / math.sqrt(len(diffs))
+    assert abs(np.mean(diffs)) <= 4 * se + 1e-9
+
+
+def test_private_learners_get_worse_as_epsilon_shrinks():
+    target = _target(d=8, k=3)
+    errors = [mean_error(ExpMechERM(epsilon=eps), target, 500, 8, seed=5) for eps in (0.02, 0.2, 20.0)]
+    assert errors[0] > errors[1] > errors[2]
+
+
+def test_private_sq_budget_split():
+    learner = PrivateSQConjunction(epsilon=1.0)
+    assert learner.epsilon_per_query(20) == pytest.approx(0.05)
+    adv = PrivateSQConjunction(epsilon=1.0, delta=1e-6)
+    assert adv.epsilon_per_query(20_000) > 1.0 / 20_000  # advanced composition beats basic for many queries
+    assert learner.guarantee().epsilon == 1.0 and adv.guarantee().delta == 1e-6

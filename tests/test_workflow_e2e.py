@@ -1,0 +1,112 @@
+"""End to end: the workflow through snakemake on the tiny config (every experiment in
+tests/data/tiny.yaml), in a temporary directory — Parquet schema, theory CSVs, figures,
+report, idempotence, bit-identical re-runs, and bad configs stopped before any job."""
+
+from __future__ import annotations
+
+import shutil
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+import yaml
+
+from dpbench import registry
+from dpbench.analysis import THEORY_COLUMNS
+from dpbench.results import SCHEMA, TIMING_COLUMNS
+from tests.conftest import TINY_CONFIG, run_snakemake
+
+pytestmark = pytest.mark.slow
+
+EXPERIMENTS = list(yaml.safe_load(TINY_CONFIG.read_text())["experiments"])
+
+
+@pytest.fixture(scope="module")
+def first_run(tmp_path_factory):
+    workdir = tmp_path_factory.mktemp("e2e_a")
+    proc = run_snakemake(workdir)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return workdir
+
+
+def test_outputs_exist_with_the_schema(first_run):
+    registry.load_all()
+    for exp in EXPERIMENTS:
+        table = pq.read_table(first_run / "results" / f"{exp}.parquet")
+        assert table.schema.equals(SCHEMA), exp
+        df = table.to_pandas()
+        assert len(df) > 0 and set(df["experiment"]) == {exp}
+        assert (df["status"] != "failed").all()
+        theory = pd.read_csv(first_run / "results" / "theory" / f"{exp}.csv")
+        assert list(theory.columns) == THEORY_COLUMNS and len(theory) > 0
+        for fig in registry.experiment(exp).figures:
+            for ext in ("pdf", "png"):
+                path = first_run / "results" / "figures" / f"{exp}_{fig}.{ext}"
+                assert path.stat().st_size > 5_000, path
+
+
+def test_every_configured_learner_ran(first_run):
+    config = yaml.safe_load(TINY_CONFIG.read_text())
+    for exp, block in config["experiments"].items():
+        df = pd.read_parquet(first_run / "results" / f"{exp}.parquet")
+        assert set(df["learner"]) == set(block["learners"]), exp
+
+
+def test_rerun_does_nothing(first_run):
+    proc = run_snakemake(first_run, "-n")
+    assert proc.returncode == 0
+    assert "Nothing to be done" in proc.stdout + proc.stderr
+
+
+def test_report_renders(first_run):
+    proc = run_snakemake(first_run, "--report", "results/report.html")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert (first_run / "results" / "report.html").stat().st_size > 10_000
+
+
+def test_same_config_gives_identical_results(first_run, tmp_path):
+    proc = run_snakemake(tmp_path)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    for exp in EXPERIMENTS:
+        a = pd.read_parquet(first_run / "results" / f"{exp}.parquet").drop(columns=list(TIMING_COLUMNS))
+        b = pd.read_parquet(tmp_path / "results" / f"{exp}.parquet").drop(columns=list(TIMING_COLUMNS))
+        pd.testing.assert_frame_equal(a, b)
+
+
+@pytest.mark.parametrize(
+    "mutate,key",
+    [
+        (lambda b: b.update(epsilon=[-1.0]), "epsilon"),
+        (lambda b: b.update(delta=1.0), "delta"),
+        (lambda b: b.update(learners=["erm", "nonexistent_learner"]), "learners"),
+        (lambda b: b.update(n=[0]), "n"),
+        (lambda b: b.update(n=[]), "n"),
+    ],
+    ids=["epsilon<=0", "delta>=1", "unknown-learner", "n<1", "empty-grid"],
+)
+def test_bad_config_stops_before_any_job(tmp_path, mutate, key):
+    config = yaml.safe_load(TINY_CONFIG.read_text())
+    block = config["experiments"]["conjunctions"]
+    config["experiments"] = {"conjunctions": block}
+    mutate(block)
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(config))
+    proc = run_snakemake(tmp_path, configfile=path)
+    assert proc.returncode != 0
+    assert key in proc.stderr + proc.stdout
+    assert not (tmp_path / "results").exists(), "no job may run on a bad config"
+
+
+def test_failed_shard_leaves_no_parquet(tmp_path):
+    """A learner that raises fails its job loudly; no partial shard file survives."""
+    config = yaml.safe_load(TINY_CONFIG.read_text())
+    block = config["experiments"]["conjunctions"]
+    block.update(learners=["exp_mech_erm"], learner_params={"exp_mech_erm": {"max_hypotheses": "not-a-number"}})
+    config["experiments"] = {"conjunctions": block}
+    path = tmp_path / "fail.yaml"
+    path.write_text(yaml.safe_dump(config))
+    proc = run_snakemake(tmp_path, configfile=path)
+    assert proc.returncode != 0
+    runs = tmp_path / "results" / "runs"
+    assert not runs.exists() or not list(runs.rglob("*.parquet"))
+    shutil.rmtree(tmp_path / ".snakemake", ignore_errors=True)
