@@ -1,0 +1,73 @@
+"""``linear_learner``: LinearLearner, private learning of linear losses over the simplex
+(000 Algorithm 17, Theorems 11.5–11.6; algorithms.md §4).
+
+Experts are the basis vectors ``e_1..e_d``; the loss vector of round t is the data point
+``x_t`` (here mapped to ``(x_t + 1)/2 ∈ [0, 1]^d``, see :mod:`dpbench.problems.linear_loss`);
+RWM plays ``a_t`` with the private calibration of :mod:`private_rwm`,
+``η = min(ε/sqrt(32 T ln(1/δ)), sqrt(ln d / T))``, and the output is
+``θ^T = (1/T) Σ_t e_{a_t}`` (trace ``counts / T``).
+
+Privacy: (ε, δ)-DP w.r.t. replacing one data point (000 Thm 11.5; the actions are the
+output, θ^T is post-processing).
+Utility: excess population loss ``O(sqrt(ln(1/δ)) ln(d/β) / (ε sqrt T))`` w.p. 1−β
+(000 Thm 11.6; :func:`dpbench.theory.rate_linear_learner`,
+:func:`dpbench.theory.excess_linear_learner_bound`).
+
+References
+----------
+.. [DR14] Dwork & Roth, §11.3.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+import numpy.typing as npt
+
+from dpbench.learners.base import REPLACE_ONE, Guarantee, Learner
+from dpbench.learners.experts_common import ExpertsLosses, ExpertsTrace, HedgeLearner
+from dpbench.learners.private_rwm import RwmCalibration, calibrate, check_private_params
+from dpbench.registry import register_learner
+
+
+@register_learner
+@dataclass(frozen=True, kw_only=True)
+class LinearLearner(HedgeLearner, Learner):
+    name: ClassVar[str] = "linear_learner"
+    family: ClassVar[str] = "experts"
+    private: ClassVar[bool] = True
+    problems: ClassVar[tuple[str, ...]] = ("linear_loss",)
+    track_p: ClassVar[bool] = True
+    epsilon: float
+    delta: float
+
+    def __post_init__(self) -> None:
+        epsilon, delta = check_private_params(self.epsilon, self.delta)
+        object.__setattr__(self, "epsilon", epsilon)
+        object.__setattr__(self, "delta", delta)
+
+    @classmethod
+    def test_params(cls) -> Iterator[dict]:
+        yield {"epsilon": 1.0, "delta": 1e-6}
+        yield {"epsilon": math.inf, "delta": 1e-6}
+
+    def calibration(self, T: int, d: int) -> RwmCalibration:
+        return calibrate(self.epsilon, self.delta, int(T), int(d))
+
+    def eta(self, T: int, k: int) -> float:
+        return self.calibration(T, k).eta
+
+    def guarantee(self) -> Guarantee:
+        return Guarantee(epsilon=self.epsilon, delta=self.delta, neighbours=REPLACE_ONE)
+
+    @staticmethod
+    def theta(trace: ExpertsTrace) -> npt.NDArray[np.float64]:
+        """The released ``θ^T = (1/T) Σ e_{a_t}``."""
+        return trace.counts / trace.counts.sum()
+
+    def fit(self, losses: ExpertsLosses, *, rng: np.random.Generator) -> npt.NDArray[np.float64]:
+        return self.theta(self.run(losses, rng=rng))

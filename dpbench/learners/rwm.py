@@ -1,0 +1,35 @@
+"""``rwm``: Randomized Weighted Majority / Hedge / MW (000 Alg. 15–16, Thm 11.1; 001
+Algorithm MW, Thm 2; algorithms.md §4).
+
+.. math:: P[a_t = i] \\propto \\exp\\Big(-\\eta \\sum_{s<t} \\ell^s_i\\Big),\\qquad \\eta = \\sqrt{\\ln k / T}.
+
+Privacy: none (the non-private baseline).
+Utility: ``E[Regret] ≤ η + ln k/(ηT) = 2 sqrt(ln k / T)`` for any oblivious sequence
+(000 Thm 11.1; :func:`dpbench.theory.regret_hedge`).
+
+References
+----------
+.. [DR14] Dwork & Roth, *The Algorithmic Foundations of Differential Privacy*, §11.2.
+.. [AHK12] Arora, Hazan & Kale, "The multiplicative weights update method", ToC 2012.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from dpbench.learners.base import Learner
+from dpbench.learners.experts_common import HedgeLearner, rwm_eta
+from dpbench.registry import register_learner
+
+
+@register_learner
+@dataclass(frozen=True, kw_only=True)
+class RWM(HedgeLearner, Learner):
+    name: ClassVar[str] = "rwm"
+    family: ClassVar[str] = "experts"
+    private: ClassVar[bool] = False
+    problems: ClassVar[tuple[str, ...]] = ("experts",)
+
+    def eta(self, T: int, k: int) -> float:
+        return rwm_eta(T, k)
