@@ -1,5 +1,5 @@
 # dpbench: generate distributions, run every learner over the grid in shards, collect tidy
-# Parquet, check the theory, draw the figures. See README.md and config/README.md.
+# Parquet, check the theory, draw the figures. See README.md ("Configuration").
 from snakemake.utils import min_version, validate
 
 min_version("9.0")

@@ -1,5 +1,5 @@
 # Named helpers over the validated grid (dpbench.config / dpbench.grid: package code,
-# tested without Snakemake). An invalid config raises ConfigError here, before any job.
+# tested without Snakemake). An invalid config raises a WorkflowError here, before any job.
 import json
 
 from dpbench.config import ConfigError, from_dict
