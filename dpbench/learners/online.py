@@ -1,0 +1,186 @@
+"""Shared machinery of the online halfspace learners (algorithms.md §5): the result type
+:class:`OnlineTrace`, the compiled per-round loops (numba), and the slow step-by-step
+reference used only by the tests (river's ``predict_one``/``learn_one`` idea).
+
+Conventions: labels ``y ∈ {−1,+1}``; a round is a *mistake* iff ``y⟨w,x⟩ ≤ 0`` (a tie
+counts as a mistake); ``t`` counts rounds from 1; cumulative mistakes and updates are
+recorded after round ``t`` for every ``t`` in the stream's checkpoints. Rounds are
+inherently sequential, so each block of the stream is consumed by one ``@njit`` loop
+(O(N) work per round, O(N) per update); the Python side only touches the rare events
+(DP-Winnow's sparse-vector firings), where it draws randomness from the caller's ``rng``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numba
+import numpy as np
+import numpy.typing as npt
+
+PERCEPTRON, WINNOW, CONFIDENT_WINNOW = 0, 1, 2
+
+
+@dataclass
+class OnlineTrace:
+    """Cumulative ``mistakes`` and ``updates`` after each round ``t`` of ``checkpoints``;
+    ``diagnostics`` holds learner-specific scalars (results columns such as ``eta``)."""
+
+    t: npt.NDArray[np.int64]
+    mistakes: npt.NDArray[np.int64]
+    updates: npt.NDArray[np.int64]
+    diagnostics: dict = field(default_factory=dict)
+    first_update: int = -1  # round of the first update (−1: none)
+
+
+# --------------------------------------------------------------------------- kernels
+
+
+@numba.njit(cache=True)
+def _dot(w, x):
+    s = 0.0
+    for i in range(w.shape[0]):
+        s += w[i] * x[i]
+    return s
+
+
+@numba.njit(cache=True)
+def _multiplicative_update(w, x, y, eta):
+    """``w_i ← w_i exp(η y x_i)``, renormalised to sum 1 (max-shifted for stability)."""
+    n = w.shape[0]
+    total = 0.0
+    for i in range(n):
+        w[i] = w[i] * np.exp(eta * y * x[i])
+        total += w[i]
+    for i in range(n):
+        w[i] /= total
+
+
+@numba.njit(cache=True)
+def nonprivate_block(X, y, w, kind, eta, gamma, checkpoints, state, out_m, out_u):
+    """Run ``kind`` (perceptron / winnow / confident_winnow) over one block.
+
+    ``state = [t, mistakes, updates, next checkpoint index, first update round]`` (int64,
+    updated in place); ``w`` is updated in place.
+    """
+    t, mistakes, updates, ck, first = state[0], state[1], state[2], state[3], state[4]
+    n_ck = checkpoints.shape[0]
+    for r in range(X.shape[0]):
+        x = X[r]
+        yr = float(y[r])
+        margin = yr * _dot(w, x)
+        t += 1
+        if margin <= 0.0:
+            mistakes += 1
+        if kind == PERCEPTRON:
+            if margin <= 0.0:
+                for i in range(w.shape[0]):
+                    w[i] += yr * x[i]
+                updates += 1
+        elif kind == WINNOW:
+            if margin <= 0.0:
+                _multiplicative_update(w, x, yr, eta)
+                updates += 1
+        else:
+            if margin < gamma:
+                _multiplicative_update(w, x, yr, eta)
+                updates += 1
+        if first < 0 and updates > 0:
+            first = t
+        while ck < n_ck and checkpoints[ck] == t:
+            out_m[ck] = mistakes
+            out_u[ck] = updates
+            ck += 1
+    state[0], state[1], state[2], state[3], state[4] = t, mistakes, updates, ck, first
+
+
+@numba.njit(cache=True)
+def dp_winnow_block(X, y, start, wt, gamma_tilde, noise, noisy_threshold, active, xbuf, state, checkpoints, out_m, out_u):
+    """DP-Winnow rounds ``start..`` of one block with released weights ``wt``.
+
+    Per round: mistake iff ``y⟨w̃,x⟩ ≤ 0``; cache the round iff ``y⟨w̃,x⟩ < γ̃`` (the first
+    cached example is copied into ``xbuf``, its label into ``state[5]``); if the sparse
+    vector is ``active``, query ``|C| + ν_t ≥ T̂``. Returns the block index of the round at
+    which it fired (the caller performs the update; ``state[2]`` already counts it and the
+    checkpoint of that round is recorded), or −1 at the end of the block.
+    ``state = [t, mistakes, updates, ck, first update, first cached label, |C|]``.
+    """
+    t, mistakes, updates, ck, first, ylab, count = state[0], state[1], state[2], state[3], state[4], state[5], state[6]
+    n_ck = checkpoints.shape[0]
+    fired = -1
+    for r in range(start, X.shape[0]):
+        x = X[r]
+        yr = y[r]
+        margin = yr * _dot(wt, x)
+        t += 1
+        if margin <= 0.0:
+            mistakes += 1
+        if margin < gamma_tilde:
+            if count == 0:
+                for i in range(x.shape[0]):
+                    xbuf[i] = x[i]
+                ylab = yr
+            count += 1
+        if active and count + noise[r] >= noisy_threshold:
+            updates += 1
+            if first < 0:
+                first = t
+            fired = r
+        while ck < n_ck and checkpoints[ck] == t:
+            out_m[ck] = mistakes
+            out_u[ck] = updates
+            ck += 1
+        if fired >= 0:
+            break
+    state[0], state[1], state[2], state[3], state[4], state[5], state[6] = t, mistakes, updates, ck, first, ylab, count
+    return fired
+
+
+# --------------------------------------------------------------------------- drivers
+
+
+def initial_weights(kind: int, n_features: int) -> npt.NDArray[np.float64]:
+    """Zero for the perceptron, uniform ``1/N`` for the multiplicative learners."""
+    return np.zeros(n_features) if kind == PERCEPTRON else np.full(n_features, 1.0 / n_features)
+
+
+def run_nonprivate(stream, kind: int, eta: float, gamma: float) -> OnlineTrace:
+    """Compiled run of a deterministic learner over a whole stream."""
+    cps = np.asarray(stream.checkpoints, dtype=np.int64)
+    out_m = np.zeros(len(cps), dtype=np.int64)
+    out_u = np.zeros(len(cps), dtype=np.int64)
+    state = np.array([0, 0, 0, 0, -1], dtype=np.int64)
+    w = initial_weights(kind, stream.n_features)
+    for X, y in stream.blocks():
+        nonprivate_block(X, y, w, kind, float(eta), float(gamma), cps, state, out_m, out_u)
+    return OnlineTrace(t=cps, mistakes=out_m, updates=out_u, diagnostics={"eta": float(eta)}, first_update=int(state[4]))
+
+
+def reference_nonprivate(stream, kind: int, eta: float, gamma: float) -> OnlineTrace:
+    """Slow step-by-step reference of :func:`run_nonprivate` (tests only)."""
+    X, y = stream.materialise()
+    w = initial_weights(kind, stream.n_features)
+    mistakes = updates = 0
+    first = -1
+    per_t_m, per_t_u = [], []
+    for t in range(len(y)):
+        x, yt = X[t].astype(np.float64), float(y[t])
+        margin = yt * float(w @ x)
+        mistakes += margin <= 0
+        update = margin <= 0 if kind in (PERCEPTRON, WINNOW) else margin < gamma
+        if update:
+            if kind == PERCEPTRON:
+                w = w + yt * x
+            else:
+                w = w * np.exp(eta * yt * x)
+                w = w / w.sum()
+            updates += 1
+            if first < 0:
+                first = t + 1
+        per_t_m.append(mistakes)
+        per_t_u.append(updates)
+    cps = np.asarray(stream.checkpoints, dtype=np.int64)
+    return OnlineTrace(
+        t=cps, mistakes=np.array(per_t_m, dtype=np.int64)[cps - 1], updates=np.array(per_t_u, dtype=np.int64)[cps - 1],
+        diagnostics={"eta": float(eta)}, first_update=first,
+    )

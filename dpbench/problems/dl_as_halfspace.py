@@ -1,0 +1,153 @@
+"""Decision lists as large-margin halfspaces (004 Lemma 4.10, Thm 4.11; algorithms.md §5).
+
+Target: a monotone 1-decision list of length ``l`` over ``d`` Boolean variables,
+``if x_{i_1}: b_1 elif x_{i_2}: b_2 … else b_{l+1}`` with distinct variables ``i_j`` and
+bits ``b_j ∈ {−1,+1}`` drawn uniformly. Inputs: independent ``x_i ~ Bernoulli(p)``.
+
+**[reconstructed]** Lemma 4.10: over the features ``(1, x_1, …, x_d)`` the list equals
+
+.. math:: \\operatorname{sign}\\Big(\\sum_{j=1}^{l} b_j 2^{l+1-j} x_{i_j} + b_{l+1}\\Big),
+
+an odd integer in absolute value ≥ 1, so the halfspace with weights normalised by
+``‖·‖₁ = 2^{l+1} − 1`` has margin ``ρ = 1/(2^{l+1} − 1)``. The weights are signed, so the
+learners see the ``N = 2(d+1)`` features ``(f, −f)`` (004 §4.3), where the transformed
+target is nonnegative with the same margin. Streams are iid (``order`` is always
+``random``); ``rho`` and ``n_features`` are per-target columns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+import numpy.typing as npt
+
+from dpbench.problems.base import Problem, Sample
+from dpbench.problems.halfspace import OnlineStream
+from dpbench.registry import register_problem
+from dpbench.validation import check_positive_int, check_probability
+
+HOLDOUT_SIZE = 50_000
+
+
+def dl_margin(l: int) -> float:  # noqa: E741
+    """``ρ = 1/(2^{l+1} − 1)`` (Lemma 4.10, [reconstructed])."""
+    return 1.0 / (2 ** (l + 1) - 1)
+
+
+@dataclass(frozen=True)
+class DecisionListHalfspaceTarget:
+    """A decision list (``variables``, ``bits``; ``bits[-1]`` is the default) and its halfspace."""
+
+    d: int
+    p: float
+    variables: npt.NDArray[np.int64]
+    bits: npt.NDArray[np.int64]
+    seed: int
+
+    @property
+    def l(self) -> int:  # noqa: E743
+        return len(self.variables)
+
+    @property
+    def rho(self) -> float:
+        return dl_margin(self.l)
+
+    @property
+    def n_features(self) -> int:
+        return 2 * (self.d + 1)
+
+    def weights(self) -> npt.NDArray[np.float64]:
+        """Signed halfspace weights over ``(1, x_1..x_d)``, ‖·‖₁ = 1 (Lemma 4.10)."""
+        w = np.zeros(self.d + 1)
+        w[0] = self.bits[-1]
+        for j, i in enumerate(self.variables):
+            w[1 + i] = self.bits[j] * 2.0 ** (self.l - j)
+        return w / np.abs(w).sum()
+
+    def to_json(self) -> dict:
+        return {"d": self.d, "p": self.p, "variables": self.variables.tolist(), "bits": self.bits.tolist(), "seed": self.seed}
+
+    def columns(self) -> dict[str, object]:
+        return {"n_features": self.n_features, "rho": self.rho}
+
+    def label(self, X: npt.NDArray) -> npt.NDArray[np.int8]:
+        """The list's output in {−1,+1} on Boolean rows ``X`` (n, d)."""
+        y = np.full(len(X), self.bits[-1], dtype=np.int8)
+        for j in range(self.l - 1, -1, -1):  # earlier items override later ones
+            y = np.where(X[:, self.variables[j]] > 0, self.bits[j], y).astype(np.int8)
+        return y
+
+    def _draw(self, n: int, rng: np.random.Generator) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int8]]:
+        X = (rng.random((n, self.d)) < self.p).astype(np.int8)
+        return X, self.label(X)
+
+    def _block(self, b: int, rng: np.random.Generator) -> tuple[npt.NDArray, npt.NDArray]:
+        X, y = self._draw(b, rng)
+        F = np.concatenate([np.ones((b, 1), dtype=np.int8), X], axis=1)
+        return np.concatenate([F, -F], axis=1), y
+
+    def stream(self, T: int, *, rng: np.random.Generator, checkpoints: npt.ArrayLike | None = None) -> OnlineStream:
+        cps = None if checkpoints is None else np.asarray(checkpoints, dtype=np.int64)
+        return OnlineStream(T=int(T), n_features=self.n_features, rho=self.rho, make_block=self._block, rng=rng, checkpoints=cps)
+
+    def sample(self, n: int, *, rng: np.random.Generator) -> Sample:
+        """Batch view: ``X ∈ {0,1}^d`` (uint8), ``y ∈ {0,1}`` (1 ⇔ +1); nested across n."""
+        Xs, ys, done = [], [], 0
+        while done < n:
+            X, y = self._draw(4096, rng)
+            Xs.append(X)
+            ys.append(y)
+            done += 4096
+        return Sample(X=np.concatenate(Xs)[:n].astype(np.uint8), y=(np.concatenate(ys)[:n] > 0).astype(np.uint8))
+
+    def population_error(self, hypothesis: Any) -> float:
+        holdout = self.sample(HOLDOUT_SIZE, rng=np.random.default_rng(self.seed))
+        return float(np.mean(hypothesis.predict(holdout.X) != holdout.y))
+
+
+@register_problem
+@dataclass(frozen=True, kw_only=True)
+class DlAsHalfspace(Problem):
+    """Problem ``dl_as_halfspace``: a random monotone 1-decision list as a margin-ρ halfspace.
+
+    Parameters
+    ----------
+    d : number of Boolean variables.
+    l : list length, ``1 ≤ l ≤ d`` (margin ``1/(2^{l+1} − 1)``).
+    p : ``P[x_i = 1]`` (small p lets later items of the list matter).
+    """
+
+    name: ClassVar[str] = "dl_as_halfspace"
+    family: ClassVar[str] = "online"
+
+    d: int = 10
+    l: int = 2  # noqa: E741
+    p: float = 0.3
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "d", check_positive_int(self.d, name="d"))
+        l = check_positive_int(self.l, name="l")  # noqa: E741
+        if l > self.d:
+            raise ValueError(f"l must be <= d={self.d}, got {self.l!r}")
+        object.__setattr__(self, "l", l)
+        p = check_probability(self.p, name="p", closed=False)
+        object.__setattr__(self, "p", p)
+
+    @classmethod
+    def test_params(cls) -> Iterator[Mapping[str, object]]:
+        yield {"d": 6, "l": 2, "p": 0.3}
+
+    def draw_target(self, *, rng: np.random.Generator) -> DecisionListHalfspaceTarget:
+        variables = rng.choice(self.d, size=self.l, replace=False).astype(np.int64)
+        bits = rng.choice(np.array([-1, 1]), size=self.l + 1).astype(np.int64)
+        return DecisionListHalfspaceTarget(d=self.d, p=self.p, variables=variables, bits=bits, seed=int(rng.integers(2**62)))
+
+    @classmethod
+    def target_from_json(cls, data: Mapping[str, Any]) -> DecisionListHalfspaceTarget:
+        return DecisionListHalfspaceTarget(
+            d=int(data["d"]), p=float(data["p"]), variables=np.asarray(data["variables"], dtype=np.int64),
+            bits=np.asarray(data["bits"], dtype=np.int64), seed=int(data["seed"]),
+        )

@@ -1,0 +1,272 @@
+"""Large-margin halfspaces, online and batch (algorithms.md §1 and §5; 004 §4).
+
+Target: ``u ∈ R^d`` with ``‖u‖₁ = 1`` supported on ``s`` random coordinates with equal
+magnitudes ``1/s``; nonnegative when ``monotone`` (the setting of Winnow), otherwise with
+random signs. Inputs: ``x`` uniform on ``{−1,+1}^d`` (``domain='boolean'``) or on
+``[−1,1]^d`` (``domain='cube'``); label ``y = sign⟨u,x⟩`` (a fair coin where it is 0).
+The margin ``y⟨u,x⟩ ≥ ρ`` is guaranteed by construction: while an example's margin is
+below ρ, its target coordinates (in a random order) are set to the label's side,
+``x_i ← y·sign(u_i)``; each such step raises the margin by ``|u_i|(1 + |x_i|)`` and
+when every target coordinate agrees the margin is ``‖u‖₁ = 1 ≥ ρ``.
+
+Signed targets are learned over ``N = 2d`` features by the transform of 004 §4.3,
+``x ↦ (x, −x)``, ``u ↦ (u⁺, u⁻) ≥ 0``, which keeps ``‖u‖₁ = 1`` and the margin; the
+learners always see the ``N`` learner features (``n_features`` column).
+
+Streams (``order``): ``random`` — iid examples in the order drawn; ``adversarial`` — an
+*oblivious* adversary fixed before the learner runs: within each block of
+:func:`block_rows` examples, the examples nearest the margin come first (a stable sort
+by ``y⟨u,x⟩``). Blocks keep the memory bounded at T = 10^8; for T at most one block
+the whole stream is sorted. Streams are nested across T (a length-m stream is the prefix
+of a length-T one with the same seed) and re-iterable.
+
+The batch view ``sample(n, *, rng)`` returns the iid examples as a
+:class:`~dpbench.problems.base.Sample` with ``X ∈ [−1,1]^d`` (float, original ``d``
+coordinates) and ``y ∈ {0,1}`` (1 ⇔ label +1), for batch learners; its population error
+is measured on a held-out sample of :data:`HOLDOUT_SIZE` examples.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+import numpy.typing as npt
+
+from dpbench.problems.base import Problem, Sample
+from dpbench.registry import register_problem
+from dpbench.validation import check_positive_int, check_probability
+
+HOLDOUT_SIZE = 50_000
+#: Rows × features generated per block of a stream (bounds memory; see ``order``).
+BLOCK_CELLS = 2**22
+ORDERS = ("random", "adversarial")
+DOMAINS = ("boolean", "cube")
+
+
+def block_rows(n_features: int) -> int:
+    """Examples per stream block: ``max(1024, BLOCK_CELLS // n_features)``."""
+    return max(1024, BLOCK_CELLS // max(1, n_features))
+
+
+def log_checkpoints(T: int, per_decade: int = 8) -> npt.NDArray[np.int64]:
+    """Log-spaced checkpoints ``1 ≤ t ≤ T`` (``per_decade`` per factor 10), always ending at T."""
+    grid = np.unique(np.round(np.logspace(0, np.log10(T), max(2, int(per_decade * np.log10(max(T, 10))) + 1))).astype(np.int64))
+    grid = grid[(grid >= 1) & (grid <= T)]
+    return np.unique(np.append(grid, T)).astype(np.int64)
+
+
+@dataclass
+class OnlineStream:
+    """A re-iterable, lazily generated stream of ``T`` labelled examples.
+
+    ``blocks()`` yields ``(X, y)`` with ``X`` of shape ``(b, n_features)`` (int8 for
+    {−1,+1} features, float64 otherwise) and ``y ∈ {−1,+1}`` (int8), each pass from a copy
+    of the stored generator, so every pass sees the same examples. ``rho`` is the
+    guaranteed margin (public information the learners may use); ``checkpoints`` the
+    rounds ``t`` at which learners report cumulative mistakes.
+    """
+
+    T: int
+    n_features: int
+    rho: float
+    make_block: Callable[[int, np.random.Generator], tuple[npt.NDArray, npt.NDArray]]
+    rng: np.random.Generator
+    checkpoints: npt.NDArray[np.int64] = None  # type: ignore[assignment]
+    block_size: int = 0
+
+    def __post_init__(self) -> None:
+        if self.checkpoints is None:
+            self.checkpoints = log_checkpoints(self.T)
+        if not self.block_size:
+            self.block_size = block_rows(self.n_features)
+
+    def blocks(self) -> Iterator[tuple[npt.NDArray, npt.NDArray]]:
+        rng = copy.deepcopy(self.rng)
+        done = 0
+        while done < self.T:
+            X, y = self.make_block(self.block_size, rng)
+            take = min(self.block_size, self.T - done)
+            yield X[:take], y[:take]
+            done += take
+
+    def materialise(self) -> tuple[npt.NDArray, npt.NDArray]:
+        """The whole stream as two arrays (small T only: tests and audits)."""
+        parts = list(self.blocks())
+        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+def enforce_margin(X: npt.NDArray[np.float64], y: npt.NDArray, u: npt.NDArray[np.float64], rho: float, rng: np.random.Generator) -> None:
+    """Raise every row's margin ``y⟨u,x⟩`` to ≥ ρ in place by setting target coordinates
+    (in a random order per row) to the label's side, ``x_i ← y·sign(u_i)``."""
+    support = np.flatnonzero(u)
+    signs = np.sign(u[support])
+    margin = y * (X @ u)
+    low = np.flatnonzero(margin < rho - 1e-12)
+    if len(low) == 0:
+        return
+    order = np.argsort(rng.random((len(low), len(support))), axis=1)
+    for j in range(len(support)):
+        still = margin[low] < rho - 1e-12
+        if not still.any():
+            break
+        rows = low[still]
+        cols = support[order[still, j]]
+        new = y[rows] * signs[order[still, j]]
+        margin[rows] += np.abs(u[cols]) * (new - X[rows, cols]) * y[rows] * signs[order[still, j]]
+        X[rows, cols] = new
+
+
+@dataclass(frozen=True)
+class LinearHypothesis:
+    """``h(x) = 1[⟨w, x⟩ > 0]`` on the original ``d`` coordinates (batch view)."""
+
+    w: npt.NDArray[np.float64]
+
+    def predict(self, X: npt.NDArray) -> npt.NDArray[np.uint8]:
+        return (np.asarray(X, dtype=np.float64) @ self.w > 0).astype(np.uint8)
+
+
+@dataclass(frozen=True)
+class HalfspaceTarget:
+    """A drawn halfspace ``u`` with its input distribution and stream order."""
+
+    u: npt.NDArray[np.float64]
+    rho: float
+    order: str
+    domain: str
+    monotone: bool
+    seed: int  # hold-out seed (drawn from the target stream)
+
+    @property
+    def d(self) -> int:
+        return len(self.u)
+
+    @property
+    def n_features(self) -> int:
+        """N: learner features (d, or 2d for signed targets)."""
+        return self.d if self.monotone else 2 * self.d
+
+    def u_features(self) -> npt.NDArray[np.float64]:
+        """The nonnegative target over the learner features, ``(u⁺, u⁻)`` if signed."""
+        if self.monotone:
+            return self.u.copy()
+        return np.concatenate([np.maximum(self.u, 0), np.maximum(-self.u, 0)])
+
+    def to_json(self) -> dict:
+        return {"u": self.u.tolist(), "rho": self.rho, "order": self.order, "domain": self.domain, "monotone": self.monotone, "seed": self.seed}
+
+    def columns(self) -> dict[str, object]:
+        return {"n_features": self.n_features}
+
+    # -------------------------------------------------------------- examples
+    def _draw(self, n: int, rng: np.random.Generator) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int8]]:
+        if self.domain == "boolean":
+            X = (2.0 * rng.integers(0, 2, size=(n, self.d)) - 1.0)
+        else:
+            X = rng.uniform(-1.0, 1.0, size=(n, self.d))
+        score = X @ self.u
+        coin = 2 * rng.integers(0, 2, size=n) - 1
+        y = np.where(score > 0, 1, np.where(score < 0, -1, coin)).astype(np.int8)
+        enforce_margin(X, y.astype(np.float64), self.u, self.rho, rng)
+        return X, y
+
+    def _features(self, X: npt.NDArray[np.float64]) -> npt.NDArray:
+        F = X if self.monotone else np.concatenate([X, -X], axis=1)
+        return F.astype(np.int8) if self.domain == "boolean" else np.ascontiguousarray(F)
+
+    def _block(self, b: int, rng: np.random.Generator) -> tuple[npt.NDArray, npt.NDArray]:
+        X, y = self._draw(b, rng)
+        if self.order == "adversarial":
+            idx = np.argsort(y * (X @ self.u), kind="stable")
+            X, y = X[idx], y[idx]
+        return self._features(X), y
+
+    def stream(self, T: int, *, rng: np.random.Generator, checkpoints: npt.ArrayLike | None = None) -> OnlineStream:
+        """A length-``T`` stream over the learner features (see the module docstring)."""
+        cps = None if checkpoints is None else np.asarray(checkpoints, dtype=np.int64)
+        return OnlineStream(T=int(T), n_features=self.n_features, rho=self.rho, make_block=self._block, rng=rng, checkpoints=cps)
+
+    def sample(self, n: int, *, rng: np.random.Generator) -> Sample:
+        """``n`` iid examples: ``X ∈ [−1,1]^d`` float, ``y ∈ {0,1}`` (1 ⇔ +1).
+
+        Generated in blocks of a fixed size, so a size-m sample is the prefix of a size-n
+        one drawn with the same seed."""
+        Xs, ys, done = [], [], 0
+        while done < n:
+            X, y = self._draw(4096, rng)
+            Xs.append(X)
+            ys.append(y)
+            done += 4096
+        X, y = np.concatenate(Xs)[:n], np.concatenate(ys)[:n]
+        return Sample(X=X, y=(y > 0).astype(np.uint8))
+
+    def population_error(self, hypothesis: Any) -> float:
+        holdout = self.sample(HOLDOUT_SIZE, rng=np.random.default_rng(self.seed))
+        return float(np.mean(hypothesis.predict(holdout.X) != holdout.y))
+
+
+@register_problem
+@dataclass(frozen=True, kw_only=True)
+class Halfspace(Problem):
+    """Problem ``halfspace``: margin-ρ halfspace streams (see the module docstring).
+
+    Parameters
+    ----------
+    d : input dimension (≥ 1).
+    s : target sparsity, ``1 ≤ s ≤ d`` (0 means ``s = d``).
+    rho : guaranteed margin, in (0, 1].
+    order : ``random`` or ``adversarial`` (oblivious; nearest-the-margin first).
+    domain : ``boolean`` ({−1,+1}^d) or ``cube`` ([−1,1]^d).
+    monotone : nonnegative target (Winnow's setting); ``False`` draws signed weights and
+        the learners see ``N = 2d`` features.
+    """
+
+    name: ClassVar[str] = "halfspace"
+    family: ClassVar[str] = "online"
+
+    d: int = 20
+    s: int = 0
+    rho: float = 0.2
+    order: str = "random"
+    domain: str = "boolean"
+    monotone: bool = True
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "d", check_positive_int(self.d, name="d"))
+        if isinstance(self.s, bool) or not isinstance(self.s, (int, np.integer)) or not 0 <= self.s <= self.d:
+            raise ValueError(f"s must be an integer in [0, d={self.d}], got {self.s!r}")
+        object.__setattr__(self, "s", int(self.s))
+        rho = check_probability(self.rho, name="rho")
+        if rho <= 0:
+            raise ValueError(f"rho must be in (0, 1], got {self.rho!r}")
+        object.__setattr__(self, "rho", rho)
+        if self.order not in ORDERS:
+            raise ValueError(f"order must be one of {list(ORDERS)}, got {self.order!r}")
+        if self.domain not in DOMAINS:
+            raise ValueError(f"domain must be one of {list(DOMAINS)}, got {self.domain!r}")
+        if not isinstance(self.monotone, (bool, np.bool_)):
+            raise TypeError(f"monotone must be a bool, got {self.monotone!r}")
+
+    @classmethod
+    def test_params(cls) -> Iterator[Mapping[str, object]]:
+        yield {"d": 8, "s": 3, "rho": 0.3}
+        yield {"d": 6, "s": 2, "rho": 0.5, "order": "adversarial", "domain": "cube", "monotone": False}
+
+    def draw_target(self, *, rng: np.random.Generator) -> HalfspaceTarget:
+        s = self.s or self.d
+        u = np.zeros(self.d)
+        support = rng.choice(self.d, size=s, replace=False)
+        signs = np.ones(s) if self.monotone else rng.choice([-1.0, 1.0], size=s)
+        u[support] = signs / s
+        return HalfspaceTarget(u=u, rho=self.rho, order=self.order, domain=self.domain, monotone=bool(self.monotone), seed=int(rng.integers(2**62)))
+
+    @classmethod
+    def target_from_json(cls, data: Mapping[str, Any]) -> HalfspaceTarget:
+        return HalfspaceTarget(
+            u=np.asarray(data["u"], dtype=np.float64), rho=float(data["rho"]), order=str(data["order"]),
+            domain=str(data["domain"]), monotone=bool(data["monotone"]), seed=int(data["seed"]),
+        )
