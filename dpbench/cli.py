@@ -3,6 +3,7 @@
 - ``dpbench list``: every registered problem, learner and experiment, one per line.
 - ``dpbench run``: one cell from flags, without Snakemake; prints a small table.
 - ``dpbench validate CONFIG``: the same checks as the workflow, before any job.
+- ``dpbench plan CONFIG``: cells, shards, jobs and predicted CPU-hours per experiment.
 """
 
 from __future__ import annotations
@@ -39,6 +40,23 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     for exp_id, plan in grid.experiments.items():
         print(f"{exp_id}: {len(plan.cells)} cells in {len(plan.shards())} shards")
     print(f"{args.config}: valid")
+    return 0
+
+
+def _cmd_plan(args: argparse.Namespace) -> int:
+    import time
+
+    from dpbench.config import ConfigError, load
+    from dpbench.plan import format_plan, make_plan
+
+    start = time.perf_counter()
+    try:
+        grid = load(args.config)
+    except ConfigError as exc:
+        print(f"invalid config {args.config}: {exc}", file=sys.stderr)
+        return 2
+    print(format_plan(make_plan(grid), source=args.config))
+    print(f"(planned in {time.perf_counter() - start:.1f} s)")
     return 0
 
 
@@ -106,6 +124,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("validate", help="validate a config file (same checks as the workflow)")
     p.add_argument("config")
     p.set_defaults(func=_cmd_validate)
+
+    p = sub.add_parser("plan", help="cells, shards, jobs and predicted CPU-hours of a config, before submitting")
+    p.add_argument("config")
+    p.set_defaults(func=_cmd_plan)
 
     p = sub.add_parser("run", help="run one cell without snakemake and print a summary")
     p.add_argument("--experiment", required=True)

@@ -43,9 +43,12 @@ class ExperimentPlan:
     cells: tuple[Cell, ...]
     n_shards: int
     config_hash: str
+    #: ``shard_minutes`` × 60 if set (block, else top level): shards then hold about this
+    #: many predicted seconds of work each (dpbench.cost) and ``n_shards`` is ignored.
+    target_seconds: float | None = None
 
     def shards(self) -> list[list[Cell]]:
-        return shard(self.cells, self.n_shards)
+        return shard(self.cells, self.n_shards, target_seconds=self.target_seconds)
 
 
 @dataclass(frozen=True)
@@ -179,6 +182,10 @@ def _expand_block(exp_id: str, block: Mapping, where: str) -> list[Cell]:
     return cells
 
 
+def _target_seconds(shard_minutes: object) -> float | None:
+    return None if shard_minutes is None else 60.0 * float(shard_minutes)
+
+
 def from_dict(config: Mapping[str, Any]) -> Grid:
     """Validate a config mapping and expand it into cells; raise :class:`ConfigError`."""
     check_schema(config)
@@ -201,6 +208,7 @@ def from_dict(config: Mapping[str, Any]) -> Grid:
             id=exp_id,
             cells=tuple(cells.values()),
             n_shards=int(block.get("shards", 4)),
+            target_seconds=_target_seconds(block.get("shard_minutes", config.get("shard_minutes"))),
             config_hash=key_hash({"seed": config["seed"], "block": block}),
         )
     return Grid(seed=int(config["seed"]), experiments=plans)

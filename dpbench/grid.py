@@ -3,12 +3,14 @@
 A :class:`Cell` is one point of the grid: (experiment, problem + parameters, learner +
 parameters, ε, δ, size) with its number of repetitions; its :meth:`Cell.key` (everything
 but the repetitions) names its random streams, so seeds never depend on shard layout.
-:func:`shard` packs the cells of an experiment into a fixed number of jobs, independent of
-the number of repetitions.
+:func:`shard` packs the cells of an experiment into jobs by their predicted cost
+(:mod:`dpbench.cost`): either a fixed number of jobs, or as many as it takes for each to
+do about ``target_seconds`` of work.
 """
 
 from __future__ import annotations
 
+import heapq
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
@@ -112,33 +114,83 @@ def sort_cells(cells: Iterable[Cell]) -> list[Cell]:
 
 
 def estimated_cost(cell: Cell) -> float:
-    """Relative cost of a cell, used to balance shards: the learner's own ``cost`` if it
-    has one (seconds per repetition), else proportional to the sample size."""
-    from dpbench import registry
+    """Predicted seconds of a cell if it ran alone in its shard (:mod:`dpbench.cost`:
+    the learner's own ``cost(cell)`` hook, else the calibrated per-learner model, else a
+    per-family default)."""
+    from dpbench.cost import cell_cost
 
-    learner_cls = registry.learner(cell.learner)
-    per_rep = getattr(learner_cls, "cost", None)
-    seconds = per_rep(cell) if per_rep else 1e-6 * cell.size
-    return max(seconds, 1e-4) * cell.repetitions
+    return cell_cost(cell).alone
 
 
-def shard(cells: Sequence[Cell], n_shards: int) -> list[list[Cell]]:
-    """Split sorted cells into at most ``n_shards`` contiguous shards of similar cost.
+def _units(ordered: Sequence[Cell], target_seconds: float | None) -> list[tuple[list[Cell], float]]:
+    """Runs of consecutive cells that share work (same sample), with their predicted cost.
 
-    Contiguity keeps cells that share a sample in one job (their data-derived statistics
-    are computed once). The number of shards does not depend on the repetitions.
+    A run is kept whole (its shared work is paid once) unless its cells' own work alone
+    exceeds ``target_seconds``; then it is cut into consecutive pieces of about that much
+    own work, each piece paying the shared work again (splitting a run whose cost is
+    mostly shared work would only repeat that work in every job).
+    """
+    from dpbench.cost import cell_cost, shard_seconds
+
+    costs = {cell: cell_cost(cell) for cell in ordered}
+    runs: list[list[Cell]] = []
+    for cell in ordered:
+        if runs and (runs[-1][-1].problem_id, runs[-1][-1].size) == (cell.problem_id, cell.size):
+            runs[-1].append(cell)
+        else:
+            runs.append([cell])
+    units = []
+    for run in runs:
+        own = sum(costs[cell].own for cell in run)
+        if target_seconds is None or own <= target_seconds or len(run) == 1:
+            units.append((run, shard_seconds(run, costs)))
+            continue
+        pieces = max(1, min(len(run), math.ceil(own / target_seconds)))
+        chunks: list[list[Cell]] = [[] for _ in range(pieces)]
+        acc = 0.0
+        for cell in run:
+            c = costs[cell].own
+            chunks[min(int((acc + c / 2) / own * pieces), pieces - 1)].append(cell)
+            acc += c
+        units += [(chunk, shard_seconds(chunk, costs)) for chunk in chunks if chunk]
+    return units
+
+
+def shard(cells: Sequence[Cell], n_shards: int | None = None, *, target_seconds: float | None = None) -> list[list[Cell]]:
+    """Pack cells into shards of similar predicted cost.
+
+    With ``target_seconds`` (from the config's ``shard_minutes``) the number of shards is
+    ``ceil(predicted total / target_seconds)``, so each job does about that much work;
+    otherwise it is ``n_shards`` (the config's ``shards``). Either way it is at most the
+    number of cells and never depends on the repetitions' layout: cells, their keys and
+    hence their seeds are the same whatever the shards. Cells that share a sample stay in
+    one job (their data-derived statistics are computed once, see :func:`_units`); units
+    are packed longest-first into the least-loaded shard; each shard lists its cells in
+    :func:`sort_cells` order, and the shards are ordered by their first cell.
     """
     ordered = sort_cells(cells)
     if not ordered:
         return []
-    n_shards = max(1, min(n_shards, len(ordered)))
-    costs = [estimated_cost(c) for c in ordered]
-    total = sum(costs)
+    if target_seconds is not None and not target_seconds > 0:
+        raise ValueError(f"target_seconds must be > 0, got {target_seconds!r}")
+    units = _units(ordered, target_seconds)
+    total = sum(cost for _, cost in units)
+    if target_seconds is not None:
+        wanted = math.ceil(total / target_seconds)
+    elif n_shards is not None:
+        wanted = n_shards
+    else:
+        raise ValueError("give n_shards or target_seconds")
+    n_shards = max(1, min(int(wanted), len(units)))
+    # longest-processing-time-first: each unit, largest first, to the least-loaded shard
+    # (ties: the lower index), which keeps every shard within 4/3 of the best layout
+    loads = [(0.0, i) for i in range(n_shards)]
+    heapq.heapify(loads)
     shards: list[list[Cell]] = [[] for _ in range(n_shards)]
-    acc = 0.0
-    for cell, cost in zip(ordered, costs):
-        # place by the midpoint of the cell's cost interval
-        index = min(int((acc + cost / 2) / total * n_shards), n_shards - 1)
-        shards[index].append(cell)
-        acc += cost
-    return [s for s in shards if s]
+    for index in sorted(range(len(units)), key=lambda u: (-units[u][1], u)):
+        load, i = heapq.heappop(loads)
+        shards[i].extend(units[index][0])
+        heapq.heappush(loads, (load + units[index][1], i))
+    position = {cell: i for i, cell in enumerate(ordered)}
+    out = [sorted(s, key=position.__getitem__) for s in shards if s]
+    return sorted(out, key=lambda s: position[s[0]])

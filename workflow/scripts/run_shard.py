@@ -1,10 +1,14 @@
 """Rule `run_shard`: run every cell of one shard, write its Parquet file atomically."""
 import logging
+import os
+import socket
 
 from dpbench.experiment import read_target, run_shard
 from dpbench.grid import cells_from_json
 
 logging.basicConfig(stream=open(snakemake.log[0], "w"), level=logging.INFO)
+# where the shard ran: SLURM_JOB_ID is set inside a SLURM allocation (tests/test_slurm.py)
+logging.info("host=%s SLURM_JOB_ID=%s runtime=%smin mem_mb=%s", socket.gethostname(), os.environ.get("SLURM_JOB_ID", "none"), snakemake.resources.get("runtime"), snakemake.resources.get("mem_mb"))
 targets = {path.rsplit("/", 1)[-1].removesuffix(".json"): read_target(path) for path in snakemake.input}
 run_shard(
     cells_from_json(snakemake.params.cells),

@@ -1,0 +1,221 @@
+"""Predicted cost of cells and shards: the model behind shard sizing and ``dpbench plan``.
+
+A cell's cost has two parts, both in seconds of one CPU:
+
+- its **own** work (fitting the learner, scoring, building rows), paid by every cell;
+- **shared** work, a deterministic statistic of a sample that the cells of one shard which
+  see the same sample compute once (``dpbench.experiment`` caches samples across
+  consecutive cells, and :class:`dpbench.problems.base.Sample` caches e.g. the mistakes of
+  every hypothesis). It is keyed by ``(what, problem_id, size)`` and charged once per shard
+  that contains such a cell — :func:`shard_seconds` does this, and
+  :func:`dpbench.grid.shard` keeps cells that share a key together where it can.
+
+Where the prediction comes from, in order:
+
+1. a classmethod ``cost(cell) -> float`` on the learner class (seconds per repetition, own
+   work only) — the override hook for learners whose cost the model below gets wrong;
+2. :data:`MODELS`, per learner, calibrated on measured times (see below);
+3. :data:`FAMILY_DEFAULTS`, per learner family, for learners the model does not know:
+   linear in the size (n or T) × the problem's dimension, with a per-family constant.
+   These are deliberately generous guesses, not measurements.
+
+Calibration (2026-11-22, 2-core shared build machine, numpy 2.4, numba 0.68): the quick
+config's ``conjunctions`` block (d = 10 with negations, |C| = 3^10, n = 16 … 32768, 10
+repetitions) run through the workflow; per-cell wall times read from the ``run_shard``
+logs (``… N rows in Xs``) and per-repetition ``fit_seconds`` from the Parquet. The
+bit-packed class enumeration of ``erm``/``exp_mech_erm`` costs ≈ 1.1e-8 s per
+(hypothesis × 64-example word) (0.33 s per repetition at n = 32768), the sample draw
+≈ 3e-8 s per (example × variable), and every cell ≈ 1e-4 s per repetition of bookkeeping.
+``python benchmarks/bench_plan.py`` re-measures and prints predicted against measured
+seconds per learner.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+
+from dpbench.grid import Cell
+
+#: Seconds a shard job spends before its first cell (interpreter, imports of numpy, numba,
+#: pandas, pyarrow and the registry, reading the targets) and after its last (Parquet
+#: write), measured at ≈ 3–4 s on the build machine. Added per job by the plan, not part
+#: of the cells' cost.
+JOB_OVERHEAD_SECONDS = 4.0
+
+#: Memory of a shard job before any sample is held (interpreter + libraries), in MB.
+BASE_MEMORY_MB = 600.0
+
+#: Bookkeeping per repetition (``base_row``, population error, Python overhead).
+PER_REP_SECONDS = 1e-4
+
+#: Drawing one sample: seconds per (example × variable); shared by the cells that see it.
+SAMPLE_SECONDS = 3e-8
+
+#: Enumerating the mistakes of a whole finite class: seconds per (hypothesis × 64-bit word).
+CLASS_WORD_SECONDS = 1.1e-8
+
+
+@dataclass(frozen=True)
+class CellCost:
+    """Predicted seconds of one cell: ``own`` work plus ``shared`` work keyed by what it is."""
+
+    own: float
+    shared: Mapping[tuple, float] = field(default_factory=dict)
+
+    @property
+    def alone(self) -> float:
+        """Seconds if the cell were the only one in its shard."""
+        return self.own + sum(self.shared.values())
+
+
+# --------------------------------------------------------------------------- features
+
+
+def dimension(cell: Cell) -> int:
+    """The problem's dimension: ``d`` if it has one, else ``n_features``/``k``, else 10."""
+    params = dict(cell.problem_params)
+    for name in ("d", "n_features", "k"):
+        value = params.get(name)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+            return int(value)
+    return 10
+
+
+def log_class_size(cell: Cell) -> float:
+    """ln |C| of the class a class-enumerating learner searches.
+
+    Uses the problem's own ``log_class_size()`` if it defines one (a method of the
+    problem record, no target needed); conjunctions: 3^d (2^d monotone); else ``d ln 3``.
+    """
+    return _log_class_size(cell.problem, cell.problem_params)
+
+
+@functools.lru_cache(maxsize=4096)
+def _log_class_size(problem_name: str, problem_params: tuple) -> float:
+    from dpbench import registry
+
+    params = dict(problem_params)
+    problem = registry.problem(problem_name)(**params)
+    own = getattr(problem, "log_class_size", None)
+    if callable(own):
+        return float(own())
+    d = next((int(params[k]) for k in ("d", "n_features", "k") if isinstance(params.get(k), int) and not isinstance(params.get(k), bool) and params[k] > 0), 10)
+    base = 2.0 if params.get("monotone", False) else 3.0
+    return d * math.log(base)
+
+
+def _words(n: int) -> int:
+    return max(1, math.ceil(n / 64))
+
+
+def _sample_key(cell: Cell) -> tuple:
+    return ("sample", cell.problem_id, cell.size)
+
+
+def _sample_cost(cell: Cell) -> dict[tuple, float]:
+    return {_sample_key(cell): SAMPLE_SECONDS * cell.size * dimension(cell) * cell.repetitions}
+
+
+# --------------------------------------------------------------------------- per-learner models
+
+
+def _linear(per_rep: float, per_example_var: float) -> Callable[[Cell], float]:
+    """Own seconds per repetition = ``per_rep + per_example_var · n · d``."""
+
+    def model(cell: Cell) -> float:
+        return per_rep + per_example_var * cell.size * dimension(cell)
+
+    return model
+
+
+def _class_enumeration(cell: Cell) -> dict[tuple, float]:
+    """Shared: mistakes of every hypothesis, once per sample (``erm.class_mistakes``)."""
+    from dpbench import registry
+
+    size = math.exp(log_class_size(cell))
+    limit = dict(cell.learner_params).get("max_hypotheses", getattr(registry.learner(cell.learner), "max_hypotheses", math.inf))
+    if isinstance(limit, (int, float)) and size > limit:
+        return {}  # the learner skips the cell
+    seconds = CLASS_WORD_SECONDS * size * _words(cell.size) + 5e-4
+    return {("class_mistakes", cell.problem_id, cell.size): seconds * cell.repetitions}
+
+
+def _exp_mech_own(cell: Cell) -> float:
+    # Gumbel-max over the whole class: ≈ 1.5 ms at |C| = 3^10 (measured).
+    return 2.5e-8 * math.exp(log_class_size(cell)) + 2e-4
+
+
+#: learner name → (own seconds per repetition, shared-cost function or None).
+#: Fitted on the quick conjunctions run (module docstring); n·d in examples × variables.
+MODELS: dict[str, tuple[Callable[[Cell], float], Callable[[Cell], dict] | None]] = {
+    "elimination": (_linear(1.0e-4, 5e-9), None),  # 1.3 ms at n·d = 3.3e5
+    "sq_conjunction": (_linear(1.2e-4, 7e-9), None),  # 2.1 ms at n·d = 3.3e5
+    "private_sq_conjunction": (_linear(1.4e-4, 7e-9), None),
+    "decision_tree": (_linear(9e-4, 3.4e-8), None),  # 11 ms at n·d = 3.3e5
+    "erm": (_linear(1e-4, 0.0), _class_enumeration),
+    "exp_mech_erm": (_exp_mech_own, _class_enumeration),
+}
+
+#: Uncalibrated defaults per learner family: (seconds per repetition, per size × dimension).
+#: Online learners are numba loops over T rounds of d features; experts touch k experts
+#: per round; batch learners are vectorised over n examples.
+FAMILY_DEFAULTS: dict[str, tuple[float, float]] = {
+    "batch": (1e-3, 5e-8),
+    "online": (1e-3, 2e-8),
+    "experts": (1e-3, 2e-8),
+}
+
+
+def cell_cost(cell: Cell) -> CellCost:
+    """Predicted seconds of ``cell`` (all its repetitions)."""
+    from dpbench import registry
+
+    learner_cls = registry.learner(cell.learner)
+    hook = getattr(learner_cls, "cost", None)
+    shared = _sample_cost(cell) if learner_cls.family == "batch" else {}
+    if callable(hook):
+        own = float(hook(cell))
+    elif cell.learner in MODELS:
+        own_model, shared_model = MODELS[cell.learner]
+        own = own_model(cell)
+        if shared_model is not None:
+            shared = {**shared, **shared_model(cell)}
+    else:
+        per_rep, per_unit = FAMILY_DEFAULTS.get(learner_cls.family, FAMILY_DEFAULTS["batch"])
+        own = per_rep + per_unit * cell.size * dimension(cell)
+    own = (max(own, 0.0) + PER_REP_SECONDS) * cell.repetitions
+    return CellCost(own=own, shared=shared)
+
+
+def shard_seconds(cells: Iterable[Cell], costs: Mapping[Cell, CellCost] | None = None) -> float:
+    """Predicted seconds of a shard's cells: own work, plus each shared key once."""
+    own, shared = 0.0, {}
+    for cell in cells:
+        c = costs[cell] if costs is not None else cell_cost(cell)
+        own += c.own
+        for key, seconds in c.shared.items():
+            shared[key] = max(shared.get(key, 0.0), seconds)
+    return own + sum(shared.values())
+
+
+def shard_memory_mb(cells: Iterable[Cell]) -> float:
+    """Peak memory of a shard job (MB): libraries plus the samples the runner caches.
+
+    ``dpbench.experiment`` keeps up to 256 samples alive (X as bytes: n·d, y: n, plus a
+    class's int64 mistakes where computed); per-cell temporaries are bounded by the
+    largest sample. Doubled for safety: the numbers are estimates, not measurements.
+    """
+    per_sample: dict[tuple, float] = {}
+    reps: dict[tuple, int] = {}
+    for cell in cells:
+        key = _sample_key(cell)
+        nbytes = cell.size * (dimension(cell) + 1)
+        if cell.learner in ("erm", "exp_mech_erm"):
+            nbytes += 8 * math.exp(min(log_class_size(cell), 40.0))
+        per_sample[key] = max(per_sample.get(key, 0.0), nbytes)
+        reps[key] = max(reps.get(key, 0), cell.repetitions)
+    held = sorted((per_sample[k] for k in per_sample for _ in range(min(reps[k], 256))), reverse=True)[:256]
+    return BASE_MEMORY_MB + 2 * sum(held) / 1e6

@@ -1,0 +1,118 @@
+"""``dpbench plan CONFIG``: what a config will cost, before anything is submitted.
+
+For every experiment: cells, shards (= ``run_shard`` jobs), all workflow jobs, predicted
+CPU-hours and the largest shard — from the same :func:`dpbench.config.from_dict` and
+:func:`dpbench.grid.shard` the Snakefile uses, and the cost model :mod:`dpbench.cost`.
+Nothing here imports Snakemake, so the plan of a cluster-sized grid prints in seconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dpbench import registry
+from dpbench.config import Grid
+from dpbench.cost import JOB_OVERHEAD_SECONDS, cell_cost, shard_memory_mb, shard_seconds
+
+
+@dataclass(frozen=True)
+class ExperimentCost:
+    """The plan of one experiment (seconds are predicted CPU-seconds)."""
+
+    id: str
+    cells: int
+    repetitions: int  # total over cells
+    shards: int
+    aggregate_jobs: int  # collect + theory_check + figures (local rules)
+    cell_seconds: float  # work inside the cells
+    shard_seconds: tuple[float, ...]  # per shard, cells only
+    largest_shard_cells: int
+    largest_shard_memory_mb: float
+    target_seconds: float | None
+
+    @property
+    def cpu_hours(self) -> float:
+        """Cells plus the per-job start-up overhead of every shard."""
+        return (self.cell_seconds + JOB_OVERHEAD_SECONDS * self.shards) / 3600.0
+
+    @property
+    def largest_shard_seconds(self) -> float:
+        return max(self.shard_seconds, default=0.0)
+
+
+@dataclass(frozen=True)
+class Plan:
+    experiments: tuple[ExperimentCost, ...]
+    distributions: int  # one `distribution` job per distinct problem
+
+    @property
+    def shard_jobs(self) -> int:
+        return sum(e.shards for e in self.experiments)
+
+    @property
+    def jobs(self) -> int:
+        """Every job of the DAG: distributions, shards, aggregates, and `all`."""
+        return self.distributions + sum(e.shards + e.aggregate_jobs for e in self.experiments) + 1
+
+    @property
+    def cpu_hours(self) -> float:
+        return sum(e.cpu_hours for e in self.experiments)
+
+
+def make_plan(grid: Grid) -> Plan:
+    """The plan of a validated grid (:func:`dpbench.config.load`)."""
+    experiments = []
+    for exp_id, plan in grid.experiments.items():
+        shards = plan.shards()
+        costs = {cell: cell_cost(cell) for cell in plan.cells}
+        seconds = tuple(shard_seconds(s, costs) for s in shards)
+        largest = max(range(len(shards)), key=seconds.__getitem__)
+        experiments.append(
+            ExperimentCost(
+                id=exp_id,
+                cells=len(plan.cells),
+                repetitions=sum(c.repetitions for c in plan.cells),
+                shards=len(shards),
+                aggregate_jobs=2 + len(registry.experiment(exp_id).figures),
+                cell_seconds=sum(seconds),
+                shard_seconds=seconds,
+                largest_shard_cells=len(shards[largest]),
+                largest_shard_memory_mb=max(shard_memory_mb(s) for s in shards),
+                target_seconds=plan.target_seconds,
+            )
+        )
+    return Plan(experiments=tuple(experiments), distributions=len(grid.problem_cells()))
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.1f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def format_plan(plan: Plan, source: str = "") -> str:
+    """A fixed-width table, one line per experiment, and the totals."""
+    head = f"{'experiment':<20} {'cells':>7} {'reps':>9} {'shards':>6} {'target':>9} {'CPU-h':>8} {'largest shard':>28} {'mem':>8}"
+    lines = [f"plan of {source}" if source else "plan", head, "-" * len(head)]
+    for e in plan.experiments:
+        target = _duration(e.target_seconds) if e.target_seconds else "fixed"
+        largest = f"{_duration(e.largest_shard_seconds)} ({e.largest_shard_cells} cells)"
+        lines.append(
+            f"{e.id:<20} {e.cells:>7} {e.repetitions:>9} {e.shards:>6} {target:>9} {e.cpu_hours:>8.2f} {largest:>28} {e.largest_shard_memory_mb:>5.0f} MB"
+        )
+    lines.append("-" * len(head))
+    cells = sum(e.cells for e in plan.experiments)
+    reps = sum(e.repetitions for e in plan.experiments)
+    lines.append(f"{'total':<20} {cells:>7} {reps:>9} {plan.shard_jobs:>6} {'':>9} {plan.cpu_hours:>8.2f}")
+    aggregates = sum(e.aggregate_jobs for e in plan.experiments)
+    lines.append(
+        f"jobs: {plan.jobs} in the DAG = {plan.shard_jobs} run_shard (submitted to the cluster) "
+        f"+ {plan.distributions} distribution + {aggregates} collect/theory_check/figure + 1 all (local rules)"
+    )
+    lines.append(
+        f"CPU-hours are predicted by dpbench.cost (calibrated per learner; per-family defaults for others) "
+        f"and include {JOB_OVERHEAD_SECONDS:.0f} s start-up per shard job."
+    )
+    return "\n".join(lines)
