@@ -64,6 +64,19 @@ def loglog_slope(x: npt.ArrayLike, y: npt.ArrayLike, confidence: float = 0.95) -
     return float(fit.slope), float(fit.slope - half), float(fit.slope + half), m
 
 
+def local_exponent(x: npt.ArrayLike, curve: npt.ArrayLike) -> float:
+    """Log–log slope of a theoretical curve between the first and last of the points ``x``
+    (the exponent the theory predicts over the range an empirical slope was fitted on)."""
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(curve, dtype=float)
+    keep = (x > 0) & (y > 0) & np.isfinite(y)
+    x, y = x[keep], y[keep]
+    if len(x) < 2 or x.max() == x.min():
+        return math.nan
+    i, j = np.argmin(x), np.argmax(x)
+    return float(np.log(y[j] / y[i]) / np.log(x[j] / x[i]))
+
+
 def learning_regime(x: npt.ArrayLike, y: npt.ArrayLike) -> npt.NDArray[np.bool_]:
     """Points on the decaying part of a learning curve: positive and at most half of the
     curve's largest value (drops the flat start before learning begins and exact zeros)."""

@@ -108,7 +108,7 @@ def sample_complexity_vs_epsilon(
             slope, lo, hi, m = loglog_slope(s["epsilon"], s["n_star"])
             exponent = theory_exponent(learner)
             fit = f"slope {slope:.2f} [{lo:.2f}, {hi:.2f}]" if np.isfinite(slope) else "slope n/a"
-            label = f"{learner}: {fit}; theory {exponent:g}"
+            label = f"{learner}: {fit}; theory {exponent:.2f}"
             yerr = np.vstack([s["n_star"] - s["n_low"], s["n_high"] - s["n_star"]])
             ax.errorbar(s["epsilon"], s["n_star"], yerr=np.nan_to_num(np.abs(yerr)), marker="o", ms=3, lw=1.3, capsize=2, color=c, label=label)
             row = ok[ok["learner"] == learner].iloc[0]

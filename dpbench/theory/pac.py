@@ -15,6 +15,8 @@ __all__ = [
     "rate_consistent",
     "rate_agnostic_erm",
     "rate_exp_mech_pac",
+    "rate_exp_mech_realizable",
+    "n_exp_mech_realizable",
     "rate_exp_mech_empirical",
     "rate_sq",
     "rate_private_sq",
@@ -48,6 +50,24 @@ def rate_exp_mech_pac(n: Array, epsilon: Array, log_class_size: float) -> npt.ND
     :math:`|C|e^{-\varepsilon\alpha n/4} + e^{\ln|C| - \alpha n/2}`)."""
     n = np.asarray(n, dtype=float)
     return np.maximum(8 * log_class_size / (np.asarray(epsilon, dtype=float) * n), np.sqrt(8 * log_class_size / n))
+
+
+def rate_exp_mech_realizable(n: Array, epsilon: Array, log_class_size: float, beta: float = 0.05) -> npt.NDArray:
+    r"""Exponential-mechanism learner, realizable, with the *multiplicative* Chernoff bound in
+    001 §1's proof (derived here; 001 uses the additive :math:`e^{-\alpha^2 n/2}`): a hypothesis
+    with error > α has ≤ αn/2 sample mistakes w.p. ≤ :math:`e^{-\alpha n/8}`, and the mechanism
+    outputs one with > αn/2 mistakes w.p. ≤ :math:`|C|e^{-\varepsilon\alpha n/4}`, so w.p. ≥ 1 − β
+
+    .. math:: \alpha(n, \varepsilon) = \max\{8,\ 4/\varepsilon\}\,(\ln|C| + \ln(2/\beta))/n.
+
+    Slope −1 in n for every ε, and n*(α) ∝ 1/ε while ε < ½ (flat above)."""
+    n = np.asarray(n, dtype=float)
+    return np.maximum(8.0, 4.0 / np.asarray(epsilon, dtype=float)) * (log_class_size + np.log(2 / beta)) / n
+
+
+def n_exp_mech_realizable(alpha: Array, epsilon: Array, log_class_size: float, beta: float = 0.05) -> npt.NDArray:
+    """Sample size at which :func:`rate_exp_mech_realizable` reaches α."""
+    return np.maximum(8.0, 4.0 / np.asarray(epsilon, dtype=float)) * (log_class_size + np.log(2 / beta)) / np.asarray(alpha, dtype=float)
 
 
 def rate_exp_mech_empirical(n: Array, epsilon: Array, log_class_size: float, beta: float = 0.05, opt: float = 0.0) -> npt.NDArray:
