@@ -116,9 +116,11 @@ def figure_error_vs_n(df: pd.DataFrame):
 
 
 def _theory_exponent_eps(learner: str, df: pd.DataFrame) -> float:
-    rows = df[(df["learner"] == learner) & np.isfinite(df["epsilon"])]
-    eps = np.sort(rows["epsilon"].unique())
-    curve = sample_size_rate(learner, eps, rows.iloc[0]) if len(rows) else None
+    """The theoretical n(α, ε)'s log–log slope over the ε where the empirical n* was found."""
+    rows = df[(df["learner"] == learner) & (df["status"] == "ok") & np.isfinite(df["epsilon"])]
+    sc = sample_complexity(rows, ["epsilon"], ALPHA, BETA)
+    eps = sc.loc[np.isfinite(sc["n_star"]), "epsilon"].to_numpy()
+    curve = sample_size_rate(learner, eps, rows.iloc[0]) if len(eps) else None
     return local_exponent(eps, curve) if curve is not None else math.nan
 
 
