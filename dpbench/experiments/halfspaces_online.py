@@ -137,7 +137,7 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
                     x, label, exponent = s[xs], "rho", -2.0
                 slope, lo, hi, m = loglog_slope(x, s["mean"])
                 cells, above = bound_violations(g, [xs, "problem_id"], lambda r, L=learner: mistake_bound(L, r), BETA, "mistakes")
-                rows.append(theory_row(experiment=E, learner=learner, regime=f"{axis} sweep {dict(zip([c for c in PROBLEM_AXES if c != axis], key))}"[:160],
+                rows.append(theory_row(experiment=E, learner=learner, regime=f"{axis} sweep " + ", ".join(f"{c}={g.iloc[0][c]}" for c in ("d", "s", "rho", "order", "domain", "T") if c != axis),
                                        x=label, y="final mistakes", fitted_slope=slope, slope_ci_low=lo, slope_ci_high=hi, theory_exponent=exponent,
                                        n_points=m, bound_kind="bound", cells=cells, cells_above_bound=above))
     # private learners: vs epsilon, and over t (sublinearity)

@@ -53,6 +53,7 @@ References
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
@@ -63,7 +64,7 @@ import numpy.typing as npt
 
 from dpbench.learners.base import Guarantee, Learner
 from dpbench.learners.confident_winnow import ETA_RATIO, GAMMA_RATIO
-from dpbench.learners.online import OnlineTrace, dp_winnow_block
+from dpbench.learners.online import OnlineTrace, dp_winnow_block, sequential_dot
 from dpbench.mechanisms.composition import advanced, advanced_per_step
 from dpbench.mechanisms.sparse_vector import accuracy, accuracy_tight, query_noise, threshold_noise
 from dpbench.registry import register_learner
@@ -138,6 +139,7 @@ def _largest(f, lo: float, hi: float, iters: int = 80) -> float:
     return math.exp(a)
 
 
+@functools.lru_cache(maxsize=256)
 def calibrate(*, epsilon: float, delta: float, rho: float, n_features: int, T: int, beta: float, accountant: str = "advanced") -> DPWinnowParams:
     """DP-Winnow's (η, γ, γ̃, K, M, ε₀, L) for a target (ε, δ) (see the module docstring).
 
@@ -239,7 +241,7 @@ def reference_dp_winnow(stream: Any, params: DPWinnowParams, *, rng: np.random.G
         for r in range(len(y)):
             t += 1
             x, yt = X[r].astype(np.float64), float(y[r])
-            margin = yt * float(wt @ x)  # predict_one: sign⟨w̃, x⟩
+            margin = yt * sequential_dot(wt, x)  # predict_one: sign⟨w̃, x⟩
             mistakes += margin <= 0
             if margin < params.gamma_tilde:  # learn_one
                 cache.append((x, yt))
@@ -288,7 +290,7 @@ class DPWinnow(Learner):
         return Guarantee(epsilon=self.epsilon, delta=self.delta)
 
     def calibrate(self, stream: Any) -> DPWinnowParams:
-        return calibrate(epsilon=self.epsilon, delta=self.delta, rho=stream.rho, n_features=stream.n_features, T=stream.T, beta=self.beta, accountant=self.accountant)
+        return calibrate(epsilon=self.epsilon, delta=self.delta, rho=float(stream.rho), n_features=int(stream.n_features), T=int(stream.T), beta=self.beta, accountant=self.accountant)
 
     def run(self, stream: Any, *, rng: np.random.Generator) -> OnlineTrace:
         """Cumulative mistakes/updates at the stream's checkpoints; diagnostics carry the

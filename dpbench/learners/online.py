@@ -139,6 +139,15 @@ def dp_winnow_block(X, y, start, wt, gamma_tilde, noise, noisy_threshold, active
 # --------------------------------------------------------------------------- drivers
 
 
+def sequential_dot(w: npt.NDArray, x: npt.NDArray) -> float:
+    """``⟨w, x⟩`` summed left to right, as the compiled loops do (the references must round
+    identically: released weights are multiples of 1/K, so exact ties are common)."""
+    s = 0.0
+    for a, b in zip(w.tolist(), x.tolist()):
+        s += a * b
+    return s
+
+
 def initial_weights(kind: int, n_features: int) -> npt.NDArray[np.float64]:
     """Zero for the perceptron, uniform ``1/N`` for the multiplicative learners."""
     return np.zeros(n_features) if kind == PERCEPTRON else np.full(n_features, 1.0 / n_features)
@@ -165,7 +174,7 @@ def reference_nonprivate(stream, kind: int, eta: float, gamma: float) -> OnlineT
     per_t_m, per_t_u = [], []
     for t in range(len(y)):
         x, yt = X[t].astype(np.float64), float(y[t])
-        margin = yt * float(w @ x)
+        margin = yt * sequential_dot(w, x)
         mistakes += margin <= 0
         update = margin <= 0 if kind in (PERCEPTRON, WINNOW) else margin < gamma
         if update:

@@ -130,9 +130,9 @@ def _axis_figure(df: pd.DataFrame, axis: str, xcol: str, xlabel: str, title: str
             ax.set_xscale("log")
             ax.set_yscale("log")
             ax.set_xlabel(xlabel)
-            named = dict(zip([c for c in ("d", "s", "rho", "order", "domain", "monotone", "l", "p") if c != axis], key))
-            desc = ", ".join(f"{k}={v}" for k, v in named.items() if k in ("s", "rho", "order", "d") and v == v)
-            ax.set_title(f"{desc}, T={int(group['T'].iloc[0])}")
+            r0 = group.iloc[0]
+            desc = ", ".join(f"{c}={r0[c]:g}" if isinstance(r0[c], float) else f"{c}={r0[c]}" for c in ("d", "s", "rho", "order") if c != axis)
+            ax.set_title(f"{desc}, T={int(r0['T'])}")
         axes[0].set_ylabel("final mistakes (t = T)")
         handles, labels = [], []
         for ax in axes:

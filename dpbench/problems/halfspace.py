@@ -42,7 +42,7 @@ from dpbench.validation import check_positive_int, check_probability
 
 HOLDOUT_SIZE = 50_000
 #: Rows × features generated per block of a stream (bounds memory; see ``order``).
-BLOCK_CELLS = 2**22
+BLOCK_CELLS = 2**20
 ORDERS = ("random", "adversarial")
 DOMAINS = ("boolean", "cube")
 
@@ -164,24 +164,30 @@ class HalfspaceTarget:
 
     # -------------------------------------------------------------- examples
     def _draw(self, n: int, rng: np.random.Generator) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int8]]:
-        if self.domain == "boolean":
-            X = (2.0 * rng.integers(0, 2, size=(n, self.d)) - 1.0)
+        if self.domain == "boolean":  # 8 fair bits per random byte
+            bits = np.unpackbits(rng.integers(0, 256, size=(n, (self.d + 7) // 8), dtype=np.uint8), axis=1)[:, : self.d]
+            X = (2 * bits.astype(np.int8) - 1).astype(np.int8)
         else:
             X = rng.uniform(-1.0, 1.0, size=(n, self.d))
-        score = X @ self.u
+        support = np.flatnonzero(self.u)
+        Xs = X[:, support].astype(np.float64)  # only the target's coordinates matter
+        us = self.u[support]
+        score = Xs @ us
         coin = 2 * rng.integers(0, 2, size=n) - 1
         y = np.where(score > 0, 1, np.where(score < 0, -1, coin)).astype(np.int8)
-        enforce_margin(X, y.astype(np.float64), self.u, self.rho, rng)
+        enforce_margin(Xs, y.astype(np.float64), us, self.rho, rng)
+        X[:, support] = Xs
         return X, y
 
     def _features(self, X: npt.NDArray[np.float64]) -> npt.NDArray:
         F = X if self.monotone else np.concatenate([X, -X], axis=1)
-        return F.astype(np.int8) if self.domain == "boolean" else np.ascontiguousarray(F)
+        return np.ascontiguousarray(F)
 
     def _block(self, b: int, rng: np.random.Generator) -> tuple[npt.NDArray, npt.NDArray]:
         X, y = self._draw(b, rng)
         if self.order == "adversarial":
-            idx = np.argsort(y * (X @ self.u), kind="stable")
+            support = np.flatnonzero(self.u)
+            idx = np.argsort(y * (X[:, support] @ self.u[support]), kind="stable")
             X, y = X[idx], y[idx]
         return self._features(X), y
 
@@ -202,7 +208,7 @@ class HalfspaceTarget:
             ys.append(y)
             done += 4096
         X, y = np.concatenate(Xs)[:n], np.concatenate(ys)[:n]
-        return Sample(X=X, y=(y > 0).astype(np.uint8))
+        return Sample(X=X.astype(np.float64), y=(y > 0).astype(np.uint8))
 
     def population_error(self, hypothesis: Any) -> float:
         holdout = self.sample(HOLDOUT_SIZE, rng=np.random.default_rng(self.seed))
