@@ -113,6 +113,11 @@ class SVExperts(Learner):
     def supports_horizon(self, T: int, k: int) -> str | None:
         return None
 
+    @staticmethod
+    def cost(cell) -> float:
+        """Seconds per repetition (shard balancing)."""
+        return 4e-9 * cell.size * int(dict(cell.problem_params).get("k", 10)) + 1e-4
+
     def run(self, losses: ExpertsLosses, *, rng: np.random.Generator, n_checkpoints: int = 1) -> ExpertsTrace:
         T, k = losses.T, losses.k
         cal = calibrate(self.epsilon, self.delta, T, k)
