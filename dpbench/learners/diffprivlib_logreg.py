@@ -1,0 +1,87 @@
+"""``diffprivlib_logreg``: IBM diffprivlib's ``diffprivlib.models.LogisticRegression``, a
+private peer run through its own API (algorithms.md §6 peers).
+
+diffprivlib implements objective perturbation (Chaudhuri, Monteleoni & Sarwate 2011, via
+its ``Vector`` mechanism). We pass ``data_norm=1`` (features are projected onto the unit
+ball, a no-op on the ``logistic`` problem, so diffprivlib never has to clip or warn),
+``fit_intercept=False``, ``C = 1/(nλ)`` (diffprivlib uses ``l2_reg_strength = 1/(C n)``, so it
+minimises the same ``J_λ`` as our learners before perturbation) and a ``random_state``
+drawn from the cell's mechanism stream.
+
+Privacy: as diffprivlib documents it, ε-differential privacy (pure, δ = 0) for data with
+``‖x‖ ≤ data_norm``; replace-one, as in CMS11. ``epsilon = inf`` is not accepted by
+diffprivlib; it runs the same code with ``epsilon = 1e12`` (no meaningful noise) and is
+reported as non-private (ε = ∞).
+
+Requires diffprivlib 0.6.6 with scikit-learn < 1.8 (0.6.6 fails to import with
+scikit-learn 1.9: ``cannot import name 'DOUBLE' from 'sklearn.tree._tree'``); the project
+pins scikit-learn 1.7.2, and ``tests/test_private_erm.py`` checks the peer really runs.
+
+References
+----------
+.. [HBD19] Holohan, Braghin, Mac Aonghusa & Levacher, "Diffprivlib: the IBM differential
+   privacy library", 2019.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from dpbench.learners.base import Guarantee, Learner
+from dpbench.learners.logistic_common import DEFAULT_LAM, LinearClassifier, check_lam, unit_ball
+from dpbench.problems.base import Sample
+from dpbench.registry import register_learner
+from dpbench.validation import check_epsilon
+
+#: Stand-in for ε = ∞ (diffprivlib requires a finite ε).
+EPSILON_INF_STANDIN = 1e12
+
+
+@register_learner
+@dataclass(frozen=True, kw_only=True)
+class DiffprivlibLogReg(Learner):
+    name: ClassVar[str] = "diffprivlib_logreg"
+    family: ClassVar[str] = "batch"
+    private: ClassVar[bool] = True
+    problems: ClassVar[tuple[str, ...]] = ("logistic",)
+    epsilon: float
+    lam: float = DEFAULT_LAM
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        object.__setattr__(self, "lam", check_lam(self.lam))
+
+    @classmethod
+    def test_params(cls) -> Iterator[dict]:
+        yield {"epsilon": 1.0}
+        yield {"epsilon": math.inf}
+
+    def guarantee(self) -> Guarantee:
+        return Guarantee(epsilon=self.epsilon, delta=0.0)
+
+    def fit(self, sample: Sample, *, rng: np.random.Generator) -> LinearClassifier:
+        from diffprivlib.models import LogisticRegression  # imported here: heavy, and the peer's own API
+
+        X, y = unit_ball(sample.X), np.asarray(sample.y)
+        epsilon = EPSILON_INF_STANDIN if math.isinf(self.epsilon) else self.epsilon
+        model = LogisticRegression(
+            epsilon=epsilon,
+            data_norm=1.0,
+            C=1.0 / (len(y) * self.lam),
+            fit_intercept=False,
+            max_iter=1000,
+            tol=1e-8,
+            random_state=int(rng.integers(2**31 - 1)),
+        )
+        if len(np.unique(y)) < 2:
+            return LinearClassifier(np.zeros(X.shape[1]))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model.fit(X, y)
+        return LinearClassifier(model.coef_.ravel().astype(np.float64))

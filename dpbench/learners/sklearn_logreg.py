@@ -1,0 +1,48 @@
+"""``sklearn_logreg``: the non-private reference, ``sklearn.linear_model.LogisticRegression``
+run through its own API (algorithms.md §6 peers).
+
+``C = 1/(nλ)`` and ``fit_intercept=False`` make scikit-learn minimise exactly the
+objective ``J_λ`` of the private learners (scikit-learn's objective is
+``C Σ ℓ + ½‖θ‖² = nC·J_λ`` with ``λ = 1/(nC)``); solver ``lbfgs`` with a tight tolerance.
+Features are projected onto the unit ball like the private learners' (a no-op on the
+``logistic`` problem). Not private.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+
+from dpbench.learners.base import Learner
+from dpbench.learners.logistic_common import DEFAULT_LAM, LinearClassifier, check_lam, unit_ball
+from dpbench.problems.base import Sample
+from dpbench.registry import register_learner
+
+
+@register_learner
+@dataclass(frozen=True, kw_only=True)
+class SklearnLogReg(Learner):
+    name: ClassVar[str] = "sklearn_logreg"
+    family: ClassVar[str] = "batch"
+    private: ClassVar[bool] = False
+    problems: ClassVar[tuple[str, ...]] = ("logistic",)
+    lam: float = DEFAULT_LAM
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "lam", check_lam(self.lam))
+
+    @classmethod
+    def test_params(cls) -> Iterator[dict]:
+        yield {}
+
+    def fit(self, sample: Sample, *, rng: np.random.Generator) -> LinearClassifier:
+        X, y = unit_ball(sample.X), np.asarray(sample.y)
+        if len(np.unique(y)) < 2:  # one class only: the regularised optimum has ⟨θ, x⟩ of that sign
+            return LinearClassifier(np.zeros(X.shape[1]))
+        model = LogisticRegression(C=1.0 / (len(y) * self.lam), fit_intercept=False, tol=1e-8, max_iter=1000)
+        model.fit(X, y)
+        return LinearClassifier(model.coef_.ravel().astype(np.float64))
