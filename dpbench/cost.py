@@ -48,6 +48,9 @@ JOB_OVERHEAD_SECONDS = 4.0
 #: Memory of a shard job before any sample is held (interpreter + libraries), in MB.
 BASE_MEMORY_MB = 600.0
 
+#: Working memory of a streaming (online / experts) cell beyond the libraries, in MB.
+STREAM_MEMORY_MB = 1000.0
+
 #: Bookkeeping per repetition (``base_row``, population error, Python overhead).
 PER_REP_SECONDS = 1e-4
 
@@ -204,13 +207,23 @@ def shard_seconds(cells: Iterable[Cell], costs: Mapping[Cell, CellCost] | None =
 def shard_memory_mb(cells: Iterable[Cell]) -> float:
     """Peak memory of a shard job (MB): libraries plus the samples the runner caches.
 
-    ``dpbench.experiment`` keeps up to 256 samples alive (X as bytes: n·d, y: n, plus a
-    class's int64 mistakes where computed); per-cell temporaries are bounded by the
-    largest sample. Doubled for safety: the numbers are estimates, not measurements.
+    Batch cells: ``dpbench.experiment`` keeps up to 256 samples alive (X as bytes: n·d,
+    y: n, plus a class's int64 mistakes where computed); per-cell temporaries are bounded
+    by the largest sample. Doubled for safety: the numbers are estimates, not
+    measurements. Online and experts cells (streams, not cached samples): a flat
+    :data:`STREAM_MEMORY_MB`, or the learner's own ``memory_mb(cell)`` hook if it has one.
     """
+    from dpbench import registry
+
     per_sample: dict[tuple, float] = {}
     reps: dict[tuple, int] = {}
+    other = 0.0
     for cell in cells:
+        learner_cls = registry.learner(cell.learner)
+        hook = getattr(learner_cls, "memory_mb", None)
+        if callable(hook) or learner_cls.family != "batch":
+            other = max(other, float(hook(cell)) if callable(hook) else STREAM_MEMORY_MB)
+            continue
         key = _sample_key(cell)
         nbytes = cell.size * (dimension(cell) + 1)
         if cell.learner in ("erm", "exp_mech_erm"):
@@ -218,4 +231,4 @@ def shard_memory_mb(cells: Iterable[Cell]) -> float:
         per_sample[key] = max(per_sample.get(key, 0.0), nbytes)
         reps[key] = max(reps.get(key, 0), cell.repetitions)
     held = sorted((per_sample[k] for k in per_sample for _ in range(min(reps[k], 256))), reverse=True)[:256]
-    return BASE_MEMORY_MB + 2 * sum(held) / 1e6
+    return BASE_MEMORY_MB + max(2 * sum(held) / 1e6, other)

@@ -1,0 +1,151 @@
+"""Shards: packing by predicted cost (dpbench.grid.shard, dpbench.cost); layout never
+changes results."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpbench import registry
+from dpbench.config import from_dict
+from dpbench.cost import PER_REP_SECONDS, FAMILY_DEFAULTS, cell_cost, shard_seconds
+from dpbench.experiment import draw_target, run_shard
+from dpbench.grid import Cell, freeze, shard, sort_cells
+from dpbench.results import TIMING_COLUMNS
+
+SEED = 5
+
+
+def _cells(**overrides) -> list[Cell]:
+    block = {
+        "problem": "conjunction",
+        "problem_params": {"d": [5, 7], "k": 2},
+        "learners": ["elimination", "erm", "exp_mech_erm", "private_sq_conjunction"],
+        "epsilon": [0.5, 2.0],
+        "n": [16, 64, 256, 4096],
+        "repetitions": 2,
+        **overrides,
+    }
+    return list(from_dict({"seed": SEED, "experiments": {"conjunctions": block}}).experiments["conjunctions"].cells)
+
+
+def _flatten(shards):
+    return [c for s in shards for c in s]
+
+
+@pytest.mark.parametrize("kwargs", [{"n_shards": 1}, {"n_shards": 5}, {"n_shards": 10_000}, {"target_seconds": 1e-3}, {"target_seconds": 0.05}, {"target_seconds": 1e6}])
+def test_every_cell_in_exactly_one_shard(kwargs):
+    cells = _cells()
+    shards = shard(cells, **kwargs)
+    assert sorted(c.key_string() for c in _flatten(shards)) == sorted(c.key_string() for c in cells)
+    assert all(shards) and len(shards) <= len(cells)
+    for s in shards:  # each shard in the canonical order
+        assert s == sort_cells(s)
+
+
+def test_layout_is_deterministic_and_independent_of_input_order():
+    cells = _cells()
+    shuffled = [cells[i] for i in np.random.default_rng(0).permutation(len(cells))]
+    for kwargs in ({"n_shards": 4}, {"target_seconds": 0.02}):
+        assert shard(cells, **kwargs) == shard(shuffled, **kwargs)
+
+
+def test_target_seconds_sets_the_number_of_shards_and_bounds_each():
+    """ceil(total / target) shards; LPT keeps each within target + the largest unit."""
+    cells = _cells(repetitions=5)
+    costs = {c: cell_cost(c) for c in cells}
+    for target in (0.01, 0.05, 0.2):
+        shards = shard(cells, target_seconds=target)
+        loads = [shard_seconds(s, costs) for s in shards]
+        whole_runs = {}
+        for c in cells:
+            whole_runs.setdefault((c.problem_id, c.size), []).append(c)
+        largest_unit = max(shard_seconds(run, costs) for run in whole_runs.values())
+        assert max(loads) <= target + largest_unit + 1e-12
+        assert len(shards) <= math.ceil(sum(loads) / target)
+    # a coarser target never gives more jobs
+    counts = [len(shard(cells, target_seconds=t)) for t in (0.005, 0.02, 0.08, 0.3, 100.0)]
+    assert counts == sorted(counts, reverse=True) and counts[-1] == 1
+
+
+def test_cells_sharing_a_sample_stay_together():
+    """Same (problem, n): the class enumeration of erm/exp_mech_erm is paid once per job."""
+    cells = _cells()
+    for kwargs in ({"n_shards": 6}, {"target_seconds": 0.01}):
+        home = {}
+        for i, s in enumerate(shard(cells, **kwargs)):
+            for c in s:
+                assert home.setdefault((c.problem_id, c.size), i) == i
+
+
+def test_fixed_shard_count_does_not_grow_with_repetitions():
+    few, many = _cells(repetitions=1), _cells(repetitions=40)
+    assert len(shard(few, n_shards=6)) == len(shard(many, n_shards=6))
+
+
+def test_shared_work_is_charged_once_per_shard():
+    cells = [c for c in _cells() if c.size == 4096 and dict(c.problem_params)["d"] == 7 and c.learner in ("erm", "exp_mech_erm")]
+    costs = [cell_cost(c) for c in cells]
+    assert all(("class_mistakes", cells[0].problem_id, 4096) in c.shared for c in costs)
+    together = shard_seconds(cells)
+    assert together < sum(c.alone for c in costs)
+    assert together == pytest.approx(sum(c.own for c in costs) + max(sum(c.shared.values()) for c in costs))
+
+
+def test_invalid_arguments():
+    with pytest.raises(ValueError, match="target_seconds"):
+        shard(_cells(), target_seconds=0.0)
+    with pytest.raises(ValueError, match="n_shards or target_seconds"):
+        shard(_cells())
+    assert shard([], n_shards=3) == []
+
+
+def test_results_do_not_depend_on_the_shard_layout(tmp_path):
+    """Seeds come from the cells' keys: one shard or many, the rows are identical."""
+    cells = [c for c in _cells() if c.size <= 256]
+    targets = {c.problem_id: draw_target(c, SEED) for c in cells}
+
+    def run(shards, name):
+        paths = []
+        for i, s in enumerate(shards):
+            paths.append(tmp_path / f"{name}{i}.parquet")
+            run_shard(s, root_seed=SEED, targets=targets, out=paths[-1])
+        df = pd.concat([pd.read_parquet(p) for p in paths]).drop(columns=list(TIMING_COLUMNS))
+        return df.sort_values(["cell_key", "rep"]).reset_index(drop=True)
+
+    one = run(shard(cells, n_shards=1), "one")
+    many = run(shard(cells, target_seconds=1e-4), "many")
+    reversed_cells = run([[c] for c in reversed(sort_cells(cells))], "single")
+    assert len(shard(cells, target_seconds=1e-4)) > 5
+    pd.testing.assert_frame_equal(one, many)
+    pd.testing.assert_frame_equal(one, reversed_cells)
+
+
+class _FakeOnline:
+    family = "online"
+
+
+class _FakeWithHook:
+    family = "batch"
+
+    @classmethod
+    def cost(cls, cell):
+        return 0.25 + 1e-6 * cell.size
+
+
+def _fake_cell(learner: str, size: int, reps: int) -> Cell:
+    return Cell("conjunctions", "conjunction", freeze({"d": 8}), learner, (), math.inf, 0.0, size, reps)
+
+
+def test_unknown_learners_get_family_default_and_hook_overrides(monkeypatch):
+    monkeypatch.setitem(registry.LEARNERS, "fake_online", _FakeOnline)
+    monkeypatch.setitem(registry.LEARNERS, "fake_hook", _FakeWithHook)
+    per_rep, per_unit = FAMILY_DEFAULTS["online"]
+    c = cell_cost(_fake_cell("fake_online", 10_000, 3))
+    assert c.shared == {}  # online: no shared sample
+    assert c.own == pytest.approx(3 * (per_rep + per_unit * 10_000 * 8 + PER_REP_SECONDS))
+    hooked = cell_cost(_fake_cell("fake_hook", 1000, 4))
+    assert hooked.own == pytest.approx(4 * (0.25 + 1e-3 + PER_REP_SECONDS))

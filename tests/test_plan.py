@@ -1,0 +1,91 @@
+"""``dpbench plan`` and the ``shard_minutes`` config key (issue 7)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from dpbench.cli import main
+from dpbench.config import ConfigError, from_dict, load
+from dpbench.plan import format_plan, make_plan
+
+REPO = Path(__file__).resolve().parents[1]
+TINY_SLURM = REPO / "tests" / "data" / "tiny_slurm.yaml"
+
+
+def _config(**top) -> dict:
+    config = yaml.safe_load(TINY_SLURM.read_text())
+    config.update(top)
+    return config
+
+
+def test_plan_of_tiny_config_counts_cells_shards_and_jobs():
+    plan = make_plan(load(TINY_SLURM))
+    (exp,) = plan.experiments
+    assert (exp.id, exp.cells, exp.shards, exp.repetitions) == ("conjunctions", 18, 3, 54)
+    # 1 distribution + 3 run_shard + collect + theory_check + 2 figures + all
+    assert plan.jobs == 9 and plan.shard_jobs == 3 and plan.distributions == 1
+    assert 0 < exp.largest_shard_seconds <= exp.cell_seconds
+    assert exp.cpu_hours > exp.cell_seconds / 3600  # includes per-job start-up
+    text = format_plan(plan, source="tiny")
+    assert "conjunctions" in text and "jobs: 9 in the DAG" in text
+
+
+def test_shard_minutes_block_overrides_top_level():
+    config = _config(shard_minutes=2.0)
+    assert from_dict(config).experiments["conjunctions"].target_seconds == 120.0
+    config["experiments"]["conjunctions"]["shard_minutes"] = 0.5
+    assert from_dict(config).experiments["conjunctions"].target_seconds == 30.0
+    assert from_dict(_config()).experiments["conjunctions"].target_seconds is None
+
+
+@pytest.mark.parametrize("where", ["top", "block"])
+def test_shard_minutes_must_be_positive(where):
+    config = _config() if where == "block" else _config(shard_minutes=0)
+    if where == "block":
+        config["experiments"]["conjunctions"]["shard_minutes"] = -1
+    with pytest.raises(ConfigError, match="shard_minutes"):
+        from_dict(config)
+
+
+def test_shard_minutes_controls_the_number_of_jobs():
+    coarse = make_plan(from_dict(_config(shard_minutes=10.0)))
+    fine = make_plan(from_dict(_config(shard_minutes=1e-5)))
+    assert coarse.shard_jobs == 1
+    assert fine.shard_jobs > 3
+
+
+def test_paper_plan_is_cluster_sized():
+    """paper.yaml: each experiment's jobs do minutes of work, and there are not too many."""
+    plan = make_plan(load(REPO / "config" / "paper.yaml"))
+    assert 5 <= plan.shard_jobs <= 5000
+    for exp in plan.experiments:
+        assert exp.target_seconds is not None, f"{exp.id}: paper.yaml should size shards by shard_minutes"
+        assert exp.largest_shard_seconds < 3 * 3600, exp.id
+
+
+def test_cli_plan(capsys, tmp_path):
+    assert main(["plan", str(TINY_SLURM)]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"conjunctions\s+18\s+54\s+3\s+fixed", out), out
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(_config(shard_minutes=-3)))
+    assert main(["plan", str(bad)]) == 2
+    assert "shard_minutes" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_plan_matches_the_snakemake_dag(tmp_path):
+    """The job count the plan prints is the one Snakemake builds (dry run)."""
+    from conftest import run_snakemake
+
+    done = run_snakemake(tmp_path, "-n", configfile=TINY_SLURM)
+    assert done.returncode == 0, done.stderr[-3000:]
+    counts = dict(re.findall(r"^(\w+)\s+(\d+)$", done.stdout + done.stderr, flags=re.M))
+    plan = make_plan(load(TINY_SLURM))
+    assert int(counts["total"]) == plan.jobs
+    assert int(counts["run_shard"]) == plan.shard_jobs
+    assert int(counts["distribution"]) == plan.distributions
