@@ -1,3 +1,157 @@
-"""Theoretical rates for the `decision_lists` family (filled in by its issue)."""
+r"""Decision lists in the PAC model (algorithms.md §3; Bun & Fang, 004 §3 and Appendix A).
 
-__all__: list[str] = []
+``n_features`` is :math:`|F|`, the size of the feature class *including* the constant-true
+function (for k-decision lists over ``d`` variables,
+:math:`|F| = \sum_{i \le k} \binom{d}{i} 2^i \le (2d+1)^k`; monotone: :math:`\sum_{i\le k}\binom{d}{i}`).
+``log_class_size`` is :math:`\ln|C|` of the class of F-decision lists, counted as every
+sequence of distinct non-constant features with output bits followed by a default bit:
+:math:`|C| = 2\sum_{j=0}^{m} \frac{m!}{(m-j)!} 2^j` with :math:`m = |F| - 1`, so
+:math:`\ln|C| = \Theta(|F| \ln |F|)`.
+
+Every rate returns the error level α at sample size ``n``. Kinds:
+
+- *bound* (:func:`rate_rivest`): a proven high-probability upper bound (probability ≥ 1 − β);
+- *shape* (the private rates): the source only states O(·), and the constants are
+  **[reconstructed]** (algorithms.md §3; the seed text 004 lost its formulas). They are
+  drawn with unit constants and compared by slope, never counted as violations.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import numpy.typing as npt
+from scipy.special import comb, gammaln, logsumexp
+
+__all__ = [
+    "dl_feature_count",
+    "dl_log_class_size",
+    "privdl_lambda_value",
+    "rate_rivest",
+    "rate_privdl",
+    "rate_privdl_kdl",
+    "rate_privdl_composition",
+    "rate_exp_mech_dl",
+    "n_rivest",
+    "n_privdl",
+    "n_privdl_composition",
+    "n_exp_mech_dl",
+]
+
+Array = npt.ArrayLike
+
+
+def dl_feature_count(d: int, k: int, monotone: bool = False) -> int:
+    r""":math:`|F| = \sum_{i=0}^{k} \binom{d}{i}\, 2^i` (conjunctions of at most ``k`` literals on
+    distinct variables; ``i = 0`` is the constant-true function), or
+    :math:`\sum_{i\le k}\binom{d}{i}` for monotone terms (algorithms.md §3, 004 Prop. A.9:
+    :math:`|F| \le (2d+1)^k`)."""
+    return int(sum(comb(d, i, exact=True) * (1 if monotone else 2**i) for i in range(k + 1)))
+
+
+def dl_log_class_size(n_features: int) -> float:
+    r""":math:`\ln|C|` of F-decision lists, :math:`|C| = 2\sum_{j=0}^{m} \frac{m!}{(m-j)!}2^j`,
+    :math:`m = |F|-1` (lists of distinct non-constant features with bits, then a default
+    bit; the constant-true rule is the default). Computed in log space (lgamma)."""
+    m = int(n_features) - 1
+    j = np.arange(m + 1)
+    terms = gammaln(m + 1) - gammaln(m - j + 1) + j * math.log(2)
+    return float(math.log(2) + logsumexp(terms))
+
+
+def privdl_lambda_value(epsilon: float, delta: float) -> float:
+    r"""The set-cover calibration for add/remove neighbours **[reconstructed]**
+    (algorithms.md §3, 004 Lemma A.1, Gupta et al. 2010): :math:`\lambda = \varepsilon / (2\ln(e/\delta))`."""
+    if math.isinf(epsilon):
+        return math.inf
+    return epsilon / (2 * math.log(math.e / delta))
+
+
+def _n(n: Array) -> npt.NDArray:
+    return np.asarray(n, dtype=float)
+
+
+def rate_rivest(n: Array, n_features: int, beta: float = 0.1) -> npt.NDArray:
+    r"""Occam bound for any consistent learner over F-decision lists (Rivest 1987; 001
+    Theorem 1's argument): with probability ≥ 1 − β, :math:`\alpha(n) = (\ln|C| + \ln(1/\beta))/n`,
+    :math:`\ln|C|` from :func:`dl_log_class_size` (= :math:`O(|F|\ln|F|)`, algorithms.md §3's
+    :math:`n = O((|F|\log|F| + \log(1/\beta))/\alpha)`). A proven bound in the realizable case."""
+    return (dl_log_class_size(n_features) + math.log(1 / beta)) / _n(n)
+
+
+def rate_privdl(n: Array, epsilon: Array, delta: float, n_features: int, beta: float = 0.1) -> npt.NDArray:
+    r"""Theorem 3.5's shape **[reconstructed]** (algorithms.md §3), unit constants:
+
+    .. math:: \alpha(n) = \frac{|F|\,\ln(|F|/\beta)\,\ln(1/\delta)}{\varepsilon n}
+              + \frac{|F|\ln|F| + \ln(1/\beta)}{n}.
+
+    Exponents: −1 in n, −1 in ε, 1 (times logs) in |F|."""
+    f = float(n_features)
+    eps = np.asarray(epsilon, dtype=float)
+    private = f * math.log(f / beta) * math.log(1 / delta) / (eps * _n(n))
+    return private + (f * math.log(f) + math.log(1 / beta)) / _n(n)
+
+
+def rate_privdl_kdl(n: Array, epsilon: Array, delta: float, d: int, k: int, beta: float = 0.1) -> npt.NDArray:
+    r"""Corollary A.8 **[reconstructed]**: Theorem 3.5 with :math:`|F| \le (2d+1)^k`, i.e.
+    :math:`n = \tilde O(d^k \log(1/\delta)/(\alpha\varepsilon))` — :func:`rate_privdl` at
+    :math:`|F| = (2d+1)^k`."""
+    return rate_privdl(n, epsilon, delta, (2 * d + 1) ** k, beta)
+
+
+def rate_privdl_composition(n: Array, epsilon: Array, delta: float, n_features: int, beta: float = 0.1) -> npt.NDArray:
+    r"""The ablation ``privdl_composition`` **[reconstructed]**, unit constants: each of the
+    :math:`|F|` rounds runs the exponential mechanism with
+    :math:`\varepsilon_0 = \varepsilon/\sqrt{8|F|\ln(1/\delta)}` (advanced composition), which
+    errs on at most :math:`2(\ln(2|F|) + \ln(|F|/\beta))/\varepsilon_0` remaining examples per
+    round (Prop. 2.1 and a union bound, as in 004 Lemma A.4); summed over the rounds,
+
+    .. math:: \alpha(n) = \frac{2|F|^{3/2}\sqrt{8\ln(1/\delta)}\,\ln(2|F|^2/\beta)}{\varepsilon n}
+              + \frac{|F|\ln|F| + \ln(1/\beta)}{n}:
+
+    exponent 3/2 in |F| instead of privdl's 1."""
+    f = float(n_features)
+    eps = np.asarray(epsilon, dtype=float)
+    private = 2 * f**1.5 * math.sqrt(8 * math.log(1 / delta)) * math.log(2 * f * f / beta) / (eps * _n(n))
+    return private + (f * math.log(f) + math.log(1 / beta)) / _n(n)
+
+
+def rate_exp_mech_dl(n: Array, epsilon: Array, n_features: int) -> npt.NDArray:
+    r"""KLNRS exponential mechanism over all F-decision lists (001 §1, as
+    :func:`dpbench.theory.rate_exp_mech_pac`): with :math:`\ln|C|` from
+    :func:`dl_log_class_size`, :math:`\alpha = \max\{8\ln|C|/(\varepsilon n), \sqrt{8\ln|C|/n}\}`
+    (algorithms.md §3: :math:`n = O((|F|\log|F| + \log(1/\beta))/(\alpha\varepsilon))`). A bound."""
+    log_c = dl_log_class_size(n_features)
+    n = _n(n)
+    return np.maximum(8 * log_c / (np.asarray(epsilon, dtype=float) * n), np.sqrt(8 * log_c / n))
+
+
+def n_rivest(alpha: Array, n_features: int, beta: float = 0.1) -> npt.NDArray:
+    """Sample size at which :func:`rate_rivest` reaches α."""
+    return (dl_log_class_size(n_features) + math.log(1 / beta)) / np.asarray(alpha, dtype=float)
+
+
+def n_privdl(alpha: Array, epsilon: Array, delta: float, n_features: Array, beta: float = 0.1) -> npt.NDArray:
+    r"""Theorem 3.5 **[reconstructed]**, unit constants:
+    :math:`n = |F|\ln(|F|/\beta)\ln(1/\delta)/(\alpha\varepsilon) + (|F|\ln|F| + \ln(1/\beta))/\alpha`
+    (vectorised over ε and |F|)."""
+    f = np.asarray(n_features, dtype=float)
+    eps = np.asarray(epsilon, dtype=float)
+    alpha = np.asarray(alpha, dtype=float)
+    return f * np.log(f / beta) * math.log(1 / delta) / (alpha * eps) + (f * np.log(f) + math.log(1 / beta)) / alpha
+
+
+def n_privdl_composition(alpha: Array, epsilon: Array, delta: float, n_features: Array, beta: float = 0.1) -> npt.NDArray:
+    """Sample size at which :func:`rate_privdl_composition` reaches α (vectorised over ε and |F|)."""
+    f = np.asarray(n_features, dtype=float)
+    eps = np.asarray(epsilon, dtype=float)
+    alpha = np.asarray(alpha, dtype=float)
+    private = 2 * f**1.5 * math.sqrt(8 * math.log(1 / delta)) * np.log(2 * f * f / beta) / (alpha * eps)
+    return private + (f * np.log(f) + math.log(1 / beta)) / alpha
+
+
+def n_exp_mech_dl(alpha: Array, epsilon: Array, n_features: int) -> npt.NDArray:
+    r""":math:`n = 8\ln|C|/(\alpha\min\{\alpha,\varepsilon\})` (001 §1) over F-decision lists."""
+    alpha = np.asarray(alpha, dtype=float)
+    return 8 * dl_log_class_size(n_features) / (alpha * np.minimum(alpha, np.asarray(epsilon, dtype=float)))

@@ -1,0 +1,175 @@
+r"""``rivest``: Rivest's (1987) consistent learner for F-decision lists (algorithms.md §3).
+
+Repeat: among the unused features ``f ∈ F`` (all conjunctions of ≤ k literals and the
+constant-true function) pick a pair ``(f, b)`` such that every remaining example with
+``f(x) = 1`` has label ``b`` and at least one such example exists; append it; delete the
+examples it covers; stop when none remain; append a default bit (the majority label of the
+examples left uncovered, if the sample is not realizable and no consistent pair exists,
+else of the whole sample).
+
+``choice='greedy'`` (default) takes a consistent pair covering the most remaining examples
+(ties uniform, from ``rng``); ``choice='uniform'`` takes a uniformly random consistent pair —
+both are instances of Rivest's "pick any". The covering loop is shared with
+:mod:`dpbench.learners.privdl`: per-feature positive/negative counts over the remaining
+examples are kept incrementally (:class:`CoverState`), so a run costs ``O(n|F| + |F|²)``.
+
+Utility (realizable): the output is consistent with the sample and lies in the class of
+F-decision lists, so w.p. ≥ 1 − β its error is at most ``(ln|C| + ln(1/β))/n`` with
+``ln|C| = O(|F| ln|F|)`` (Occam; :func:`dpbench.theory.rate_rivest`). Not private.
+
+References
+----------
+.. [Riv87] R. L. Rivest, "Learning decision lists", Machine Learning 2(3), 1987.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numba
+import numpy as np
+import numpy.typing as npt
+
+from dpbench.learners.base import Learner
+from dpbench.problems.base import Sample
+from dpbench.problems.decision_list import DecisionList, FeatureClass
+from dpbench.registry import register_learner
+
+#: Selection rule: ``(pos, neg, available, rng) -> (feature, bit)`` or ``None`` to stop.
+Select = Callable[[npt.NDArray, npt.NDArray, npt.NDArray, np.random.Generator], "tuple[int, int] | None"]
+
+
+def feature_class(sample: Sample) -> FeatureClass:
+    return sample.concept_class.features
+
+
+def feature_matrix(sample: Sample) -> npt.NDArray[np.bool_]:
+    """``Φ`` (``n × |F|``) of the sample, computed once and cached on the sample."""
+    return sample.cached("dl_feature_matrix", lambda: feature_class(sample).evaluate(sample.X))
+
+
+def unsupported_features(target: Any) -> str | None:
+    concept_class = getattr(target, "concept_class", None)
+    if concept_class is None or not isinstance(getattr(concept_class, "features", None), FeatureClass):
+        return "the problem has no decision-list feature class"
+    return None
+
+
+@numba.njit(cache=True)
+def _accumulate(phi, rows, y, pos, neg, sign):  # pragma: no cover - compiled
+    """``pos/neg += sign·Φ[i]`` for each example ``i`` in ``rows`` by its label (in place;
+    ``phi`` is the uint8 view of Φ)."""
+    m = phi.shape[1]
+    for i in rows:
+        row = phi[i]
+        if y[i]:
+            for f in range(m):
+                pos[f] += sign * row[f]
+        else:
+            for f in range(m):
+                neg[f] += sign * row[f]
+
+
+class CoverState:
+    """Remaining examples of a covering run and, per feature, how many of them are
+    positive / negative and satisfy it.
+
+    ``incremental=True`` (the algorithm as specified): the counts are computed once,
+    ``O(n|F|)``, and decremented by the rows of the examples a rule removes — each example
+    is removed once, so all updates cost ``O(n|F|)`` in total. ``incremental=False``
+    recounts from scratch after every rule (``O(n|F|)`` per round; the benchmark's baseline).
+    """
+
+    def __init__(self, phi: npt.NDArray[np.bool_], y: npt.NDArray, *, incremental: bool = True):
+        self.phi = phi
+        self._phi8 = np.ascontiguousarray(phi).view(np.uint8)
+        self.y = np.asarray(y, dtype=bool)
+        self.incremental = incremental
+        self.alive = np.arange(len(self.y))
+        self.available = np.ones(phi.shape[1], dtype=bool)
+        self.pos = np.zeros(phi.shape[1], dtype=np.int64)
+        self.neg = np.zeros(phi.shape[1], dtype=np.int64)
+        _accumulate(self._phi8, self.alive, self.y, self.pos, self.neg, 1)
+
+    @property
+    def remaining(self) -> int:
+        return len(self.alive)
+
+    def cover(self, f: int) -> None:
+        """Use feature ``f``: remove it and the remaining examples it covers."""
+        self.available[f] = False
+        hit = self.phi[self.alive, f]
+        removed, self.alive = self.alive[hit], self.alive[~hit]
+        if self.incremental:
+            _accumulate(self._phi8, removed, self.y, self.pos, self.neg, -1)
+        else:
+            self.pos[:] = 0
+            self.neg[:] = 0
+            _accumulate(self._phi8, self.alive, self.y, self.pos, self.neg, 1)
+
+
+def run_cover(phi: npt.NDArray[np.bool_], y: npt.NDArray, select: Select, *, rng: np.random.Generator, incremental: bool = True) -> tuple[list[int], list[int], CoverState]:
+    """The covering loop: while examples remain, ``select`` a pair and cover with it.
+
+    Returns the chosen features, bits and the final state (``select`` returning ``None``
+    stops early, e.g. when no consistent pair exists).
+    """
+    state = CoverState(phi, y, incremental=incremental)
+    features: list[int] = []
+    bits: list[int] = []
+    while state.remaining and state.available.any():
+        pick = select(state.pos, state.neg, state.available, rng)
+        if pick is None:
+            break
+        f, b = pick
+        features.append(int(f))
+        bits.append(int(b))
+        state.cover(int(f))
+    return features, bits, state
+
+
+def _majority(y: npt.NDArray) -> int:
+    return int(2 * np.count_nonzero(y) > len(y)) if len(y) else 0
+
+
+@register_learner
+@dataclass(frozen=True, kw_only=True)
+class Rivest(Learner):
+    """Rivest's consistent decision-list learner (module docstring); ``choice`` is
+    ``'greedy'`` (most covered examples) or ``'uniform'`` among the consistent pairs."""
+
+    name: ClassVar[str] = "rivest"
+    family: ClassVar[str] = "batch"
+    problems: ClassVar[tuple[str, ...]] = ("decision_list",)
+    choice: str = "greedy"
+
+    def __post_init__(self) -> None:
+        if self.choice not in ("greedy", "uniform"):
+            raise ValueError(f"choice must be one of ['greedy', 'uniform'], got {self.choice!r}")
+
+    @classmethod
+    def test_params(cls) -> Iterator[dict]:
+        yield {}
+        yield {"choice": "uniform"}
+
+    def supports(self, target: Any) -> str | None:
+        return unsupported_features(target)
+
+    def _select(self, pos, neg, available, rng):
+        consistent = available & (((pos > 0) & (neg == 0)) | ((neg > 0) & (pos == 0)))
+        if not consistent.any():
+            return None
+        if self.choice == "greedy":
+            coverage = np.where(consistent, pos + neg, -1)
+            candidates = np.flatnonzero(coverage == coverage.max())
+        else:
+            candidates = np.flatnonzero(consistent)
+        f = int(rng.choice(candidates))
+        return f, int(pos[f] > 0)
+
+    def fit(self, sample: Sample, *, rng: np.random.Generator) -> DecisionList:
+        features, bits, state = run_cover(feature_matrix(sample), sample.y, self._select, rng=rng)
+        left = sample.y[state.alive] if state.remaining else sample.y
+        return DecisionList.from_features(feature_class(sample), features, bits, _majority(left))
