@@ -35,7 +35,7 @@ import numpy as np
 
 from dpbench.learners.base import REPLACE_ONE, Guarantee, Learner
 from dpbench.learners.privdl import covering_list
-from dpbench.learners.rivest import feature_class, unsupported_features
+from dpbench.learners.rivest import cover_cost, feature_class, unsupported_features
 from dpbench.mechanisms.composition import advanced, advanced_per_step, basic
 from dpbench.problems.base import Sample
 from dpbench.problems.decision_list import DecisionList
@@ -89,6 +89,10 @@ class PrivDLComposition(Learner):
 
     def supports(self, target: Any) -> str | None:
         return unsupported_features(target)
+
+    @classmethod
+    def cost(cls, cell: Any) -> float:
+        return cover_cost(cell)
 
     def lam(self, n_features: int) -> float:
         """``λ = ε₀/2`` for a feature class of size ``n_features`` (``P ∝ exp(ε₀ q/2)``)."""

@@ -45,9 +45,23 @@ def feature_class(sample: Sample) -> FeatureClass:
     return sample.concept_class.features
 
 
-def feature_matrix(sample: Sample) -> npt.NDArray[np.bool_]:
-    """``Φ`` (``n × |F|``) of the sample, computed once and cached on the sample."""
-    return sample.cached("dl_feature_matrix", lambda: feature_class(sample).evaluate(sample.X))
+def feature_matrix(sample: Sample) -> npt.NDArray[np.uint8]:
+    """``Φ`` of the sample packed by rows (``n × ceil(|F|/8)`` uint8, little-endian bits:
+    :meth:`FeatureClass.evaluate_packed`), computed once and cached on the sample — 8×
+    smaller than a Boolean matrix, since the runner keeps many samples alive."""
+    return sample.cached("dl_feature_matrix_packed", lambda: feature_class(sample).evaluate_packed(sample.X))
+
+
+def cover_cost(cell: Any) -> float:
+    """Predicted own seconds per repetition of a covering learner (:mod:`dpbench.cost` hook):
+    Φ (≈ 1e-8 s per example × feature, charged to every learner although cells of a shard
+    share it), the counts and rounds (≈ 1e-8 s per example × feature), the held-out error
+    (≈ 5e-3 s) — measured on the quick config, 2-core build machine."""
+    from dpbench import registry
+
+    params = dict(cell.problem_params)
+    f = registry.problem(cell.problem)(**params).n_features()
+    return 5e-3 + 2e-8 * cell.size * f + 1e-8 * f * f
 
 
 def unsupported_features(target: Any) -> str | None:
@@ -58,18 +72,23 @@ def unsupported_features(target: Any) -> str | None:
 
 
 @numba.njit(cache=True)
-def _accumulate(phi, rows, y, pos, neg, sign):  # pragma: no cover - compiled
+def _accumulate(packed, rows, y, pos, neg, sign):  # pragma: no cover - compiled
     """``pos/neg += sign·Φ[i]`` for each example ``i`` in ``rows`` by its label (in place;
-    ``phi`` is the uint8 view of Φ)."""
-    m = phi.shape[1]
+    ``packed`` is Φ packed by rows, little-endian bits)."""
+    m = pos.shape[0]
+    n_bytes = packed.shape[1]
     for i in rows:
-        row = phi[i]
-        if y[i]:
-            for f in range(m):
-                pos[f] += sign * row[f]
-        else:
-            for f in range(m):
-                neg[f] += sign * row[f]
+        target = pos if y[i] else neg
+        for byte in range(n_bytes):
+            v = packed[i, byte]
+            if v == 0:
+                continue
+            base = byte * 8
+            for bit in range(8):
+                if (v >> bit) & 1:
+                    f = base + bit
+                    if f < m:
+                        target[f] += sign
 
 
 class CoverState:
@@ -82,16 +101,15 @@ class CoverState:
     recounts from scratch after every rule (``O(n|F|)`` per round; the benchmark's baseline).
     """
 
-    def __init__(self, phi: npt.NDArray[np.bool_], y: npt.NDArray, *, incremental: bool = True):
-        self.phi = phi
-        self._phi8 = np.ascontiguousarray(phi).view(np.uint8)
+    def __init__(self, packed: npt.NDArray[np.uint8], y: npt.NDArray, n_features: int, *, incremental: bool = True):
+        self.packed = np.ascontiguousarray(packed)
         self.y = np.asarray(y, dtype=bool)
         self.incremental = incremental
         self.alive = np.arange(len(self.y))
-        self.available = np.ones(phi.shape[1], dtype=bool)
-        self.pos = np.zeros(phi.shape[1], dtype=np.int64)
-        self.neg = np.zeros(phi.shape[1], dtype=np.int64)
-        _accumulate(self._phi8, self.alive, self.y, self.pos, self.neg, 1)
+        self.available = np.ones(n_features, dtype=bool)
+        self.pos = np.zeros(n_features, dtype=np.int64)
+        self.neg = np.zeros(n_features, dtype=np.int64)
+        _accumulate(self.packed, self.alive, self.y, self.pos, self.neg, 1)
 
     @property
     def remaining(self) -> int:
@@ -100,23 +118,23 @@ class CoverState:
     def cover(self, f: int) -> None:
         """Use feature ``f``: remove it and the remaining examples it covers."""
         self.available[f] = False
-        hit = self.phi[self.alive, f]
+        hit = ((self.packed[self.alive, f >> 3] >> (f & 7)) & 1).astype(bool)
         removed, self.alive = self.alive[hit], self.alive[~hit]
         if self.incremental:
-            _accumulate(self._phi8, removed, self.y, self.pos, self.neg, -1)
+            _accumulate(self.packed, removed, self.y, self.pos, self.neg, -1)
         else:
             self.pos[:] = 0
             self.neg[:] = 0
-            _accumulate(self._phi8, self.alive, self.y, self.pos, self.neg, 1)
+            _accumulate(self.packed, self.alive, self.y, self.pos, self.neg, 1)
 
 
-def run_cover(phi: npt.NDArray[np.bool_], y: npt.NDArray, select: Select, *, rng: np.random.Generator, incremental: bool = True) -> tuple[list[int], list[int], CoverState]:
-    """The covering loop: while examples remain, ``select`` a pair and cover with it.
+def run_cover(packed: npt.NDArray[np.uint8], y: npt.NDArray, n_features: int, select: Select, *, rng: np.random.Generator, incremental: bool = True) -> tuple[list[int], list[int], CoverState]:
+    """The covering loop on packed ``Φ``: while examples remain, ``select`` a pair and cover with it.
 
     Returns the chosen features, bits and the final state (``select`` returning ``None``
     stops early, e.g. when no consistent pair exists).
     """
-    state = CoverState(phi, y, incremental=incremental)
+    state = CoverState(packed, y, n_features, incremental=incremental)
     features: list[int] = []
     bits: list[int] = []
     while state.remaining and state.available.any():
@@ -157,6 +175,10 @@ class Rivest(Learner):
     def supports(self, target: Any) -> str | None:
         return unsupported_features(target)
 
+    @classmethod
+    def cost(cls, cell: Any) -> float:
+        return cover_cost(cell)
+
     def _select(self, pos, neg, available, rng):
         consistent = available & (((pos > 0) & (neg == 0)) | ((neg > 0) & (pos == 0)))
         if not consistent.any():
@@ -170,6 +192,6 @@ class Rivest(Learner):
         return f, int(pos[f] > 0)
 
     def fit(self, sample: Sample, *, rng: np.random.Generator) -> DecisionList:
-        features, bits, state = run_cover(feature_matrix(sample), sample.y, self._select, rng=rng)
+        features, bits, state = run_cover(feature_matrix(sample), sample.y, feature_class(sample).size, self._select, rng=rng)
         left = sample.y[state.alive] if state.remaining else sample.y
         return DecisionList.from_features(feature_class(sample), features, bits, _majority(left))

@@ -97,6 +97,15 @@ class FeatureClass:
     def size(self) -> int:
         return dl_feature_count(self.d, self.k, self.monotone)
 
+    def evaluate_packed(self, X: npt.NDArray, *, block: int = 1 << 15) -> npt.NDArray[np.uint8]:
+        """``Φ`` packed by rows: ``(n, ceil(|F|/8))`` uint8, bit ``f % 8`` (little-endian) of
+        byte ``f // 8`` is ``f(x_j)``; computed in blocks of rows to bound peak memory."""
+        X = np.asarray(X)
+        out = np.empty((len(X), -(-self.size // 8)), dtype=np.uint8)
+        for start in range(0, len(X), block):
+            out[start : start + block] = np.packbits(self.evaluate(X[start : start + block]), axis=1, bitorder="little")
+        return out
+
     def evaluate(self, X: npt.NDArray) -> npt.NDArray[np.bool_]:
         """``Φ`` of shape ``(n, |F|)``: ``Φ[j, f] = f(x_j)``."""
         X = np.asarray(X, dtype=bool)
@@ -302,6 +311,14 @@ class DecisionListProblem(Problem):
             raise ValueError(f"noise must be in [0, 0.5), got {self.noise!r}")
         object.__setattr__(self, "p", float(self.p))
         object.__setattr__(self, "noise", float(self.noise))
+
+    def n_features(self) -> int:
+        """``|F|`` of the feature class (a function of the parameters only)."""
+        return dl_feature_count(self.d, self.k, self.monotone)
+
+    def log_class_size(self) -> float:
+        """``ln|C|`` of the F-decision lists (read by :mod:`dpbench.cost` to size shards)."""
+        return dl_log_class_size(self.n_features())
 
     @classmethod
     def test_params(cls) -> Iterator[dict]:
