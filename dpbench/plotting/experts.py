@@ -67,17 +67,14 @@ def _curves(
 
 
 def _finish(fig, axes, title: str, ylabel: str):
+    """Y label, one legend under each panel (slopes differ per panel), title."""
     with plt.rc_context(RC):
         axes[0].set_ylabel(ylabel)
-        handles, labels = [], []
         for ax in axes:
-            for h, lab in zip(*ax.get_legend_handles_labels()):
-                if lab not in labels:
-                    handles.append(h)
-                    labels.append(lab)
-        handles.append(plt.Line2D([], [], ls="--", color="0.3"))
-        labels.append("theory bound (same colour)")
-        fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, frameon=False)
+            handles, labels = ax.get_legend_handles_labels()
+            handles.append(plt.Line2D([], [], ls="--", color="0.3"))
+            labels.append("theory bound (same colour)")
+            ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1, frameon=False, fontsize=6.5)
         fig.suptitle(title)
         fig.tight_layout()
     return fig
