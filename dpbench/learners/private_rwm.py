@@ -32,8 +32,8 @@ from typing import ClassVar
 
 from dpbench.learners.base import REPLACE_ONE, Guarantee, Learner
 from dpbench.learners.experts_common import HedgeLearner, rwm_eta
-from dpbench.mechanisms.accounting import exponential_mechanism_event
-from dpbench.mechanisms.composition import advanced, advanced_per_step
+from dpbench.mechanisms.accounting import exponential_mechanism_event, largest_per_step
+from dpbench.mechanisms.composition import advanced
 from dpbench.registry import register_learner
 from dpbench.validation import check_delta, check_epsilon
 
@@ -58,8 +58,9 @@ def check_private_params(epsilon: float, delta: float) -> tuple[float, float]:
 
 
 def advanced_composed_epsilon(epsilon0: float, T: int, delta: float) -> float:
-    """min(basic, advanced) ε of T rounds of ε₀-DP at δ."""
-    return min(T * epsilon0, advanced(epsilon0, T, delta)[0])
+    """min(basic, advanced) ε of T rounds of ε₀-DP at δ (advanced overflows beyond ε₀ ≈ 700)."""
+    adv = advanced(epsilon0, T, delta)[0] if epsilon0 < 100 else math.inf
+    return min(T * epsilon0, adv)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -74,7 +75,7 @@ def calibrate(epsilon: float, delta: float, T: int, k: int) -> RwmCalibration:
         return RwmCalibration(eta=cap, eta_privacy=math.inf, epsilon=math.inf, delta=delta)
     seeds = epsilon / math.sqrt(32 * T * math.log(1 / delta))
     if advanced_composed_epsilon(2 * seeds, T, delta) > epsilon:
-        seeds = advanced_per_step(epsilon, T, delta) / 2
+        seeds = largest_per_step(lambda e0: advanced_composed_epsilon(e0, T, delta), epsilon=epsilon, delta=delta, upper=epsilon).per_step / 2
     eta = min(seeds, cap)
     composed = advanced_composed_epsilon(2 * eta, T, delta)
     assert composed <= epsilon * (1 + 1e-12), (composed, epsilon)

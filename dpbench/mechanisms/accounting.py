@@ -150,7 +150,7 @@ def _compose_best(epsilon0: float, T: int, delta: float, rho: float) -> float:
     if math.isinf(epsilon0):
         return math.inf
     basic = T * epsilon0
-    adv = advanced(epsilon0, T, delta)[0]
+    adv = advanced(epsilon0, T, delta)[0] if epsilon0 < 100 else math.inf  # e^{ε₀} overflows
     return float(min(basic, adv, compose_zcdp(rho, T, delta)))
 
 
