@@ -134,13 +134,19 @@ def _linear(per_rep: float, per_example_var: float) -> Callable[[Cell], float]:
     return model
 
 
-def _class_enumeration(cell: Cell) -> dict[tuple, float]:
-    """Shared: mistakes of every hypothesis, once per sample (``erm.class_mistakes``)."""
+def _enumerated_class_size(cell: Cell) -> float | None:
+    """|C| if the cell's learner enumerates the class, None if it skips it (too large)."""
     from dpbench import registry
 
-    size = math.exp(log_class_size(cell))
+    size = math.exp(min(log_class_size(cell), 700.0))
     limit = dict(cell.learner_params).get("max_hypotheses", getattr(registry.learner(cell.learner), "max_hypotheses", math.inf))
-    if isinstance(limit, (int, float)) and size > limit:
+    return None if isinstance(limit, (int, float)) and size > limit else size
+
+
+def _class_enumeration(cell: Cell) -> dict[tuple, float]:
+    """Shared: mistakes of every hypothesis, once per sample (``erm.class_mistakes``)."""
+    size = _enumerated_class_size(cell)
+    if size is None:
         return {}  # the learner skips the cell
     seconds = CLASS_WORD_SECONDS * size * _words(cell.size) + 5e-4
     return {("class_mistakes", cell.problem_id, cell.size): seconds * cell.repetitions}
@@ -227,7 +233,7 @@ def shard_memory_mb(cells: Iterable[Cell]) -> float:
         key = _sample_key(cell)
         nbytes = cell.size * (dimension(cell) + 1)
         if cell.learner in ("erm", "exp_mech_erm"):
-            nbytes += 8 * math.exp(min(log_class_size(cell), 40.0))
+            nbytes += 8 * (_enumerated_class_size(cell) or 0.0)
         per_sample[key] = max(per_sample.get(key, 0.0), nbytes)
         reps[key] = max(reps.get(key, 0), cell.repetitions)
     held = sorted((per_sample[k] for k in per_sample for _ in range(min(reps[k], 256))), reverse=True)[:256]
