@@ -100,11 +100,17 @@ class DPGD(Learner):
         return Guarantee(epsilon=calibrate_gd(self.epsilon, self.delta, self.steps)[1], delta=self.delta)
 
     def _clip_norm(self) -> float | None:
-        """The clipping threshold used by ``fit`` (a test overrides it to break privacy)."""
+        """The clipping threshold used by ``fit`` (the privacy tests override it, together
+        with :meth:`_features`, to build the broken variant the audit must catch)."""
         return self.clip
 
+    def _features(self, X: np.ndarray) -> np.ndarray:
+        """Features as seen by the optimiser: projected onto the unit ball (so that all
+        learners minimise the same ``J_λ``; privacy rests on the clipping alone)."""
+        return unit_ball(X)
+
     def fit(self, sample: Sample, *, rng: np.random.Generator) -> LinearClassifier:
-        X, s = unit_ball(sample.X), signs(sample.y)
+        X, s = self._features(sample.X), signs(sample.y)
         n, d = X.shape
         x_norms = np.linalg.norm(X, axis=1)
         sigma = self.noise_multiplier() * 2 * self.clip / n  # std of the noise on the average
