@@ -16,7 +16,6 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
-from scipy import stats
 
 THEORY_COLUMNS = [
     "experiment",
@@ -38,6 +37,8 @@ THEORY_COLUMNS = [
 
 def clopper_pearson(successes: npt.ArrayLike, trials: npt.ArrayLike, confidence: float = 0.95) -> tuple[npt.NDArray, npt.NDArray]:
     """Exact two-sided binomial confidence interval for a success probability."""
+    from scipy import stats  # deferred: ~0.7 s to import, not needed by shard jobs
+
     k = np.asarray(successes, dtype=float)
     n = np.asarray(trials, dtype=float)
     a = (1 - confidence) / 2
@@ -52,6 +53,8 @@ def loglog_slope(x: npt.ArrayLike, y: npt.ArrayLike, confidence: float = 0.95) -
 
     Points with non-positive or non-finite values are dropped; fewer than 3 points give NaNs.
     """
+    from scipy import stats  # deferred: ~0.7 s to import, not needed by shard jobs
+
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     keep = (x > 0) & (y > 0) & np.isfinite(x) & np.isfinite(y)
@@ -86,6 +89,8 @@ def learning_regime(x: npt.ArrayLike, y: npt.ArrayLike) -> npt.NDArray[np.bool_]
 
 def mean_ci(values: pd.Series, confidence: float = 0.95) -> tuple[float, float, float]:
     """Mean and t-interval of the mean."""
+    from scipy import stats  # deferred: ~0.7 s to import, not needed by shard jobs
+
     v = values.dropna().to_numpy(dtype=float)
     if len(v) == 0:
         return math.nan, math.nan, math.nan

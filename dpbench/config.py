@@ -159,7 +159,7 @@ def _expand_block(exp_id: str, block: Mapping, where: str) -> list[Cell]:
 
     cells = []
     for i, name in enumerate(block["learners"]):
-        if name not in registry.LEARNERS:
+        if not registry.is_learner(name):
             raise ConfigError(f"{where}.learners[{i}]", f"unknown learner {name!r}; known: {sorted(registry.LEARNERS)}")
         learner_cls = registry.learner(name)
         if problem_name not in learner_cls.problems:
@@ -189,7 +189,6 @@ def _target_seconds(shard_minutes: object) -> float | None:
 def from_dict(config: Mapping[str, Any]) -> Grid:
     """Validate a config mapping and expand it into cells; raise :class:`ConfigError`."""
     check_schema(config)
-    registry.load_all()
     plans = {}
     for exp_id, block in config["experiments"].items():
         where = f"experiments.{exp_id}"

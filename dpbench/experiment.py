@@ -9,6 +9,7 @@ with its sample sharing across cells.
 
 from __future__ import annotations
 
+import importlib
 import json
 import logging
 import time
@@ -30,10 +31,21 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Figure:
-    """A figure recipe: ``draw(df) -> matplotlib Figure``; ``caption`` goes into the report."""
+    """A figure recipe: ``draw(df) -> matplotlib Figure``; ``caption`` goes into the report.
 
-    draw: Callable[..., Any]
+    ``draw`` may be given as ``"module:function"`` so that importing an experiment (as every
+    shard job does) does not import matplotlib; it is resolved on first use.
+    """
+
+    draw: Callable[..., Any] | str
     caption: str
+
+    def __call__(self, df: Any) -> Any:
+        draw = self.draw
+        if isinstance(draw, str):
+            module, _, function = draw.partition(":")
+            draw = getattr(importlib.import_module(module), function)
+        return draw(df)
 
 
 @dataclass(frozen=True)

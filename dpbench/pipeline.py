@@ -8,7 +8,6 @@ from pathlib import Path
 
 from dpbench import registry
 from dpbench.analysis import THEORY_COLUMNS
-from dpbench.plotting.style import save
 from dpbench.results import read_results
 
 
@@ -30,5 +29,7 @@ def write_theory_check(experiment: str, results: str | Path, out: str | Path) ->
 
 def write_figure(experiment: str, figure: str, results: str | Path, out_pdf: str | Path) -> None:
     """Draw one figure of the experiment; writes ``out_pdf`` and the PNG beside it."""
+    from dpbench.plotting.style import save
+
     recipe = registry.experiment(experiment).figures[figure]
-    save(recipe.draw(read_results(results)), Path(out_pdf).with_suffix(""))
+    save(recipe(read_results(results)), Path(out_pdf).with_suffix(""))

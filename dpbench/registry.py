@@ -2,7 +2,10 @@
 
 A new learner is one module in ``dpbench/learners/`` with ``@register_learner``; it is
 found by :func:`load_all` (which imports every module of the three packages), listed by
-``dpbench list`` and accepted by the config validation. Names are the catalogue's names
+``dpbench list`` and accepted by the config validation. Lookups by name are lazy: since a
+module is named after what it registers, :func:`learner` first imports just
+``dpbench.learners.<name>`` and scans every module only if that does not register it — so a
+shard job imports the code of its own cells, not the whole catalogue. Names are the catalogue's names
 (``exp_mech_erm``, ``privdl``, ...): module, registry key, config, Parquet and legend agree.
 """
 
@@ -57,8 +60,15 @@ def load_all() -> None:
     _loaded = True
 
 
-def _get(table: dict, name: str, kind: str) -> Any:
-    load_all()
+def _get(table: dict, name: str, kind: str, package: str) -> Any:
+    if name not in table and isinstance(name, str) and name.isidentifier():
+        try:
+            importlib.import_module(f"{package}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{package}.{name}":
+                raise
+    if name not in table:
+        load_all()
     try:
         return table[name]
     except KeyError:
@@ -67,14 +77,22 @@ def _get(table: dict, name: str, kind: str) -> Any:
 
 def problem(name: str) -> type:
     """The problem class registered as ``name``."""
-    return _get(PROBLEMS, name, "problem")
+    return _get(PROBLEMS, name, "problem", "dpbench.problems")
 
 
 def learner(name: str) -> type:
     """The learner class registered as ``name``."""
-    return _get(LEARNERS, name, "learner")
+    return _get(LEARNERS, name, "learner", "dpbench.learners")
 
 
 def experiment(name: str) -> Any:
     """The experiment registered as ``name``."""
-    return _get(EXPERIMENTS, name, "experiment")
+    return _get(EXPERIMENTS, name, "experiment", "dpbench.experiments")
+
+
+def is_learner(name: str) -> bool:
+    try:
+        learner(name)
+    except KeyError:
+        return False
+    return True

@@ -17,7 +17,7 @@ import pytest
 
 from dpbench.audit import audit, epsilon_lower_bound, run_many
 from dpbench.learners.exp_mech_erm import ExpMechERM
-from dpbench.learners.sq_conjunction import PrivateSQConjunction
+from dpbench.learners.private_sq_conjunction import PrivateSQConjunction
 from dpbench.mechanisms.exponential import ExponentialMechanism
 from dpbench.mechanisms.laplace import Laplace
 from dpbench.problems.base import Sample

@@ -12,7 +12,8 @@ from dpbench.learners.decision_tree import DecisionTree
 from dpbench.learners.elimination import Elimination
 from dpbench.learners.erm import ERM
 from dpbench.learners.exp_mech_erm import ExpMechERM
-from dpbench.learners.sq_conjunction import PrivateSQConjunction, SQConjunction
+from dpbench.learners.private_sq_conjunction import PrivateSQConjunction
+from dpbench.learners.sq_conjunction import SQConjunction
 from dpbench.mechanisms.exponential import ExponentialMechanism
 from dpbench.problems.conjunction import ConjunctionClass, ConjunctionProblem
 from dpbench import theory

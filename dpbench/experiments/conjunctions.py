@@ -22,7 +22,6 @@ import pandas as pd
 from dpbench import theory
 from dpbench.analysis import bound_violations, learning_regime, local_exponent, loglog_slope, sample_complexity, summarise, theory_row
 from dpbench.experiment import Experiment, Figure, run_batch_cell
-from dpbench.plotting.common import metric_vs_size, sample_complexity_vs_epsilon
 from dpbench.registry import register_experiment
 
 #: Failure probability of the high-probability bounds, and the accuracy target of n*(α).
@@ -112,6 +111,8 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def figure_error_vs_n(df: pd.DataFrame):
+    from dpbench.plotting.common import metric_vs_size
+
     return metric_vs_size(df, size="n", theory=error_rate, title="Conjunctions: population error vs n")
 
 
@@ -125,6 +126,8 @@ def _theory_exponent_eps(learner: str, df: pd.DataFrame) -> float:
 
 
 def figure_sample_complexity(df: pd.DataFrame):
+    from dpbench.plotting.common import sample_complexity_vs_epsilon
+
     return sample_complexity_vs_epsilon(
         df, alpha=ALPHA, beta=BETA, theory_n=sample_size_rate, theory_exponent=lambda learner: _theory_exponent_eps(learner, df),
         title=f"Conjunctions: n*(α={ALPHA}) vs ε",

@@ -8,8 +8,6 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-from sklearn.tree import DecisionTreeClassifier
-
 from dpbench.learners.base import Learner
 from dpbench.problems.base import Sample
 from dpbench.registry import register_learner
@@ -23,7 +21,9 @@ class DecisionTree(Learner):
     problems: ClassVar[tuple[str, ...]] = ("conjunction", "decision_list")
     max_depth: int | None = None
 
-    def fit(self, sample: Sample, *, rng: np.random.Generator) -> DecisionTreeClassifier:
+    def fit(self, sample: Sample, *, rng: np.random.Generator):
+        from sklearn.tree import DecisionTreeClassifier  # deferred: sklearn takes seconds to import
+
         model = DecisionTreeClassifier(max_depth=self.max_depth, random_state=int(rng.integers(2**31)))
         if len(np.unique(sample.y)) < 2:  # one class seen: a constant predictor
             return _Constant(int(sample.y[0]) if len(sample) else 0)

@@ -1,0 +1,73 @@
+"""``private_sq_conjunction``: the statistical-query conjunction learner with every query
+answered by the Laplace mechanism (000 §11.1, 002 last part; algorithms.md §2).
+
+A query ``φ_ℓ(x, y) = 1[y = 1 ∧ ℓ(x) = 0]`` is a mean over ``n`` rows: replace-one
+sensitivity ``1/n``. With basic composition over the ``m`` queries each answer gets
+``Lap(m/(εn))`` (ε-DP); with ``delta > 0`` the per-query budget comes from advanced
+composition instead ((ε, δ)-DP). Literals are kept iff the noisy answer is below
+``τ = α/(2m)``, as in :mod:`dpbench.learners.sq_conjunction`.
+Utility (000): ``n = O(max(m ln m/(εα), ln m/α²))``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from dpbench.learners.base import Guarantee, Learner
+from dpbench.learners.sq_conjunction import conjunction_from_answers, literal_queries, n_literals
+from dpbench.mechanisms.composition import advanced_per_step
+from dpbench.mechanisms.laplace import Laplace
+from dpbench.problems.base import Sample
+from dpbench.problems.conjunction import Conjunction
+from dpbench.registry import register_learner
+from dpbench.validation import check_delta, check_epsilon, check_probability
+
+
+@register_learner
+@dataclass(frozen=True, kw_only=True)
+class PrivateSQConjunction(Learner):
+    """SQ learner with Laplace-noised answers; ε-DP (``delta = 0``, basic composition) or
+    (ε, δ)-DP (``delta > 0``, advanced composition), replace-one neighbours."""
+
+    name: ClassVar[str] = "private_sq_conjunction"
+    family: ClassVar[str] = "batch"
+    private: ClassVar[bool] = True
+    problems: ClassVar[tuple[str, ...]] = ("conjunction",)
+    epsilon: float
+    delta: float = 0.0
+    alpha: float = 0.05
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        object.__setattr__(self, "delta", check_delta(self.delta))
+        check_probability(self.alpha, name="alpha", closed=False)
+
+    @classmethod
+    def test_params(cls) -> Iterator[dict]:
+        yield {"epsilon": 1.0}
+        yield {"epsilon": 1.0, "delta": 1e-6}
+        yield {"epsilon": math.inf}
+
+    def guarantee(self) -> Guarantee:
+        return Guarantee(epsilon=self.epsilon, delta=self.delta)
+
+    def epsilon_per_query(self, m: int) -> float:
+        """Budget of each of the ``m`` queries: ``ε/m`` (basic) or advanced composition."""
+        if self.delta == 0:
+            return self.epsilon / m
+        return advanced_per_step(self.epsilon, m, self.delta)
+
+    def fit(self, sample: Sample, *, rng: np.random.Generator) -> Conjunction:
+        m = n_literals(sample)
+        answers = literal_queries(sample)
+        mechanism = Laplace(epsilon=self.epsilon_per_query(m), sensitivity=1 / max(len(sample), 1))
+        if sample.concept_class.monotone:
+            answers = np.stack([mechanism.sample(answers[0], rng=rng), answers[1]])
+        else:
+            answers = mechanism.sample(answers, rng=rng)
+        return conjunction_from_answers(answers, self.alpha / (2 * m), sample.concept_class.monotone)
