@@ -27,7 +27,6 @@ from dpbench import theory
 from dpbench.analysis import bound_violations, learning_regime, loglog_slope, summarise, theory_row
 from dpbench.experiment import Experiment, Figure, base_row, data_rng, make_learner, mech_rng
 from dpbench.grid import Cell
-from dpbench.plotting import experts as fig
 from dpbench.registry import register_experiment
 
 #: failure probability of the high-probability bounds (quantile used by the bound check).
@@ -170,33 +169,33 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
 
 FIGURES = {
     "regret_vs_horizon": Figure(
-        fig.regret_vs_T,
+        "dpbench.plotting.experts:regret_vs_T",
         "Average expected regret (from the played distributions) against the horizon T on the stochastic "
         "sequence, one panel per ε, log–log; means over repetitions with 95% bands; dashed: the bound "
         "η + ln k/(ηT) of 000 Thm 11.1 at each learner's calibrated η; legend: fitted slope on the decaying "
         "part beside the theoretical exponent −½.",
     ),
     "regret_vs_epsilon": Figure(
-        fig.regret_vs_epsilon,
+        "dpbench.plotting.experts:regret_vs_epsilon",
         "Average expected regret against ε at fixed T, log–log; dashed: theoretical bounds at the same T; "
         "non-private learners are horizontal lines.",
     ),
     "regret_vs_k": Figure(
-        fig.regret_vs_k,
+        "dpbench.plotting.experts:regret_vs_k",
         "Average expected regret against the number of experts k at fixed T and ε; dashed: theoretical bounds.",
     ),
     "ftl_trap": Figure(
-        fig.ftl_trap,
+        "dpbench.plotting.experts:ftl_trap",
         "The FTL trap (losses (½,0),(0,1),(1,0),…): average realized regret against T; follow-the-leader stays "
         "at ½ (linear regret) while RWM and its private versions decay as T^(−½).",
     ),
     "realizable": Figure(
-        fig.realizable,
+        "dpbench.plotting.experts:realizable",
         "Realizable sequences (one expert never loses): average regret against T; sv_experts (sparse vector) "
         "decays as 1/T, the private RWM calibrations as T^(−½); dashed: bounds.",
     ),
     "tight_accounting": Figure(
-        fig.tight_accounting,
+        "dpbench.plotting.experts:tight_accounting",
         "Left: the learning rate η bought by the tight (RDP/zCDP) accountant over the advanced-composition "
         "calibration of 000 Thm 11.2, against ε (ratio, for the T of the grid). Right: the resulting expected "
         "regret of private_rwm_tight vs private_rwm against T, same (ε, δ).",

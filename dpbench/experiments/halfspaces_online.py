@@ -177,22 +177,20 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def _figures():
-    from dpbench.plotting import halfspaces_online as P
-
     return {
-        "mistakes_vs_t": Figure(P.mistakes_vs_t, "Cumulative mistakes against round t, one panel per learner, colour = ε (grey: non-private), "
+        "mistakes_vs_t": Figure("dpbench.plotting.halfspaces_online:mistakes_vs_t", "Cumulative mistakes against round t, one panel per learner, colour = ε (grey: non-private), "
                                 "on the small-N large-margin streams where the private learners can learn; means over repetitions with 95% "
                                 "bands; dashed: the learner's mistake bound (non-private) or calibrated bound (private, in ε's colour); dotted: "
                                 "t (every round a mistake) and the ln T/ε lower-bound shape."),
-        "mistakes_vs_d": Figure(P.mistakes_vs_d, "Final mistakes against the number of learner features N (log scale), per stream order; "
+        "mistakes_vs_d": Figure("dpbench.plotting.halfspaces_online:mistakes_vs_d", "Final mistakes against the number of learner features N (log scale), per stream order; "
                                 "dashed: Winnow's 2 ln N/ρ², ConfidentWinnow's 8 ln N/ρ² and the perceptron's N/ρ²; legend: fitted slope "
                                 "(in ln N, or N for the perceptron) beside the theoretical exponent 1."),
-        "mistakes_vs_rho": Figure(P.mistakes_vs_rho, "Final mistakes against the margin ρ, log–log; dashed: the bounds (∝ ρ⁻²); legend: fitted "
+        "mistakes_vs_rho": Figure("dpbench.plotting.halfspaces_online:mistakes_vs_rho", "Final mistakes against the margin ρ, log–log; dashed: the bounds (∝ ρ⁻²); legend: fitted "
                                   "slope beside −2."),
-        "mistakes_vs_epsilon": Figure(P.mistakes_vs_epsilon, "Private learners' final mistakes at t = T against ε, log–log, with the "
+        "mistakes_vs_epsilon": Figure("dpbench.plotting.halfspaces_online:mistakes_vs_epsilon", "Private learners' final mistakes at t = T against ε, log–log, with the "
                                       "non-private ConfidentWinnow (ε = ∞) as a horizontal line, the horizon T as the trivial bound, and "
                                       "the Thm 4.5 shape (∝ 1/ε, dashed); legend: fitted slope beside −1."),
-        "dl_as_halfspace": Figure(P.dl_as_halfspace, "Online decision lists as margin-1/(2^(l+1)−1) halfspaces (Lemma 4.10): cumulative "
+        "dl_as_halfspace": Figure("dpbench.plotting.halfspaces_online:dl_as_halfspace", "Online decision lists as margin-1/(2^(l+1)−1) halfspaces (Lemma 4.10): cumulative "
                                   "mistakes against t, one panel per list length l; dashed: the learners' mistake bounds."),
     }
 

@@ -13,7 +13,6 @@ part, and the count of cells whose 90%-quantile exceeds the proven online-to-bat
 
 from __future__ import annotations
 
-import math
 import time
 
 import numpy as np
@@ -24,7 +23,6 @@ from dpbench.analysis import bound_violations, learning_regime, loglog_slope, su
 from dpbench.experiment import Experiment, Figure, base_row, data_rng, make_learner, mech_rng
 from dpbench.experiments.experts import _losses
 from dpbench.grid import Cell
-from dpbench.plotting import linear_loss as fig
 from dpbench.registry import register_experiment
 
 BETA = 0.1
@@ -99,7 +97,7 @@ EXPERIMENT = register_experiment(
         theory_check=theory_check,
         figures={
             "excess_vs_horizon": Figure(
-                fig.excess_vs_T,
+        "dpbench.plotting.linear_loss:excess_vs_T",
                 "LinearLearner: excess population loss <θ^T, μ> − min μ (exact) against T, one line per ε, one "
                 "panel per d, log–log; means with 95% bands; dashed: the proven online-to-batch bound at the "
                 "calibrated η (000 Thms 11.1 and 11.6); legend: fitted slope beside the exponent −½.",
