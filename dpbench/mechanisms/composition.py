@@ -30,6 +30,8 @@ def advanced(epsilon0: float, k: int, delta_prime: float, delta0: float = 0.0) -
     check_positive_int(k, name="k")
     if not 0 < delta_prime < 1:
         raise ValueError(f"delta_prime must be in (0, 1), got {delta_prime!r}")
+    if epsilon0 > 700:  # e^{ε₀} overflows a float; the bound is vacuous long before
+        return math.inf, k * delta0 + delta_prime
     eps = epsilon0 * math.sqrt(2 * k * math.log(1 / delta_prime)) + k * epsilon0 * math.expm1(epsilon0)
     return eps, k * delta0 + delta_prime
 

@@ -1,9 +1,11 @@
 # Named helpers over the validated grid (dpbench.config / dpbench.grid: package code,
 # tested without Snakemake). An invalid config raises a WorkflowError here, before any job.
 import json
+import math
 
 from dpbench.config import ConfigError, from_dict
 from dpbench import registry
+from dpbench.cost import shard_memory_mb, shard_seconds
 
 try:
     GRID = from_dict(config)
@@ -21,7 +23,9 @@ wildcard_constraints:
     problem_id=r"[a-z_]+-[0-9a-f]{12}",
 
 
+# Aggregates, and drawing a target (well under a second: never worth a queue wait).
 localrules:
+    distribution,
     collect,
     theory_check,
     figure,
@@ -31,6 +35,17 @@ def shard_cells(wildcards):
     """The shard's cells as JSON (a rule param: a changed grid re-runs the shard)."""
     cells = SHARDS[wildcards.experiment][int(wildcards.shard)]
     return json.dumps([c.to_dict() for c in cells])
+
+
+def shard_runtime(wildcards, attempt):
+    """Minutes: 5 + 3 × the cost model's predicted minutes for the shard, × attempt."""
+    seconds = shard_seconds(SHARDS[wildcards.experiment][int(wildcards.shard)])
+    return attempt * (5 + math.ceil(3 * seconds / 60))
+
+
+def shard_mem_mb(wildcards, attempt):
+    """MB: the predicted peak of the shard (libraries + cached samples), × attempt."""
+    return attempt * math.ceil(shard_memory_mb(SHARDS[wildcards.experiment][int(wildcards.shard)]))
 
 
 def shard_distributions(wildcards):
