@@ -56,8 +56,8 @@ def main() -> None:
     print(f"  {'ε':>5} {'λ':>8} {'rounds':>7} {'incremental s':>14} {'recount s':>10} {'speed-up':>9} {'error':>7}")
     for eps in args.epsilon:
         lam = PrivDL(epsilon=eps, delta=1e-6).lam()
-        fast, t_fast = timed(lambda: covering_list(sample, lam, rng=np.random.default_rng(3)), args.reps)
-        slow, t_slow = timed(lambda: covering_list(sample, lam, rng=np.random.default_rng(3), incremental=False), 1)
+        fast, t_fast = timed(lambda lam=lam: covering_list(sample, lam, rng=np.random.default_rng(3)), args.reps)
+        slow, t_slow = timed(lambda lam=lam: covering_list(sample, lam, rng=np.random.default_rng(3), incremental=False), 1)
         assert np.array_equal(fast.features, slow.features) and np.array_equal(fast.bits, slow.bits)
         rounds = _data_rounds(sample, fast)
         print(f"  {eps:>5g} {lam:>8.4f} {rounds:>7d} {t_fast:>14.3f} {t_slow:>10.3f} {t_slow / t_fast:>8.1f}× {target.population_error(fast):>7.4f}")

@@ -14,8 +14,17 @@ from dpbench.experiment import draw_target, run_batch_cell
 from dpbench.grid import Cell, freeze
 from dpbench.learners.base import ADD_REMOVE, REPLACE_ONE
 from dpbench.learners.exp_mech_erm import ExpMechERM
-from dpbench.learners.privdl import PrivDL, covering_list, exp_mech_select, privdl_calibration, set_cover_privacy
-from dpbench.learners.privdl_composition import PrivDLComposition, composition_calibration
+from dpbench.learners.privdl import (
+    PrivDL,
+    covering_list,
+    exp_mech_select,
+    privdl_calibration,
+    set_cover_privacy,
+)
+from dpbench.learners.privdl_composition import (
+    PrivDLComposition,
+    composition_calibration,
+)
 from dpbench.learners.rivest import CoverState, Rivest, feature_matrix
 from dpbench.mechanisms.composition import advanced
 from dpbench.problems.decision_list import DecisionListProblem

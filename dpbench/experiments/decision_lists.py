@@ -21,7 +21,14 @@ import numpy as np
 import pandas as pd
 
 from dpbench import theory
-from dpbench.analysis import bound_violations, learning_regime, loglog_slope, sample_complexity, summarise, theory_row
+from dpbench.analysis import (
+    bound_violations,
+    learning_regime,
+    loglog_slope,
+    sample_complexity,
+    summarise,
+    theory_row,
+)
 from dpbench.experiment import Experiment, Figure, run_batch_cell
 from dpbench.registry import register_experiment
 
@@ -114,7 +121,7 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
         slope, lo, hi, m = loglog_slope(curve["n"][regime], curve["mean"][regime])
         cells = above = None
         if kind == "bound":
-            cells, above = bound_violations(group, ["n", "problem_id"], lambda r: _bound(learner, eps, r), BETA)
+            cells, above = bound_violations(group, ["n", "problem_id"], lambda r, learner=learner, eps=eps: _bound(learner, eps, r), BETA)
         rows.append(
             theory_row(
                 experiment="decision_lists", learner=learner, regime=f"epsilon={eps:g}, |F|={f}", x="n", y="error",

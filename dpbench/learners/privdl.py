@@ -55,7 +55,13 @@ import numpy as np
 import numpy.typing as npt
 
 from dpbench.learners.base import ADD_REMOVE, REPLACE_ONE, Guarantee, Learner
-from dpbench.learners.rivest import cover_cost, feature_class, feature_matrix, run_cover, unsupported_features
+from dpbench.learners.rivest import (
+    cover_cost,
+    feature_class,
+    feature_matrix,
+    run_cover,
+    unsupported_features,
+)
 from dpbench.mechanisms.exponential import gumbel_max, uniform_argmax
 from dpbench.problems.base import Sample
 from dpbench.problems.decision_list import DecisionList
@@ -124,7 +130,7 @@ def exp_mech_select(pos: npt.NDArray, neg: npt.NDArray, available: npt.NDArray, 
 def covering_list(sample: Sample, lam: float, *, rng: np.random.Generator, incremental: bool = True) -> DecisionList:
     """Run the exponential-mechanism covering loop with parameter ``λ`` on ``sample``."""
     packed = feature_matrix(sample)
-    select = lambda p, n, a, r: exp_mech_select(p, n, a, r, lam)  # noqa: E731
+    select = lambda p, n, a, r: exp_mech_select(p, n, a, r, lam)
     features, bits, state = run_cover(packed, sample.y, feature_class(sample).size, select, rng=rng, incremental=incremental)
     rest = np.flatnonzero(state.available)
     if len(rest):  # S is empty: every remaining round is uniform over the remaining pairs

@@ -7,9 +7,9 @@ from __future__ import annotations
 import math
 
 import matplotlib.pyplot as plt
-from matplotlib.ticker import FormatStrFormatter, NullFormatter
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import FormatStrFormatter, NullFormatter
 
 from dpbench.analysis import loglog_slope
 from dpbench.analysis import sample_complexity as n_star_table

@@ -138,14 +138,9 @@ def _predict_kernel(X, literals, bits, default):  # pragma: no cover - compiled
             fires = True
             for c in range(k):
                 lit = literals[r, c]
-                if lit < d:
-                    if X[j, lit] == 0:
-                        fires = False
-                        break
-                elif lit < 2 * d:
-                    if X[j, lit - d] != 0:
-                        fires = False
-                        break
+                if (lit < d and X[j, lit] == 0) or (d <= lit < 2 * d and X[j, lit - d] != 0):
+                    fires = False
+                    break
             if fires:
                 label = bits[r]
                 break
@@ -173,7 +168,7 @@ class DecisionList:
         return len(self.bits)
 
     @classmethod
-    def from_features(cls, features: FeatureClass, indices, bits, default: int = 0) -> "DecisionList":
+    def from_features(cls, features: FeatureClass, indices, bits, default: int = 0) -> DecisionList:
         """The list of the given feature indices, truncated after the first constant-true rule."""
         indices = np.asarray(indices, dtype=np.int64)
         bits = np.asarray(bits, dtype=np.uint8)
@@ -288,7 +283,7 @@ class DecisionListProblem(Problem):
     family: ClassVar[str] = "batch"
     d: int = 10
     k: int = 1
-    l: int = 4  # noqa: E741 - the paper's name
+    l: int = 4
     r: int = 2
     monotone: bool = False
     p: float = 0.5
@@ -347,7 +342,7 @@ class DecisionListProblem(Problem):
         bits = (int(rng.integers(0, 2)) + np.cumsum(changes)) % 2
         return literals, bits.astype(np.uint8)
 
-    def draw_target(self, *, rng: np.random.Generator) -> "DecisionListTarget":
+    def draw_target(self, *, rng: np.random.Generator) -> DecisionListTarget:
         tau = self.min_share()
         for _ in range(1000):
             literals, bits = self._draw_list(rng)
@@ -366,7 +361,7 @@ class DecisionListProblem(Problem):
         )
 
     @classmethod
-    def target_from_json(cls, data: dict) -> "DecisionListTarget":
+    def target_from_json(cls, data: dict) -> DecisionListTarget:
         d = int(data["d"])
         concept = DecisionList(
             d=d,
@@ -390,14 +385,9 @@ def _first_rule_kernel(X, literals):  # pragma: no cover - compiled
             fires = True
             for c in range(k):
                 lit = literals[r, c]
-                if lit < d:
-                    if X[j, lit] == 0:
-                        fires = False
-                        break
-                elif lit < 2 * d:
-                    if X[j, lit - d] != 0:
-                        fires = False
-                        break
+                if (lit < d and X[j, lit] == 0) or (d <= lit < 2 * d and X[j, lit - d] != 0):
+                    fires = False
+                    break
             if fires:
                 out[j] = r
                 break

@@ -27,16 +27,16 @@ from scipy.special import comb, gammaln, logsumexp
 __all__ = [
     "dl_feature_count",
     "dl_log_class_size",
-    "privdl_lambda_value",
-    "rate_rivest",
-    "rate_privdl",
-    "rate_privdl_kdl",
-    "rate_privdl_composition",
-    "rate_exp_mech_dl",
-    "n_rivest",
+    "n_exp_mech_dl",
     "n_privdl",
     "n_privdl_composition",
-    "n_exp_mech_dl",
+    "n_rivest",
+    "privdl_lambda_value",
+    "rate_exp_mech_dl",
+    "rate_privdl",
+    "rate_privdl_composition",
+    "rate_privdl_kdl",
+    "rate_rivest",
 ]
 
 Array = npt.ArrayLike
