@@ -57,6 +57,7 @@ import numpy.typing as npt
 from dpbench.learners.base import ADD_REMOVE, REPLACE_ONE, Guarantee, Learner
 from dpbench.learners.rivest import (
     cover_cost,
+    cover_memory_mb,
     feature_class,
     feature_matrix,
     run_cover,
@@ -182,6 +183,10 @@ class PrivDL(Learner):
     @classmethod
     def cost(cls, cell: Any) -> float:
         return cover_cost(cell)
+
+    @classmethod
+    def memory_mb(cls, cell: Any) -> float:
+        return cover_memory_mb(cell)
 
     def fit(self, sample: Sample, *, rng: np.random.Generator) -> DecisionList:
         return covering_list(sample, self.lam(), rng=rng)

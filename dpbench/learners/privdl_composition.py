@@ -35,7 +35,12 @@ import numpy as np
 
 from dpbench.learners.base import REPLACE_ONE, Guarantee, Learner
 from dpbench.learners.privdl import covering_list
-from dpbench.learners.rivest import cover_cost, feature_class, unsupported_features
+from dpbench.learners.rivest import (
+    cover_cost,
+    cover_memory_mb,
+    feature_class,
+    unsupported_features,
+)
 from dpbench.mechanisms.composition import advanced, advanced_per_step, basic
 from dpbench.problems.base import Sample
 from dpbench.problems.decision_list import DecisionList
@@ -93,6 +98,10 @@ class PrivDLComposition(Learner):
     @classmethod
     def cost(cls, cell: Any) -> float:
         return cover_cost(cell)
+
+    @classmethod
+    def memory_mb(cls, cell: Any) -> float:
+        return cover_memory_mb(cell)
 
     def lam(self, n_features: int) -> float:
         """``λ = ε₀/2`` for a feature class of size ``n_features`` (``P ∝ exp(ε₀ q/2)``)."""

@@ -64,6 +64,18 @@ def cover_cost(cell: Any) -> float:
     return 5e-3 + 2e-8 * cell.size * f + 1e-8 * f * f
 
 
+def cover_memory_mb(cell: Any) -> float:
+    """Working memory (MB) of a covering learner's shard beyond the libraries
+    (:mod:`dpbench.cost` hook): the runner keeps up to 256 samples alive, each with its
+    packed ``Φ`` — ``n·(d + 1 + ceil(|F|/8))`` bytes — doubled for temporaries."""
+    from dpbench import registry
+
+    params = dict(cell.problem_params)
+    problem = registry.problem(cell.problem)(**params)
+    per_sample = cell.size * (problem.d + 1 + -(-problem.n_features() // 8))
+    return 2 * min(cell.repetitions, 256) * per_sample / 1e6
+
+
 def unsupported_features(target: Any) -> str | None:
     concept_class = getattr(target, "concept_class", None)
     if concept_class is None or not isinstance(getattr(concept_class, "features", None), FeatureClass):
@@ -178,6 +190,10 @@ class Rivest(Learner):
     @classmethod
     def cost(cls, cell: Any) -> float:
         return cover_cost(cell)
+
+    @classmethod
+    def memory_mb(cls, cell: Any) -> float:
+        return cover_memory_mb(cell)
 
     def _select(self, pos, neg, available, rng):
         consistent = available & (((pos > 0) & (neg == 0)) | ((neg > 0) & (pos == 0)))
