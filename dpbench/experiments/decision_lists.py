@@ -177,24 +177,6 @@ def fit_time_per_example(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out, columns=["learner", "n_features", "n", "seconds_per_example", "lo", "hi"])
 
 
-def _figures():
-    from dpbench.plotting import decision_lists as plots
-
-    return plots
-
-
-def figure_error_vs_n(df: pd.DataFrame):
-    return _figures().error_vs_n(df)
-
-
-def figure_sample_complexity(df: pd.DataFrame):
-    return _figures().sample_complexity(df)
-
-
-def figure_runtime(df: pd.DataFrame):
-    return _figures().runtime(df)
-
-
 EXPERIMENT = register_experiment(
     Experiment(
         id="decision_lists",
@@ -204,21 +186,21 @@ EXPERIMENT = register_experiment(
         theory_check=theory_check,
         figures={
             "error_vs_n": Figure(
-                figure_error_vs_n,
+                "dpbench.plotting.decision_lists:error_vs_n",
                 "Population error (held-out sample of 50,000, noise added exactly) against n on the main "
                 "decision-list problem, one panel per ε; solid: means over repetitions with 95% bands; dashed: the "
                 "rates of algorithms.md §3 in the learner's colour (Rivest: Occam bound; privdl: Theorem 3.5 shape "
                 "[reconstructed]; privdl_composition: |F|^{3/2} shape; non-private learners repeat in every panel).",
             ),
             "sample_complexity": Figure(
-                figure_sample_complexity,
+                "dpbench.plotting.decision_lists:sample_complexity",
                 f"Empirical sample complexity n*(α={ALPHA}) (smallest n of the grid at which ≥ {1 - BETA:.0%} of the "
                 "repetitions reach error ≤ α; bars: Clopper–Pearson) against ε on the main problem (left) and against "
                 "|F| over the (d, k) sweep (right), log–log; dashed: theory with unit constants; legends give the "
                 "fitted slope (95% CI) next to the theoretical exponent (privdl 1 vs privdl_composition 3/2 in |F|).",
             ),
             "runtime": Figure(
-                figure_runtime,
+                "dpbench.plotting.decision_lists:runtime",
                 "Mean fit time per example (fit seconds / n, at the largest n of each problem; bands 10–90%) against "
                 "|F|, log–log: privdl and rivest grow polynomially (O(n|F| + |F|²) per run); the exponential mechanism over whole decision lists enumerates |C| = e^{Θ(|F| log|F|)} "
                 "lists and is skipped above its max_hypotheses cap (crosses: class sizes beyond the cap).",
