@@ -106,6 +106,8 @@ def _as_list(value: object) -> list:
 def _merge(block: Mapping, sweep: Mapping) -> dict:
     merged = copy.deepcopy(dict(block))
     merged.pop("sweeps", None)
+    if "problem" in sweep and sweep["problem"] != block.get("problem"):
+        merged.pop("problem_params", None)  # another problem brings its own parameters
     for key, value in sweep.items():
         if key in ("problem_params", "options") and isinstance(value, Mapping):
             merged[key] = {**merged.get(key, {}), **value}

@@ -186,6 +186,15 @@ class _SampleCache:
 _samples = _SampleCache()
 
 
+def shared_sample(cell: Cell, target: Any, rep: int, root_seed: int) -> Any:
+    """The repetition's sample of size ``cell.size`` from the ``data`` stream, shared by
+    every cell of the shard with the same problem, size and repetition."""
+    return _samples.get(
+        (cell.problem_id, root_seed, cell.size, rep),
+        lambda: target.sample(cell.size, rng=data_rng(cell, rep, root_seed)),
+    )
+
+
 def run_batch_cell(cell: Cell, target: Any, root_seed: int) -> list[dict]:
     """Batch (PAC) cell: per repetition draw n examples, fit, score.
 
@@ -203,10 +212,7 @@ def run_batch_cell(cell: Cell, target: Any, root_seed: int) -> list[dict]:
             row.update(status="skipped", reason=reason)
             rows.append(row)
             continue
-        sample = _samples.get(
-            (cell.problem_id, root_seed, cell.size, rep),
-            lambda: target.sample(cell.size, rng=data_rng(cell, rep, root_seed)),
-        )
+        sample = shared_sample(cell, target, rep, root_seed)
         start = time.perf_counter()
         hypothesis = learner.fit(sample, rng=mech_rng(cell, rep, root_seed))
         row["fit_seconds"] = time.perf_counter() - start

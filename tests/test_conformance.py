@@ -22,7 +22,10 @@ registry.load_all()
 def _cases():
     for name, cls in sorted(registry.LEARNERS.items()):
         for problem in cls.problems:
-            experiments = [e for e in registry.EXPERIMENTS.values() if problem in e.problems]
+            experiments = [
+                e for e in registry.EXPERIMENTS.values()
+                if problem in e.problems and (e.size == "n") == (cls.family == "batch")
+            ]
             if not experiments:
                 continue
             for i, params in enumerate(cls.test_params()):

@@ -28,14 +28,13 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections import OrderedDict
 
 import numpy as np
 import pandas as pd
 
 from dpbench import theory
 from dpbench.analysis import bound_violations, learning_regime, loglog_slope, summarise, theory_row
-from dpbench.experiment import Experiment, Figure, base_row, data_rng, make_learner, mech_rng
+from dpbench.experiment import Experiment, Figure, base_row, make_learner, mech_rng, shared_sample
 from dpbench.grid import Cell
 from dpbench.learners.logistic_common import DEFAULT_LAM, objective, optimum, signs, unit_ball
 from dpbench.registry import register_experiment
@@ -87,26 +86,6 @@ def excess_rate(learner: str, n, epsilon: float, row: pd.Series):
 # --------------------------------------------------------------------------- cells
 
 
-class _Samples:
-    """Samples (and their cached optima) shared by consecutive cells of a shard."""
-
-    def __init__(self, capacity: int = 32):
-        self.capacity = capacity
-        self.items: OrderedDict = OrderedDict()
-
-    def get(self, cell: Cell, target, rep: int, root_seed: int):
-        key = (cell.problem_id, root_seed, cell.size, rep)
-        if key not in self.items:
-            self.items[key] = target.sample(cell.size, rng=data_rng(cell, rep, root_seed))
-            while len(self.items) > self.capacity:
-                self.items.popitem(last=False)
-        self.items.move_to_end(key)
-        return self.items[key]
-
-
-_samples = _Samples()
-
-
 def run_cell(cell: Cell, target, root_seed: int) -> list[dict]:
     """Per repetition: sample n examples (common random numbers), fit, score (see module doc)."""
     learner = make_learner(cell)
@@ -123,7 +102,7 @@ def run_cell(cell: Cell, target, root_seed: int) -> list[dict]:
             row.update(status="skipped", reason=reason)
             rows.append(row)
             continue
-        sample = _samples.get(cell, target, rep, root_seed)
+        sample = shared_sample(cell, target, rep, root_seed)
         start = time.perf_counter()
         hypothesis = learner.fit(sample, rng=mech_rng(cell, rep, root_seed))
         row["fit_seconds"] = time.perf_counter() - start
@@ -223,7 +202,7 @@ def figure_runtime(df: pd.DataFrame):
 EXPERIMENT = register_experiment(
     Experiment(
         id="private_erm",
-        problems=("logistic",),
+        problems=("logistic", "halfspace"),
         size="n",
         run_cell=run_cell,
         theory_check=theory_check,

@@ -49,7 +49,7 @@ class DiffprivlibLogReg(Learner):
     name: ClassVar[str] = "diffprivlib_logreg"
     family: ClassVar[str] = "batch"
     private: ClassVar[bool] = True
-    problems: ClassVar[tuple[str, ...]] = ("logistic",)
+    problems: ClassVar[tuple[str, ...]] = ("logistic", "halfspace")
     epsilon: float
     lam: float = DEFAULT_LAM
 

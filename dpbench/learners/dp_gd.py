@@ -60,7 +60,7 @@ class DPGD(Learner):
     name: ClassVar[str] = "dp_gd"
     family: ClassVar[str] = "batch"
     private: ClassVar[bool] = True
-    problems: ClassVar[tuple[str, ...]] = ("logistic",)
+    problems: ClassVar[tuple[str, ...]] = ("logistic", "halfspace")
     epsilon: float
     delta: float
     lam: float = DEFAULT_LAM

@@ -64,7 +64,7 @@ class DPSGD(Learner):
     name: ClassVar[str] = "dp_sgd"
     family: ClassVar[str] = "batch"
     private: ClassVar[bool] = True
-    problems: ClassVar[tuple[str, ...]] = ("logistic",)
+    problems: ClassVar[tuple[str, ...]] = ("logistic", "halfspace")
     epsilon: float
     delta: float
     lam: float = DEFAULT_LAM

@@ -56,7 +56,7 @@ class ExpMechGrid(Learner):
     name: ClassVar[str] = "exp_mech_grid"
     family: ClassVar[str] = "batch"
     private: ClassVar[bool] = True
-    problems: ClassVar[tuple[str, ...]] = ("logistic",)
+    problems: ClassVar[tuple[str, ...]] = ("logistic", "halfspace")
     epsilon: float
     lam: float = DEFAULT_LAM
     points: int = 7

@@ -60,7 +60,7 @@ class ObjectivePerturbation(Learner):
     name: ClassVar[str] = "objective_perturbation"
     family: ClassVar[str] = "batch"
     private: ClassVar[bool] = True
-    problems: ClassVar[tuple[str, ...]] = ("logistic",)
+    problems: ClassVar[tuple[str, ...]] = ("logistic", "halfspace")
     epsilon: float
     lam: float = DEFAULT_LAM
 

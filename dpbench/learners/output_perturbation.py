@@ -53,7 +53,7 @@ class OutputPerturbation(Learner):
     name: ClassVar[str] = "output_perturbation"
     family: ClassVar[str] = "batch"
     private: ClassVar[bool] = True
-    problems: ClassVar[tuple[str, ...]] = ("logistic",)
+    problems: ClassVar[tuple[str, ...]] = ("logistic", "halfspace")
     epsilon: float
     delta: float = 0.0
     lam: float = DEFAULT_LAM

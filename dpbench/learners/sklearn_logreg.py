@@ -29,7 +29,7 @@ class SklearnLogReg(Learner):
     name: ClassVar[str] = "sklearn_logreg"
     family: ClassVar[str] = "batch"
     private: ClassVar[bool] = False
-    problems: ClassVar[tuple[str, ...]] = ("logistic",)
+    problems: ClassVar[tuple[str, ...]] = ("logistic", "halfspace")
     lam: float = DEFAULT_LAM
 
     def __post_init__(self) -> None:

@@ -140,6 +140,7 @@ class HalfspaceTarget:
     domain: str
     monotone: bool
     seed: int  # hold-out seed (drawn from the target stream)
+    _holdout: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def d(self) -> int:
@@ -211,7 +212,10 @@ class HalfspaceTarget:
         return Sample(X=X.astype(np.float64), y=(y > 0).astype(np.uint8))
 
     def population_error(self, hypothesis: Any) -> float:
-        holdout = self.sample(HOLDOUT_SIZE, rng=np.random.default_rng(self.seed))
+        """Error on a held-out sample of HOLDOUT_SIZE drawn once from the target's seed."""
+        if "sample" not in self._holdout:
+            self._holdout["sample"] = self.sample(HOLDOUT_SIZE, rng=np.random.default_rng(self.seed))
+        holdout = self._holdout["sample"]
         return float(np.mean(hypothesis.predict(holdout.X) != holdout.y))
 
 
