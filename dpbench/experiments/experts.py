@@ -145,8 +145,6 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
     rows = []
     ok = df[(df["status"] == "ok") & (df["t"] == df["T"])]
     for (kind, k, learner, eps), group in ok.groupby(["kind", "k", "learner", "epsilon"], sort=True):
-        if group["T"].nunique() < 3:
-            continue
         curve = summarise(group, ["T"], "expected_regret")
         slope, lo, hi, m = fit_slope(curve)
         exponent = EXPONENT_T.get(learner, math.nan)

@@ -72,8 +72,6 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
     rows = []
     ok = df[df["status"] == "ok"]
     for (d, eps), group in ok.groupby(["d", "epsilon"], sort=True):
-        if group["T"].nunique() < 3:
-            continue
         curve = summarise(group, ["T"], "excess_loss").sort_values("T")
         regime = learning_regime(curve["T"], curve["mean"])
         slope, lo, hi, m = loglog_slope(curve["T"][regime], curve["mean"][regime])

@@ -46,6 +46,8 @@ def _curves(
     exponent: Callable[[str], float | None],
     styles: dict | None = None,
 ) -> None:
+    if rows.empty:  # e.g. a sweep with fewer than three horizons in a small config
+        return
     rows = rows.assign(_label=rows.apply(group, axis=1))
     stats = summarise(rows, ["learner", "_label", x], metric)
     for learner in order(stats["learner"].unique()):
@@ -74,7 +76,7 @@ def _finish(fig, axes, title: str, ylabel: str):
             handles, labels = ax.get_legend_handles_labels()
             handles.append(plt.Line2D([], [], ls="--", color="0.3"))
             labels.append("theory bound (same colour)")
-            ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1, frameon=False, fontsize=6.5)
+            ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=1, frameon=False, fontsize=6.5)
         fig.suptitle(title)
         fig.tight_layout()
     return fig

@@ -10,7 +10,6 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-import seaborn as sns  # noqa: E402
 
 RC = {
     "figure.dpi": 110,
@@ -39,7 +38,9 @@ LEARNER_ORDER = [
     "output_perturbation", "objective_perturbation", "dp_gd", "dp_sgd", "exp_mech_grid",
     "sklearn_logreg", "diffprivlib_logreg",
 ]
-_colors = sns.color_palette("tab20", 20) + sns.color_palette("Dark2", 8) + sns.color_palette("Set1", 9)
+# matplotlib's qualitative maps (the same colours seaborn would give; importing seaborn
+# costs ~2 s per figure job, for palettes alone)
+_colors = [tuple(c) for name in ("tab20", "Dark2", "Set1") for c in matplotlib.colormaps[name].colors]
 PALETTE = {name: _colors[i % len(_colors)] for i, name in enumerate(LEARNER_ORDER)}
 
 
