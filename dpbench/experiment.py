@@ -195,15 +195,21 @@ def shared_sample(cell: Cell, target: Any, rep: int, root_seed: int) -> Any:
     )
 
 
-def run_batch_cell(cell: Cell, target: Any, root_seed: int) -> list[dict]:
+def run_batch_cell(cell: Cell, target: Any, root_seed: int, *, metrics: Callable[[Any, Any, Any], dict] | None = None) -> list[dict]:
     """Batch (PAC) cell: per repetition draw n examples, fit, score.
 
     Rows carry ``error`` (population error, exact where the problem has a closed form),
-    ``train_error`` and ``fit_seconds``. A learner that does not support the target
-    yields ``status='skipped'`` rows with the reason, never a crash.
+    ``train_error`` and ``fit_seconds``, plus ``metrics(sample, hypothesis, learner)`` when
+    an experiment measures more. A learner with a ``prepare(n)`` method (a one-off,
+    data-independent step such as a noise calibration for this n) has it run before the
+    repetitions, outside ``fit_seconds``. A learner that does not support the target yields
+    ``status='skipped'`` rows with the reason, never a crash.
     """
     learner = make_learner(cell)
     reason = learner.supports(target)
+    prepare = getattr(learner, "prepare", None)
+    if reason is None and prepare is not None:
+        prepare(cell.size)
     rows = []
     for rep in range(cell.repetitions):
         row = base_row(cell, rep, root_seed, learner)
@@ -218,6 +224,8 @@ def run_batch_cell(cell: Cell, target: Any, root_seed: int) -> list[dict]:
         row["fit_seconds"] = time.perf_counter() - start
         row["error"] = target.population_error(hypothesis)
         row["train_error"] = float(np.mean(hypothesis.predict(sample.X) != sample.y))
+        if metrics is not None:
+            row.update(metrics(sample, hypothesis, learner))
         row.update(getattr(hypothesis, "diagnostics", {}))
         rows.append(row)
     return rows

@@ -27,14 +27,13 @@ from __future__ import annotations
 
 import json
 import math
-import time
 
 import numpy as np
 import pandas as pd
 
 from dpbench import theory
 from dpbench.analysis import bound_violations, learning_regime, loglog_slope, summarise, theory_row
-from dpbench.experiment import Experiment, Figure, base_row, make_learner, mech_rng, shared_sample
+from dpbench.experiment import Experiment, Figure, run_batch_cell
 from dpbench.grid import Cell
 from dpbench.learners.logistic_common import DEFAULT_LAM, objective, optimum, signs, unit_ball
 from dpbench.registry import register_experiment
@@ -86,37 +85,20 @@ def excess_rate(learner: str, n, epsilon: float, row: pd.Series):
 # --------------------------------------------------------------------------- cells
 
 
+def risk_metrics(sample, hypothesis, learner) -> dict:
+    """``loss`` = J_λ(θ̂) and ``excess_loss`` = J_λ(θ̂) − J_λ(θ*) on the training sample."""
+    theta = getattr(hypothesis, "theta", None)
+    if theta is None:
+        return {}
+    lam = float(getattr(learner, "lam", DEFAULT_LAM))
+    _, best = optimum(sample, lam)
+    loss = objective(theta, unit_ball(sample.X), signs(sample.y), lam)
+    return {"loss": loss, "excess_loss": max(loss - best, 0.0)}
+
+
 def run_cell(cell: Cell, target, root_seed: int) -> list[dict]:
     """Per repetition: sample n examples (common random numbers), fit, score (see module doc)."""
-    learner = make_learner(cell)
-    reason = learner.supports(target)
-    lam = float(getattr(learner, "lam", DEFAULT_LAM))
-    prepare = getattr(learner, "calibration", None)  # dp_sgd: one-off noise calibration for this n,
-    if reason is None and callable(prepare):  # cached per process: kept out of fit_seconds
-        prepare(cell.size)
-    rows = []
-    for rep in range(cell.repetitions):
-        row = base_row(cell, rep, root_seed, learner)
-        row.update(target.columns())
-        if reason is not None:
-            row.update(status="skipped", reason=reason)
-            rows.append(row)
-            continue
-        sample = shared_sample(cell, target, rep, root_seed)
-        start = time.perf_counter()
-        hypothesis = learner.fit(sample, rng=mech_rng(cell, rep, root_seed))
-        row["fit_seconds"] = time.perf_counter() - start
-        row["error"] = target.population_error(hypothesis)
-        row["train_error"] = float(np.mean(hypothesis.predict(sample.X) != sample.y))
-        theta = getattr(hypothesis, "theta", None)
-        if theta is not None:
-            _, best = optimum(sample, lam)
-            loss = objective(theta, unit_ball(sample.X), signs(sample.y), lam)
-            row["loss"] = loss
-            row["excess_loss"] = max(loss - best, 0.0)
-        row.update(getattr(hypothesis, "diagnostics", {}))
-        rows.append(row)
-    return rows
+    return run_batch_cell(cell, target, root_seed, metrics=risk_metrics)
 
 
 # --------------------------------------------------------------------------- theory check
