@@ -20,49 +20,23 @@ References
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 import numpy.typing as npt
 
-from dpbench.learners.base import REPLACE_ONE, Guarantee, Learner
-from dpbench.learners.experts_common import ExpertsLosses, ExpertsTrace, HedgeLearner
-from dpbench.learners.private_rwm import RwmCalibration, calibrate, check_private_params
+from dpbench.learners.experts_common import ExpertsLosses, ExpertsTrace
+from dpbench.learners.private_rwm import PrivateHedge
 from dpbench.registry import register_learner
 
 
 @register_learner
 @dataclass(frozen=True, kw_only=True)
-class LinearLearner(HedgeLearner, Learner):
+class LinearLearner(PrivateHedge):
     name: ClassVar[str] = "linear_learner"
-    family: ClassVar[str] = "experts"
-    private: ClassVar[bool] = True
     problems: ClassVar[tuple[str, ...]] = ("linear_loss",)
     track_p: ClassVar[bool] = True
-    epsilon: float
-    delta: float
-
-    def __post_init__(self) -> None:
-        epsilon, delta = check_private_params(self.epsilon, self.delta)
-        object.__setattr__(self, "epsilon", epsilon)
-        object.__setattr__(self, "delta", delta)
-
-    @classmethod
-    def test_params(cls) -> Iterator[dict]:
-        yield {"epsilon": 1.0, "delta": 1e-6}
-        yield {"epsilon": math.inf, "delta": 1e-6}
-
-    def calibration(self, T: int, d: int) -> RwmCalibration:
-        return calibrate(self.epsilon, self.delta, int(T), int(d))
-
-    def eta(self, T: int, k: int) -> float:
-        return self.calibration(T, k).eta
-
-    def guarantee(self) -> Guarantee:
-        return Guarantee(epsilon=self.epsilon, delta=self.delta, neighbours=REPLACE_ONE)
 
     @staticmethod
     def theta(trace: ExpertsTrace) -> npt.NDArray[np.float64]:

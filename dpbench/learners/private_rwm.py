@@ -82,13 +82,15 @@ def calibrate(epsilon: float, delta: float, T: int, k: int) -> RwmCalibration:
     return RwmCalibration(eta=eta, eta_privacy=seeds, epsilon=composed, delta=delta)
 
 
-@register_learner
 @dataclass(frozen=True, kw_only=True)
-class PrivateRWM(HedgeLearner, Learner):
-    name: ClassVar[str] = "private_rwm"
+class PrivateHedge(HedgeLearner, Learner):
+    """Shared shape of the (ε, δ)-DP Hedge learners (replace-one: one round's loss vector
+    changed): ε and δ are validated once; η(T, k) comes from the class's ``calibrate_fn``,
+    which computes the composed (ε, δ) of the T rounds and asserts it is ≤ the target."""
+
     family: ClassVar[str] = "experts"
     private: ClassVar[bool] = True
-    problems: ClassVar[tuple[str, ...]] = ("experts",)
+    calibrate_fn: ClassVar = staticmethod(calibrate)
     epsilon: float
     delta: float
 
@@ -103,7 +105,7 @@ class PrivateRWM(HedgeLearner, Learner):
         yield {"epsilon": math.inf, "delta": 1e-6}
 
     def calibration(self, T: int, k: int) -> RwmCalibration:
-        return calibrate(self.epsilon, self.delta, int(T), int(k))
+        return self.calibrate_fn(self.epsilon, self.delta, int(T), int(k))
 
     def eta(self, T: int, k: int) -> float:
         return self.calibration(T, k).eta
@@ -116,3 +118,10 @@ class PrivateRWM(HedgeLearner, Learner):
     def dp_event(self, T: int, k: int):
         """``dp_accounting`` event of the T rounds (each a 2η exponential mechanism)."""
         return exponential_mechanism_event(2 * self.eta(T, k), T)
+
+
+@register_learner
+@dataclass(frozen=True, kw_only=True)
+class PrivateRWM(PrivateHedge):
+    name: ClassVar[str] = "private_rwm"
+    problems: ClassVar[tuple[str, ...]] = ("experts",)

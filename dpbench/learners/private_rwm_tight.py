@@ -27,15 +27,13 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import ClassVar
 
-from dpbench.learners.base import REPLACE_ONE, Guarantee, Learner
-from dpbench.learners.experts_common import HedgeLearner, rwm_eta
-from dpbench.learners.private_rwm import RwmCalibration, check_private_params
+from dpbench.learners.experts_common import rwm_eta
+from dpbench.learners.private_rwm import PrivateHedge, RwmCalibration, check_private_params
 from dpbench.learners.private_rwm import calibrate as calibrate_seeds
-from dpbench.mechanisms.accounting import compose_bounded_range, exponential_mechanism_event, largest_per_step
+from dpbench.mechanisms.accounting import compose_bounded_range, largest_per_step
 from dpbench.registry import register_learner
 
 
@@ -62,33 +60,9 @@ def eta_gain(epsilon: float, delta: float, T: int, k: int) -> float:
 
 @register_learner
 @dataclass(frozen=True, kw_only=True)
-class PrivateRWMTight(HedgeLearner, Learner):
+class PrivateRWMTight(PrivateHedge):
+    """Private RWM with η from the tight (RDP/zCDP) accountant: :func:`calibrate`."""
+
     name: ClassVar[str] = "private_rwm_tight"
-    family: ClassVar[str] = "experts"
-    private: ClassVar[bool] = True
     problems: ClassVar[tuple[str, ...]] = ("experts",)
-    epsilon: float
-    delta: float
-
-    def __post_init__(self) -> None:
-        epsilon, delta = check_private_params(self.epsilon, self.delta)
-        object.__setattr__(self, "epsilon", epsilon)
-        object.__setattr__(self, "delta", delta)
-
-    @classmethod
-    def test_params(cls) -> Iterator[dict]:
-        yield {"epsilon": 1.0, "delta": 1e-6}
-        yield {"epsilon": math.inf, "delta": 1e-6}
-
-    def calibration(self, T: int, k: int) -> RwmCalibration:
-        return calibrate(self.epsilon, self.delta, int(T), int(k))
-
-    def eta(self, T: int, k: int) -> float:
-        return self.calibration(T, k).eta
-
-    def guarantee(self) -> Guarantee:
-        """(ε, δ) for every horizon (η(T) from :func:`calibrate`, asserted there)."""
-        return Guarantee(epsilon=self.epsilon, delta=self.delta, neighbours=REPLACE_ONE)
-
-    def dp_event(self, T: int, k: int):
-        return exponential_mechanism_event(2 * self.eta(T, k), T)
+    calibrate_fn: ClassVar = staticmethod(calibrate)
