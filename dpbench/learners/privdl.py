@@ -49,19 +49,17 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 import numpy.typing as npt
 
-from dpbench.learners.base import ADD_REMOVE, REPLACE_ONE, Guarantee, Learner
+from dpbench.learners.base import ADD_REMOVE, REPLACE_ONE, Guarantee
 from dpbench.learners.rivest import (
-    cover_cost,
-    cover_memory_mb,
+    CoverLearner,
     feature_class,
     feature_matrix,
     run_cover,
-    unsupported_features,
 )
 from dpbench.mechanisms.exponential import gumbel_max, uniform_argmax
 from dpbench.problems.base import Sample
@@ -144,7 +142,7 @@ def covering_list(sample: Sample, lam: float, *, rng: np.random.Generator, incre
 
 @register_learner
 @dataclass(frozen=True, kw_only=True)
-class PrivDL(Learner):
+class PrivDL(CoverLearner):
     """(ε, δ)-DP decision-list learner, set-cover calibration (module docstring).
 
     ``neighbours``: ``'replace-one'`` (default) or ``'add/remove-one'``.
@@ -177,16 +175,6 @@ class PrivDL(Learner):
         _, eps, delta = privdl_calibration(self.epsilon, self.delta, self.neighbours)
         return Guarantee(epsilon=eps, delta=delta, neighbours=self.neighbours)
 
-    def supports(self, target: Any) -> str | None:
-        return unsupported_features(target)
-
-    @classmethod
-    def cost(cls, cell: Any) -> float:
-        return cover_cost(cell)
-
-    @classmethod
-    def memory_mb(cls, cell: Any) -> float:
-        return cover_memory_mb(cell)
 
     def fit(self, sample: Sample, *, rng: np.random.Generator) -> DecisionList:
         return covering_list(sample, self.lam(), rng=rng)

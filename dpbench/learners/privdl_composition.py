@@ -29,17 +29,15 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
-from dpbench.learners.base import REPLACE_ONE, Guarantee, Learner
+from dpbench.learners.base import REPLACE_ONE, Guarantee
 from dpbench.learners.privdl import covering_list
 from dpbench.learners.rivest import (
-    cover_cost,
-    cover_memory_mb,
+    CoverLearner,
     feature_class,
-    unsupported_features,
 )
 from dpbench.mechanisms.composition import advanced, advanced_per_step, basic
 from dpbench.problems.base import Sample
@@ -68,7 +66,7 @@ def composition_calibration(epsilon: float, delta: float, rounds: int) -> tuple[
 
 @register_learner
 @dataclass(frozen=True, kw_only=True)
-class PrivDLComposition(Learner):
+class PrivDLComposition(CoverLearner):
     """``privdl``'s loop with per-round ε₀ from composition over |F| rounds (module docstring)."""
 
     name: ClassVar[str] = "privdl_composition"
@@ -92,16 +90,6 @@ class PrivDLComposition(Learner):
         # The calibration holds for every |F| (ε₀ is chosen per sample to meet the target).
         return Guarantee(epsilon=self.epsilon, delta=self.delta, neighbours=REPLACE_ONE)
 
-    def supports(self, target: Any) -> str | None:
-        return unsupported_features(target)
-
-    @classmethod
-    def cost(cls, cell: Any) -> float:
-        return cover_cost(cell)
-
-    @classmethod
-    def memory_mb(cls, cell: Any) -> float:
-        return cover_memory_mb(cell)
 
     def lam(self, n_features: int) -> float:
         """``λ = ε₀/2`` for a feature class of size ``n_features`` (``P ∝ exp(ε₀ q/2)``)."""

@@ -103,6 +103,22 @@ def _accumulate(packed, rows, y, pos, neg, sign):  # pragma: no cover - compiled
                         target[f] += sign
 
 
+class CoverLearner(Learner):
+    """Shared by the covering learners (``rivest``, ``privdl``, ``privdl_composition``): they
+    need the problem's feature class, and their cost and memory come from |F| and n."""
+
+    def supports(self, target: Any) -> str | None:
+        return unsupported_features(target)
+
+    @classmethod
+    def cost(cls, cell: Any) -> float:
+        return cover_cost(cell)
+
+    @classmethod
+    def memory_mb(cls, cell: Any) -> float:
+        return cover_memory_mb(cell)
+
+
 class CoverState:
     """Remaining examples of a covering run and, per feature, how many of them are
     positive / negative and satisfy it.
@@ -166,7 +182,7 @@ def _majority(y: npt.NDArray) -> int:
 
 @register_learner
 @dataclass(frozen=True, kw_only=True)
-class Rivest(Learner):
+class Rivest(CoverLearner):
     """Rivest's consistent decision-list learner (module docstring); ``choice`` is
     ``'greedy'`` (most covered examples) or ``'uniform'`` among the consistent pairs."""
 
@@ -184,16 +200,6 @@ class Rivest(Learner):
         yield {}
         yield {"choice": "uniform"}
 
-    def supports(self, target: Any) -> str | None:
-        return unsupported_features(target)
-
-    @classmethod
-    def cost(cls, cell: Any) -> float:
-        return cover_cost(cell)
-
-    @classmethod
-    def memory_mb(cls, cell: Any) -> float:
-        return cover_memory_mb(cell)
 
     def _select(self, pos, neg, available, rng):
         consistent = available & (((pos > 0) & (neg == 0)) | ((neg > 0) & (pos == 0)))
