@@ -25,23 +25,21 @@ RC = {
     "pdf.fonttype": 42,
 }
 
-#: Every catalogue learner, in legend order; colours are assigned once from this list.
-LEARNER_ORDER = [
-    # PAC (§2) and decision lists (§3)
-    "elimination", "erm", "exp_mech_erm", "sq_conjunction", "private_sq_conjunction",
-    "rivest", "privdl", "privdl_composition", "decision_tree",
-    # experts (§4)
-    "rwm", "private_rwm", "private_rwm_tight", "private_mw_001", "ftl", "linear_learner", "sv_experts",
-    # halfspaces online (§5)
-    "perceptron", "winnow", "confident_winnow", "dp_winnow", "dp_winnow_tight",
-    # private ERM (§6)
-    "output_perturbation", "objective_perturbation", "dp_gd", "dp_sgd", "exp_mech_grid",
-    "sklearn_logreg", "diffprivlib_logreg",
+#: Every catalogue learner, in legend order, grouped by the experiments that draw them
+#: together (the PAC group serves conjunctions and decision_lists).
+LEARNER_GROUPS = [
+    ["elimination", "erm", "exp_mech_erm", "sq_conjunction", "private_sq_conjunction",
+     "rivest", "privdl", "privdl_composition", "decision_tree"],
+    ["rwm", "private_rwm", "private_rwm_tight", "private_mw_001", "ftl", "linear_learner", "sv_experts"],
+    ["perceptron", "winnow", "confident_winnow", "dp_winnow", "dp_winnow_tight"],
+    ["output_perturbation", "objective_perturbation", "dp_gd", "dp_sgd", "exp_mech_grid",
+     "sklearn_logreg", "diffprivlib_logreg"],
 ]
-# matplotlib's qualitative maps (the same colours seaborn would give; importing seaborn
-# costs ~2 s per figure job, for palettes alone)
-_colors = [tuple(c) for name in ("tab20", "Dark2", "Set1") for c in matplotlib.colormaps[name].colors]
-PALETTE = {name: _colors[i % len(_colors)] for i, name in enumerate(LEARNER_ORDER)}
+LEARNER_ORDER = [name for group in LEARNER_GROUPS for name in group]
+# Distinct tab10 hues within each group (figures never mix groups), the same colour for a
+# learner in every figure.
+_tab10 = [tuple(c) for c in matplotlib.colormaps["tab10"].colors]
+PALETTE = {name: _tab10[i % 10] for group in LEARNER_GROUPS for i, name in enumerate(group)}
 
 
 def color(learner: str):
