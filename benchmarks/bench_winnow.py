@@ -3,7 +3,6 @@ N = 2,000, in rounds·coordinates per second, against a plain ``X @ w`` over the
 (the memory-bound limit of any per-round linear prediction). Run by hand:
 ``python benchmarks/bench_winnow.py``."""
 
-import math
 import time
 
 import numpy as np

@@ -141,7 +141,6 @@ def test_experiment_cells_theory_check_and_figures(tmp_path):
     import matplotlib
 
     matplotlib.use("Agg")
-    import pandas as pd
 
     from dpbench import registry
     from dpbench.experiment import draw_target

@@ -36,21 +36,18 @@ from typing import ClassVar
 
 import numpy as np
 
-from dpbench.learners.base import ADD_REMOVE, Guarantee, Learner
+from dpbench.learners.base import ADD_REMOVE, Guarantee
 from dpbench.learners.logistic_common import (
-    DEFAULT_LAM,
-    LOGISTIC_SMOOTHNESS,
     LinearClassifier,
+    NoisyGradientDescent,
     calibrate_sgd,
-    check_clip,
-    check_lam,
     clipped_gradient_sum,
     signs,
     unit_ball,
 )
 from dpbench.problems.base import Sample
 from dpbench.registry import register_learner
-from dpbench.validation import check_delta, check_epsilon, check_positive_int
+from dpbench.validation import check_positive_int
 
 
 def sampling_rate(batch_size: int, n: int) -> float:
@@ -60,39 +57,19 @@ def sampling_rate(batch_size: int, n: int) -> float:
 
 @register_learner
 @dataclass(frozen=True, kw_only=True)
-class DPSGD(Learner):
+class DPSGD(NoisyGradientDescent):
     name: ClassVar[str] = "dp_sgd"
-    family: ClassVar[str] = "batch"
-    private: ClassVar[bool] = True
-    problems: ClassVar[tuple[str, ...]] = ("logistic", "halfspace")
-    epsilon: float
-    delta: float
-    lam: float = DEFAULT_LAM
     steps: int = 300
     batch_size: int = 256
-    clip: float = 1.0
-    lr: float = 0.0  # 0: 1/(¼ + λ)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        object.__setattr__(self, "delta", check_delta(self.delta))
-        if not math.isinf(self.epsilon) and self.delta == 0:
-            raise ValueError("delta must be > 0 for dp_sgd at finite epsilon, got 0.0")
-        object.__setattr__(self, "lam", check_lam(self.lam))
-        object.__setattr__(self, "steps", check_positive_int(self.steps, name="steps"))
+        super().__post_init__()
         object.__setattr__(self, "batch_size", check_positive_int(self.batch_size, name="batch_size"))
-        object.__setattr__(self, "clip", check_clip(self.clip))
-        if isinstance(self.lr, bool) or not isinstance(self.lr, (int, float)) or not (self.lr >= 0 and math.isfinite(self.lr)):
-            raise ValueError(f"lr must be a finite number >= 0, got {self.lr!r}")
 
     @classmethod
     def test_params(cls) -> Iterator[dict]:
         yield {"epsilon": 1.0, "delta": 1e-5, "steps": 20, "batch_size": 32}
         yield {"epsilon": math.inf, "delta": 0.0, "steps": 20, "batch_size": 32}
-
-    @property
-    def step_size(self) -> float:
-        return self.lr if self.lr > 0 else 1.0 / (LOGISTIC_SMOOTHNESS + self.lam)
 
     def calibration(self, n: int) -> tuple[float, float]:
         """``(z, ε_achieved)`` for a sample of size ``n``."""

@@ -193,7 +193,7 @@ def run_hedge(
     action by inverse CDF."""
     if not eta >= 0:
         raise ValueError(f"eta must be >= 0, got {eta!r}")
-    T, k = losses.T, losses.k
+    T = losses.T
     marks = checkpoints(T, n_checkpoints)
     uniforms = rng.random(T)
     ftl = math.isinf(eta)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import dp_accounting
 import numpy as np
@@ -29,7 +30,9 @@ import numpy.typing as npt
 from dp_accounting import rdp
 from scipy.special import expit
 
+from dpbench.learners.base import Learner
 from dpbench.mechanisms.accounting import RDP_ORDERS, largest_per_step
+from dpbench.validation import check_delta, check_epsilon, check_positive_int
 
 #: Smoothness of the logistic loss in θ for ‖x‖ ≤ 1: |ℓ''| ≤ 1/4 (CMS11's constant c).
 LOGISTIC_SMOOTHNESS = 0.25
@@ -207,3 +210,36 @@ def check_clip(clip: float) -> float:
     if isinstance(clip, bool) or not isinstance(clip, (int, float)) or not (clip > 0 and math.isfinite(clip)):
         raise ValueError(f"clip must be a finite number > 0, got {clip!r}")
     return float(clip)
+
+
+@dataclass(frozen=True, kw_only=True)
+class NoisyGradientDescent(Learner):
+    """Parameters and checks shared by ``dp_gd`` and ``dp_sgd``: (ε, δ) with δ > 0 at finite
+    ε, regularisation ``lam``, ``steps``, clipping norm ``clip`` and step size ``lr``
+    (0: 1/(¼ + λ), the inverse smoothness of the regularised logistic loss)."""
+
+    family: ClassVar[str] = "batch"
+    private: ClassVar[bool] = True
+    problems: ClassVar[tuple[str, ...]] = ("logistic", "halfspace")
+    epsilon: float
+    delta: float
+    lam: float = DEFAULT_LAM
+    steps: int = 200
+    clip: float = 1.0
+    lr: float = 0.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        object.__setattr__(self, "delta", check_delta(self.delta))
+        if not math.isinf(self.epsilon) and self.delta == 0:
+            raise ValueError(f"delta must be > 0 for {self.name} at finite epsilon, got 0.0")
+        object.__setattr__(self, "lam", check_lam(self.lam))
+        object.__setattr__(self, "steps", check_positive_int(self.steps, name="steps"))
+        object.__setattr__(self, "clip", check_clip(self.clip))
+        if isinstance(self.lr, bool) or not isinstance(self.lr, (int, float)) or not (self.lr >= 0 and math.isfinite(self.lr)):
+            raise ValueError(f"lr must be a finite number >= 0, got {self.lr!r}")
+
+    @property
+    def step_size(self) -> float:
+        return self.lr if self.lr > 0 else 1.0 / (LOGISTIC_SMOOTHNESS + self.lam)
+

@@ -120,7 +120,7 @@ def sample_complexity_vs_epsilon(
         ax.set_yscale("log")
         ax.set_xlabel("ε")
         ax.set_ylabel(f"n*(α={alpha:g}), ≥{1 - beta:.0%} of reps")
-        ax.set_title(title or f"empirical sample complexity (dashed: theory)")
+        ax.set_title(title or "empirical sample complexity (dashed: theory)")
         ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False)
         fig.tight_layout()
     return fig
