@@ -127,27 +127,6 @@ class FeatureClass:
 # --------------------------------------------------------------------------- hypotheses
 
 
-@numba.njit(cache=True)
-def _predict_kernel(X, literals, bits, default):  # pragma: no cover - compiled
-    n, d = X.shape
-    n_rules, k = literals.shape
-    out = np.empty(n, dtype=np.uint8)
-    for j in range(n):
-        label = default
-        for r in range(n_rules):
-            fires = True
-            for c in range(k):
-                lit = literals[r, c]
-                if (lit < d and X[j, lit] == 0) or (d <= lit < 2 * d and X[j, lit - d] != 0):
-                    fires = False
-                    break
-            if fires:
-                label = bits[r]
-                break
-        out[j] = label
-    return out
-
-
 @dataclass(frozen=True, eq=False)
 class DecisionList:
     """``((f_1, b_1), …, (f_R, b_R), default)`` with ``f_j`` given by literal indices
@@ -161,8 +140,10 @@ class DecisionList:
     features: npt.NDArray[np.int64] | None = None
 
     def predict(self, X: npt.NDArray) -> npt.NDArray[np.uint8]:
-        X = np.ascontiguousarray(np.asarray(X, dtype=np.uint8))
-        return _predict_kernel(X, np.ascontiguousarray(self.literals, dtype=np.int32), np.ascontiguousarray(self.bits, dtype=np.uint8), np.uint8(self.default))
+        """``b_j`` of the first rule that fires, else the default bit."""
+        first = _first_rule(X, self.literals)
+        labels = np.append(np.asarray(self.bits, dtype=np.uint8), np.uint8(self.default))
+        return labels[first]
 
     def __len__(self) -> int:
         return len(self.bits)
