@@ -86,6 +86,14 @@ def mistake_bound(learner: str, row: pd.Series) -> float:
     return math.nan
 
 
+def sweep_axis(axis: str, learner: str, values: pd.Series) -> tuple[pd.Series, str, float]:
+    """``(x, unit, theoretical exponent)`` of final mistakes along a sweep: linear in N for
+    the perceptron, linear in ln N for the Winnow family (``axis='d'``), ρ⁻² along ``'rho'``."""
+    if axis == "d":
+        return (values, "N", 1.0) if learner == "perceptron" else (np.log(values), "ln N", 1.0)
+    return values, "ρ", -2.0
+
+
 def final_rows(df: pd.DataFrame) -> pd.DataFrame:
     ok = df[df["status"] == "ok"]
     return ok[ok["t"] == ok["T"]]
@@ -130,11 +138,7 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
                 if g["private"].any() and not np.isinf(g["epsilon"]).all():
                     continue
                 s = summarise(g, [xs], "mistakes").sort_values(xs)
-                if axis == "d":
-                    x = s[xs] if learner == "perceptron" else np.log(s[xs])
-                    label, exponent = ("N", 1.0) if learner == "perceptron" else ("ln N", 1.0)
-                else:
-                    x, label, exponent = s[xs], "rho", -2.0
+                x, label, exponent = sweep_axis(axis, learner, s[xs])
                 slope, lo, hi, m = loglog_slope(x, s["mean"])
                 cells, above = bound_violations(g, [xs, "problem_id"], lambda r, L=learner: mistake_bound(L, r), BETA, "mistakes")
                 rows.append(theory_row(experiment=E, learner=learner, regime=f"{axis} sweep " + ", ".join(f"{c}={g.iloc[0][c]}" for c in ("d", "s", "rho", "order", "domain", "T") if c != axis),

@@ -94,7 +94,7 @@ def mistakes_vs_t(df: pd.DataFrame):
 
 
 def _axis_figure(df: pd.DataFrame, axis: str, xcol: str, xlabel: str, title: str):
-    from dpbench.experiments.halfspaces_online import final_rows, sweeps
+    from dpbench.experiments.halfspaces_online import final_rows, sweep_axis, sweeps
 
     groups = sweeps(final_rows(df), axis)
     if not groups:
@@ -111,11 +111,7 @@ def _axis_figure(df: pd.DataFrame, axis: str, xcol: str, xlabel: str, title: str
                                 label=f"{learner} ({eps_label(eps)}): T = {int(g['T'].iloc[0])} is the trivial level")
                     continue
                 s = summarise(g, [xcol], "mistakes").sort_values(xcol)
-                if axis == "d":
-                    x = s[xcol] if learner == "perceptron" else np.log(s[xcol])
-                    unit, exponent = ("N", 1) if learner == "perceptron" else ("ln N", 1)
-                else:
-                    x, unit, exponent = s[xcol], "ρ", -2
+                x, unit, exponent = sweep_axis(axis, learner, s[xcol])
                 slope, lo, hi, _ = loglog_slope(x, s["mean"])
                 fit = f"slope in {unit} {slope:.2f} [{lo:.2f}, {hi:.2f}]" if np.isfinite(slope) else "slope n/a"
                 c = color(learner)
