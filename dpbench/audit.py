@@ -107,3 +107,72 @@ def mean_error(learner, target, n: int, repetitions: int, *, seed: int) -> float
         sample = target.sample(n, rng=np.random.default_rng(data_seed))
         errors.append(target.population_error(learner.fit(sample, rng=np.random.default_rng(mech_seed))))
     return float(np.mean(errors))
+
+
+# --------------------------------------------------------------------------- audit cases
+#: Columns of ``results/theory/privacy_audit.csv`` (issue 10), in order.
+AUDIT_COLUMNS = [
+    "learner",
+    "variant",
+    "epsilon_claimed",
+    "delta_claimed",
+    "neighbours",
+    "epsilon_lower_bound",
+    "epsilon_exact",
+    "runs",
+    "confidence",
+    "instance",
+]
+
+
+@dataclass(frozen=True)
+class AuditCase:
+    """One audited neighbouring pair: a learner (or the component mechanism that carries its
+    privacy) run on ``D`` (side 0) and ``D'`` (side 1).
+
+    ``sample(side, runs, rng) -> array (runs,)`` returns one scalar output (or a statistic of
+    the output fixed in advance) per run; the harness turns the two arrays into a
+    Clopper–Pearson lower bound on ε. ``variant`` is ``"correct"`` or ``"broken"`` (a copy
+    whose noise is halved, or whose η / λ is doubled, claiming the same ε). ``exact``
+    returns the exact ε(δ) of this pair where the output law is computable. ``component``
+    says why a component mechanism is audited instead of the whole learner (empty if not).
+    """
+
+    learner: str
+    variant: str
+    epsilon: float
+    delta: float
+    neighbours: str
+    instance: str
+    sample: Callable[[int, int, np.random.Generator], np.ndarray]
+    exact: Callable[[], float] | None = None
+    component: str = ""
+
+
+def run_case(case: AuditCase, *, runs: int, confidence: float = 0.95, seed: int = 0) -> dict[str, object]:
+    """Audit one case with ``runs`` runs per side; a row with :data:`AUDIT_COLUMNS`."""
+    from dpbench.seeding import make_rng
+
+    key = {"learner": case.learner, "variant": case.variant, "epsilon": case.epsilon, "delta": case.delta}
+    a = np.asarray(case.sample(0, runs, make_rng(seed, "audit", {**key, "side": 0})))
+    b = np.asarray(case.sample(1, runs, make_rng(seed, "audit", {**key, "side": 1})))
+    result = audit(a, b, delta=case.delta, confidence=confidence)
+    return {
+        "learner": case.learner,
+        "variant": case.variant,
+        "epsilon_claimed": case.epsilon,
+        "delta_claimed": case.delta,
+        "neighbours": case.neighbours,
+        "epsilon_lower_bound": result.epsilon_lower,
+        "epsilon_exact": float(case.exact()) if case.exact is not None else math.nan,
+        "runs": runs,
+        "confidence": confidence,
+        "instance": case.instance,
+    }
+
+
+def cli_audit(learner: str, *, epsilon: float | None, delta: float | None, runs: int | None, seed: int) -> int:
+    """``dpbench audit LEARNER``: audit the correct and broken copies, print the rows.
+
+    Returns the exit status (0 when the correct copy's bound is ≤ its claim)."""
+    raise NotImplementedError("dpbench audit: implemented by issue 10")

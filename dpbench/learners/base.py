@@ -10,30 +10,10 @@ parameters — the same object the results record (``eps_reported``, ``delta_rep
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-REPLACE_ONE = "replace-one"
-ADD_REMOVE = "add/remove-one"
-
-
-@dataclass(frozen=True)
-class Guarantee:
-    """A differential-privacy guarantee: (ε, δ)-DP with respect to ``neighbours``.
-
-    ``epsilon = inf`` means no privacy (the non-private limit of a private learner).
-    ``dp_event`` optionally carries a ``dp_accounting.DpEvent`` describing the mechanism.
-    """
-
-    epsilon: float
-    delta: float = 0.0
-    neighbours: str = REPLACE_ONE
-    dp_event: Any = field(default=None, compare=False)
-
-
-NON_PRIVATE = Guarantee(epsilon=math.inf, delta=0.0, neighbours="none")
+from dpbench.mechanisms.guarantee import ADD_REMOVE, NON_PRIVATE, REPLACE_ONE, Guarantee  # noqa: F401 (re-exported)
 
 
 class Learner:

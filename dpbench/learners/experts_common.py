@@ -27,39 +27,12 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from dpbench.problems.losses import ExpertsLosses  # noqa: F401 (re-exported)
+
 #: Largest lookup table of weights (entries); beyond it the kernel calls exp per entry.
 MAX_TABLE = 1 << 22
 #: exp(−x) is treated as 0 beyond this x (e^{−690} ≈ 1e−300).
 EXP_CUTOFF = 690.0
-
-
-@dataclass(frozen=True)
-class ExpertsLosses:
-    """An oblivious loss sequence: ``codes`` (T, k) uint8, loss = ``codes * scale`` ∈ [0, 1]."""
-
-    codes: npt.NDArray[np.uint8]
-    scale: float = 1.0
-
-    def __post_init__(self) -> None:
-        if self.codes.dtype != np.uint8 or self.codes.ndim != 2:
-            raise ValueError(f"codes must be a 2-d uint8 array, got {self.codes.dtype} {self.codes.shape}")
-        if not 0 < self.scale <= 1:
-            raise ValueError(f"scale must be in (0, 1], got {self.scale!r}")
-
-    @property
-    def T(self) -> int:
-        return int(self.codes.shape[0])
-
-    @property
-    def k(self) -> int:
-        return int(self.codes.shape[1])
-
-    def losses(self) -> npt.NDArray[np.float64]:
-        """Dense float losses (tests and small T only)."""
-        return self.codes.astype(np.float64) * self.scale
-
-    def prefix(self, T: int) -> "ExpertsLosses":
-        return ExpertsLosses(self.codes[:T], self.scale)
 
 
 @dataclass

@@ -13,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.special import logsumexp
 
-from dpbench.learners.base import Guarantee
+from dpbench.mechanisms.guarantee import Guarantee
 from dpbench.validation import check_epsilon, check_positive
 
 

@@ -41,7 +41,7 @@ import numpy.typing as npt
 from scipy.optimize import brentq
 from scipy.special import log_ndtr
 
-from dpbench.learners.base import Guarantee
+from dpbench.mechanisms.guarantee import Guarantee
 from dpbench.validation import check_delta, check_epsilon, check_positive
 
 __all__ = ["GaussianMechanism", "classic_sigma", "analytic_sigma", "analytic_delta"]

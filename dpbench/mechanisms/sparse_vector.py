@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from dpbench.learners.base import Guarantee
+from dpbench.mechanisms.guarantee import Guarantee
 from dpbench.validation import check_epsilon, check_probability
 
 

@@ -37,7 +37,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from dpbench.learners.experts_common import ExpertsLosses
+from dpbench.problems.losses import ExpertsLosses
 from dpbench.problems.base import Problem
 from dpbench.registry import register_problem
 from dpbench.validation import check_positive_int

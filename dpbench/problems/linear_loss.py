@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from dpbench.learners.experts_common import ExpertsLosses
+from dpbench.problems.losses import ExpertsLosses
 from dpbench.problems.base import Problem
 from dpbench.problems.experts import bernoulli_codes
 from dpbench.registry import register_problem

@@ -1,0 +1,56 @@
+"""Worst-case audit instances, one module per learner family (issue 10).
+
+Each module registers, per private learner (or mechanism), a function
+``cases(*, epsilon, delta) -> list[AuditCase]`` returning the ``correct`` case and its
+``broken`` copy on neighbouring inputs near the worst case of the learner's analysis. A
+learner class outside the catalogue (a plugin) may instead define a classmethod
+``audit_cases(*, epsilon, delta)`` with the same contract; :func:`cases_for` prefers it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable
+
+AUDITS: dict[str, Callable[..., list]] = {}
+_loaded = False
+
+
+def register_audit(name: str) -> Callable[[Callable[..., list]], Callable[..., list]]:
+    """Decorator: register ``cases(*, epsilon, delta)`` as the audit of ``name``."""
+
+    def wrap(fn: Callable[..., list]) -> Callable[..., list]:
+        if name in AUDITS and AUDITS[name] is not fn:
+            raise ValueError(f"audit {name!r} registered twice")
+        AUDITS[name] = fn
+        return fn
+
+    return wrap
+
+
+def load_all() -> None:
+    global _loaded
+    if not _loaded:
+        for info in pkgutil.iter_modules(__path__):
+            importlib.import_module(f"{__name__}.{info.name}")
+        _loaded = True
+
+
+def audited_names() -> list[str]:
+    load_all()
+    return sorted(AUDITS)
+
+
+def cases_for(name: str, *, epsilon: float, delta: float) -> list:
+    """The audit cases of learner or mechanism ``name`` at the claimed (ε, δ)."""
+    from dpbench import registry
+
+    if registry.is_learner(name):
+        own = getattr(registry.learner(name), "audit_cases", None)
+        if own is not None:
+            return list(own(epsilon=epsilon, delta=delta))
+    load_all()
+    if name not in AUDITS:
+        raise KeyError(f"no audit registered for {name!r}; audited: {', '.join(sorted(AUDITS))}")
+    return list(AUDITS[name](epsilon=epsilon, delta=delta))
