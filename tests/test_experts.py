@@ -134,13 +134,13 @@ def test_tight_calibration_meets_target_and_buys_a_larger_eta(eps):
     assert 3.0 < eta_gain(eps, delta, T, k) < 6.0
 
 
-def test_private_mw_001_alpha_and_delta():
-    eps, delta = 1.0, 1e-6
-    learner = PrivateMW001(epsilon=eps, delta=delta)
+def test_private_mw_001_alpha_and_certification():
+    """The notes' α; runs only where the accountant certifies (tests/test_privacy_mw001.py)."""
+    learner = PrivateMW001(epsilon=2.0, delta=1e-6)
     T = 100_000
-    assert learner.eta(T, 10) == pytest.approx(math.sqrt(eps / (12 * T)))
-    assert learner.supports_horizon(T, 10) is None  # exp(-sqrt(T/12)) ≈ 1e-40
-    assert "delta" in learner.supports_horizon(1000, 10)  # exp(-sqrt(1000/12)) ≈ 1e-4 > 1e-6
+    assert learner.eta(T, 10) == pytest.approx(math.sqrt(2.0 / (12 * T)))
+    assert learner.supports_horizon(T, 10) is None
+    assert "certified delta" in PrivateMW001(epsilon=1.0, delta=1e-6).supports_horizon(T, 10)
 
 
 def test_sv_experts_calibration():

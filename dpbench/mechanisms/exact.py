@@ -1,0 +1,85 @@
+"""Exact privacy of a neighbouring pair whose output laws are computable (issue 10).
+
+For two discrete output laws ``P`` (on D) and ``Q`` (on D') on the same finite support the
+tightest δ at a given ε is the hockey-stick divergence, taken in both directions:
+
+.. math:: \\delta(\\varepsilon) = \\max\\Big(\\sum_x [P(x) - e^{\\varepsilon} Q(x)]_+,\\;
+          \\sum_x [Q(x) - e^{\\varepsilon} P(x)]_+\\Big),
+
+and the tightest ε at a given δ is the smallest ε with ``δ(ε) ≤ δ`` (δ(ε) is
+non-increasing in ε); at δ = 0 it is ``max_x |ln P(x)/Q(x)|``. Everything is computed
+from log-probabilities (``logsumexp``), so laws with mass ``1e-300`` in the tails are exact.
+
+:func:`hedge_swap_log_pmfs` gives the pair behind issue 10's defect 1: Hedge / MW with rate
+η on two experts, round-1 loss vector (0, 1) on D versus (1, 0) on D', every later loss
+(0, 0). Round 1 is played uniformly on both sides; from round 2 on expert 0 is played with
+probability ``q = 1/(1 + e^{−η})`` on D and ``1 − q`` on D', independently each round, so
+the number ``X`` of plays of expert 0 in rounds 2..T is a sufficient statistic with
+``X ~ Bin(T−1, q)`` on D and ``Bin(T−1, 1−q)`` on D'.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import numpy.typing as npt
+from scipy.optimize import brentq
+from scipy.special import gammaln, logsumexp
+
+__all__ = ["delta_for_epsilon", "epsilon_for_delta", "hedge_swap_log_pmfs", "hedge_swap_delta"]
+
+
+def _one_way(logp: npt.NDArray, logq: npt.NDArray, epsilon: float) -> float:
+    """``Σ_x [P(x) − e^ε Q(x)]_+`` in log space."""
+    loss = logp - logq
+    keep = loss > epsilon
+    if not keep.any():
+        return 0.0
+    lp, lq = logp[keep], logq[keep]
+    # P − e^ε Q = P (1 − e^{ε − loss}) with loss > ε; log1p(−e^{ε−loss}) is finite
+    terms = lp + np.log1p(-np.exp(epsilon - (lp - lq)))
+    return float(np.exp(logsumexp(terms)))
+
+
+def delta_for_epsilon(logp: npt.ArrayLike, logq: npt.ArrayLike, epsilon: float) -> float:
+    """Exact δ(ε) of the pair (both directions); ``logp``, ``logq``: log-pmfs on one support."""
+    logp = np.asarray(logp, dtype=np.float64)
+    logq = np.asarray(logq, dtype=np.float64)
+    return max(_one_way(logp, logq, epsilon), _one_way(logq, logp, epsilon))
+
+
+def epsilon_for_delta(logp: npt.ArrayLike, logq: npt.ArrayLike, delta: float) -> float:
+    """Exact ε(δ) of the pair: the smallest ε ≥ 0 with ``δ(ε) ≤ δ`` (bisection on the
+    monotone δ(ε); at δ = 0 the largest absolute privacy loss on the common support)."""
+    logp = np.asarray(logp, dtype=np.float64)
+    logq = np.asarray(logq, dtype=np.float64)
+    both = np.isfinite(logp) & np.isfinite(logq)
+    if (np.isfinite(logp) != np.isfinite(logq)).any():
+        only = np.isfinite(logp) ^ np.isfinite(logq)
+        mass = max(float(np.exp(logsumexp(logp[only & np.isfinite(logp)]))) if (only & np.isfinite(logp)).any() else 0.0,
+                   float(np.exp(logsumexp(logq[only & np.isfinite(logq)]))) if (only & np.isfinite(logq)).any() else 0.0)
+        if mass > delta:
+            return math.inf
+    loss = np.abs(logp[both] - logq[both])
+    top = float(loss.max()) if loss.size else 0.0
+    if delta_for_epsilon(logp, logq, 0.0) <= delta:
+        return 0.0
+    if delta == 0:
+        return top
+    return float(brentq(lambda e: delta_for_epsilon(logp, logq, e) - delta, 0.0, top, xtol=1e-10, rtol=1e-10))
+
+
+def hedge_swap_log_pmfs(eta: float, T: int) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Log-pmfs of ``X ~ Bin(T−1, q)`` (D) and ``Bin(T−1, 1−q)`` (D'), ``q = 1/(1+e^{−η})``:
+    the plays of expert 0 in rounds 2..T of the two-expert first-round swap (module doc)."""
+    m = int(T) - 1
+    x = np.arange(m + 1, dtype=np.float64)
+    log_q, log_1q = -np.logaddexp(0.0, -eta), -np.logaddexp(0.0, eta)  # ln q, ln(1 − q)
+    log_binom = gammaln(m + 1) - gammaln(x + 1) - gammaln(m - x + 1)
+    return log_binom + x * log_q + (m - x) * log_1q, log_binom + x * log_1q + (m - x) * log_q
+
+
+def hedge_swap_delta(eta: float, T: int, epsilon: float) -> float:
+    """Exact δ(ε) of the two-expert first-round swap for Hedge with rate η over T rounds."""
+    return delta_for_epsilon(*hedge_swap_log_pmfs(eta, T), epsilon)
