@@ -11,7 +11,12 @@ holds with the stated confidence. Choosing ``E`` on the same runs would bias the
 so the runs are split: the first half selects the event (and its direction), the second
 half alone computes the bound. Each of the two Clopper–Pearson bounds is one-sided at level
 ``confidence``, so a correct mechanism's claimed ε is refuted (bound > ε) with probability
-at most ``2(1 − confidence)``.
+at most ``2(1 − confidence)`` (the false-alarm rate of one audit row).
+
+Cases: per learner or mechanism a module of :mod:`dpbench.audits` registers
+:class:`AuditCase` pairs (``correct`` and a ``broken`` copy claiming the same ε);
+:func:`run_case` turns one into a row of :data:`AUDIT_COLUMNS` and :func:`cli_audit`
+prints them (``dpbench audit NAME``).
 """
 
 from __future__ import annotations
@@ -60,6 +65,9 @@ def _candidate_events(a: np.ndarray, b: np.ndarray) -> list[tuple[str, Callable[
         likelier = values[ca > cb]
         if 0 < len(likelier) < len(values):
             events.append((f"output in {likelier.tolist()!r}", lambda x, s=likelier: np.isin(x, s)))
+        if np.issubdtype(values.dtype, np.number):  # ordered outputs (counts, indices): tails too
+            events += [(f"output >= {v.item()!r}", (lambda x, v=v: x >= v)) for v in values[1:]]
+            events += [(f"output <= {v.item()!r}", (lambda x, v=v: x <= v)) for v in values[:-1]]
         return events
     cuts = np.quantile(pooled, np.linspace(0.01, 0.99, 99))
     return [(f"output >= {c:.6g}", (lambda x, c=c: x >= c)) for c in cuts] + [
@@ -174,5 +182,39 @@ def run_case(case: AuditCase, *, runs: int, confidence: float = 0.95, seed: int 
 def cli_audit(learner: str, *, epsilon: float | None, delta: float | None, runs: int | None, seed: int) -> int:
     """``dpbench audit LEARNER``: audit the correct and broken copies, print the rows.
 
-    Returns the exit status (0 when the correct copy's bound is ≤ its claim)."""
-    raise NotImplementedError("dpbench audit: implemented by issue 10")
+    ε and δ default to the audit's registered claim (:func:`dpbench.audits.default_claim`),
+    ``runs`` (per side) to :data:`CLI_RUNS`. Returns the exit status: 0 iff the correct
+    copy's lower bound is ≤ its claim (and the broken copy, if any, is reported as caught
+    or missed); 1 if the correct copy is refuted; 2 for an unknown name or a claim the
+    learner cannot make (one line on stderr, no traceback).
+    """
+    import sys
+
+    from dpbench.audits import cases_for, default_claim
+
+    try:
+        default_eps, default_delta = default_claim(learner)
+        eps = default_eps if epsilon is None else float(epsilon)
+        dlt = default_delta if delta is None else float(delta)
+        cases = cases_for(learner, epsilon=eps, delta=dlt)
+    except (KeyError, ValueError) as exc:
+        print(f"dpbench audit: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 2
+    rows = [run_case(case, runs=int(runs or CLI_RUNS), confidence=CLI_CONFIDENCE, seed=seed) for case in cases]
+    status = 0
+    for case, row in zip(cases, rows):
+        above = row["epsilon_lower_bound"] > row["epsilon_claimed"]
+        verdict = ("CAUGHT" if above else "missed") if row["variant"] != "correct" else ("REFUTED" if above else "ok")
+        status |= int(row["variant"] == "correct" and above)
+        print(
+            f"{row['learner']:<20} {row['variant']:<8} claimed eps={row['epsilon_claimed']:.4g} delta={row['delta_claimed']:.3g} "
+            f"({row['neighbours']})  lower bound={row['epsilon_lower_bound']:.4g}  exact={row['epsilon_exact']:.4g}  "
+            f"runs={row['runs']}  confidence={row['confidence']:g}  {verdict}"
+        )
+        print(f"    instance: {row['instance']}" + (f"\n    component: {case.component}" if case.component else ""))
+    return status
+
+
+#: ``dpbench audit`` defaults: runs per side and per-bound confidence (false alarm ≤ 2e-3).
+CLI_RUNS = 1_000_000
+CLI_CONFIDENCE = 0.999

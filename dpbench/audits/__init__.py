@@ -14,19 +14,29 @@ import pkgutil
 from collections.abc import Callable
 
 AUDITS: dict[str, Callable[..., list]] = {}
+#: name → (ε, δ) audited when none is given (``dpbench audit NAME``).
+DEFAULTS: dict[str, tuple[float, float]] = {}
 _loaded = False
 
 
-def register_audit(name: str) -> Callable[[Callable[..., list]], Callable[..., list]]:
-    """Decorator: register ``cases(*, epsilon, delta)`` as the audit of ``name``."""
+def register_audit(name: str, *, epsilon: float = 1.0, delta: float = 1e-6) -> Callable[[Callable[..., list]], Callable[..., list]]:
+    """Decorator: register ``cases(*, epsilon, delta)`` as the audit of ``name``;
+    ``epsilon``/``delta``: the claim audited by default (e.g. where the learner runs)."""
 
     def wrap(fn: Callable[..., list]) -> Callable[..., list]:
         if name in AUDITS and AUDITS[name] is not fn:
             raise ValueError(f"audit {name!r} registered twice")
         AUDITS[name] = fn
+        DEFAULTS[name] = (float(epsilon), float(delta))
         return fn
 
     return wrap
+
+
+def default_claim(name: str) -> tuple[float, float]:
+    """The (ε, δ) audited for ``name`` when the caller gives none."""
+    load_all()
+    return DEFAULTS.get(name, (1.0, 1e-6))
 
 
 def load_all() -> None:
