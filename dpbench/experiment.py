@@ -65,6 +65,8 @@ class Experiment:
     theory_check: Callable[[Any], Any]
     figures: Mapping[str, Figure] = field(default_factory=dict)
     test_size: int = 200  # a small n or T for the conformance tests
+    #: columns of the theory-check CSV if not :data:`dpbench.analysis.THEORY_COLUMNS`
+    theory_columns: tuple[str, ...] | None = None
 
 
 # --------------------------------------------------------------------------- targets

@@ -13,8 +13,9 @@ from dpbench.results import read_results
 
 def write_theory_check(experiment: str, results: str | Path, out: str | Path) -> None:
     """Run the experiment's theory check on its collected results; write CSV atomically."""
-    table = registry.experiment(experiment).theory_check(read_results(results))
-    table = table.reindex(columns=THEORY_COLUMNS)
+    exp = registry.experiment(experiment)
+    table = exp.theory_check(read_results(results))
+    table = table.reindex(columns=list(exp.theory_columns or THEORY_COLUMNS))
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)

@@ -74,6 +74,12 @@ SCHEMA = pa.schema(
         ("eps_reported", _F64),
         ("delta_reported", _F64),
         ("neighbours", _STR),
+        # privacy audit (experiment privacy_audit): one row per (audited name, variant)
+        ("variant", _STR),  # correct / broken
+        ("epsilon_lower_bound", _F64),
+        ("epsilon_exact", _F64),
+        ("confidence", _F64),
+        ("instance", _STR),
         # provenance
         ("cell_key", _STR),
         ("root_seed", _I64),
