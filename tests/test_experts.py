@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from dpbench import theory
-from dpbench.audit import audit, run_many
 from dpbench.learners.experts_common import ExpertsLosses, reference_hedge, run_hedge
 from dpbench.learners.ftl import FTL
 from dpbench.learners.linear_learner import LinearLearner
@@ -188,49 +187,5 @@ def test_sv_experts_epsilon_to_infinity():
     assert big.diagnostics["updates"] <= K and inf.diagnostics["updates"] <= K
 
 
-# --------------------------------------------------------------------------- audit
+# audits of the experts learners (first-round loss swap, correct and broken copies): tests/test_audit.py
 
-T_AUDIT, TRIALS = 24, 30_000
-
-
-def _neighbours(k: int = 2) -> tuple[ExpertsLosses, ExpertsLosses]:
-    """D: all-zero losses; D': the first round's loss vector changed to (1, 0, …, 0)."""
-    d = np.zeros((T_AUDIT, k), dtype=np.uint8)
-    d2 = d.copy()
-    d2[0, 0] = 1
-    return ExpertsLosses(d), ExpertsLosses(d2)
-
-
-def _audit_hedge(eta: float, seed: int, delta: float):
-    D, D2 = _neighbours()
-    out = lambda L: (lambda rng: int(run_hedge(L, eta, rng=rng).counts[1]))  # noqa: E731
-    return audit(run_many(out(D), TRIALS, seed=seed), run_many(out(D2), TRIALS, seed=seed + 1), delta=delta, confidence=CONFIDENCE)
-
-
-@pytest.mark.parametrize("cls", [PrivateRWM, PrivateRWMTight, LinearLearner])
-def test_audit_private_rwm_family(cls):
-    """Claimed (ε, δ) = (1, 1e-6): the audited lower bound must not exceed ε (false alarm
-    ≤ 1e-6 per test by the Clopper–Pearson construction of dpbench.audit)."""
-    learner = cls(epsilon=1.0, delta=1e-6)
-    result = _audit_hedge(learner.eta(T_AUDIT, 2), seed=11, delta=1e-6)
-    assert result.epsilon_lower <= 1.0, result
-
-
-def test_audit_catches_broken_eta():
-    """η = 1.5 per round (75× private_rwm's) claimed as ε = 1: changing one loss shifts
-    every later round's odds by e^{1.5}; the count of expert-1 plays separates D and D'
-    and the audit lower bound exceeds 1 (it is ≈ 2 here; a miss would need a >5σ event)."""
-    result = _audit_hedge(1.5, seed=12, delta=1e-6)
-    assert result.epsilon_lower > 1.0, result
-
-
-def test_audit_sv_experts():
-    """D: expert 0 loses every round; D': one round of it changed to 0 loss."""
-    d = np.zeros((T_AUDIT, 2), dtype=np.uint8)
-    d[:, 0] = 1
-    d2 = d.copy()
-    d2[3, 0] = 0
-    learner = SVExperts(epsilon=1.0)
-    out = lambda L: (lambda rng: int(learner.run(ExpertsLosses(L), rng=rng).counts[1]))  # noqa: E731
-    result = audit(run_many(out(d), 4000, seed=21), run_many(out(d2), 4000, seed=22), confidence=CONFIDENCE)
-    assert result.epsilon_lower <= 1.0, result

@@ -25,7 +25,6 @@ against :func:`dpbench.learners.experts_common.reference_steps` draw by draw.
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import numpy.typing as npt

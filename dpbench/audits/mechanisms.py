@@ -9,7 +9,6 @@ Gumbel-max over runs × outcomes, and the noise scales of :mod:`dpbench.mechanis
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 from scipy.optimize import brentq

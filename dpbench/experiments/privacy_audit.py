@@ -81,7 +81,7 @@ EXPERIMENT = register_experiment(
                 "dpbench.plotting.privacy_audit:audit_bounds",
                 "Privacy audit: per audited learner or mechanism, the Clopper–Pearson lower bound on ε of the "
                 "correct copy and of a broken copy (noise halved or rate doubled, same claim), divided by the "
-                "claimed ε (dashed line = the claim); open marks: the exact ε(δ) of the pair where computable. "
+                "claimed ε (dashed line = the claim); diamonds: the exact ε(δ) of the pair where computable. "
                 "Correct copies sit at or below 1 (tightness), broken copies above it (power).",
             ),
         },

@@ -1,0 +1,69 @@
+"""The ``privacy_audit`` experiment: cells → rows → results/theory/privacy_audit.csv with
+exactly AUDIT_COLUMNS, deterministic, and the config blocks audit what they list."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from dpbench import registry
+from dpbench.audit import AUDIT_COLUMNS
+from dpbench.config import ConfigError, from_dict, load
+from dpbench.experiment import draw_target, run_shard
+from dpbench.pipeline import write_theory_check
+from dpbench.results import TIMING_COLUMNS
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _block(targets, **extra):
+    block = {"problem": "audit_pairs", "learners": ["auditor"], "epsilon": [1.0], "delta": 0.0, "n": [20_000], "repetitions": 1,
+             "learner_params": {"auditor": {"target": targets}}, **extra}
+    return {"seed": 5, "experiments": {"privacy_audit": block}}
+
+
+def test_cells_give_deterministic_rows_and_the_audit_csv(tmp_path):
+    grid = from_dict(_block(["laplace", "exponential"]))
+    cells = grid.experiments["privacy_audit"].cells
+    target = draw_target(cells[0], grid.seed)
+    run = registry.experiment("privacy_audit").run_cell
+    first, second = run(cells[0], target, grid.seed), run(cells[0], target, grid.seed)
+    strip = lambda rows: [{k: v for k, v in r.items() if k not in TIMING_COLUMNS} for r in rows]  # noqa: E731
+    assert strip(first) == strip(second)
+    assert [r["variant"] for r in first] == ["correct", "broken"]
+    run_shard(cells, root_seed=grid.seed, targets={c.problem_id: target for c in cells}, out=tmp_path / "s.parquet")
+    write_theory_check("privacy_audit", tmp_path / "s.parquet", tmp_path / "privacy_audit.csv")
+    table = pd.read_csv(tmp_path / "privacy_audit.csv")
+    assert list(table.columns) == AUDIT_COLUMNS
+    assert sorted(zip(table["learner"], table["variant"])) == sorted(
+        (n, v) for n in ("laplace", "exponential") for v in ("correct", "broken"))
+    for _, row in table.iterrows():
+        assert (row["epsilon_lower_bound"] <= row["epsilon_claimed"]) == (row["variant"] == "correct")
+    assert (table["runs"] == 20_000).all() and (table["confidence"] == 0.999).all()
+
+
+def test_a_claim_the_learner_cannot_make_is_skipped_with_the_reason():
+    grid = from_dict(_block(["private_mw_001"], delta=1e-6))
+    cell = grid.experiments["privacy_audit"].cells[0]
+    rows = registry.experiment("privacy_audit").run_cell(cell, draw_target(cell, grid.seed), grid.seed)
+    assert {r["status"] for r in rows} == {"skipped"} and "certified delta" in rows[0]["reason"]
+
+
+def test_unknown_audit_target_is_a_config_error_naming_the_key():
+    with pytest.raises(ConfigError, match=r"experiments.privacy_audit.learner_params.auditor: target: no audit registered"):
+        from_dict(_block(["no_such_learner"]))
+
+
+@pytest.mark.parametrize("config", ["config/config.yaml", "config/paper.yaml"])
+def test_config_blocks_audit_every_private_learner_on_this_branch(config):
+    """Every private learner with a registered audit (and the mechanisms) is listed."""
+    from dpbench.audits import audited_names
+
+    cells = load(ROOT / config).experiments["privacy_audit"].cells
+    listed = {dict(c.learner_params)["target"] for c in cells}
+    assert listed == set(audited_names())
+    registry.load_all()
+    private = {n for n, c in registry.LEARNERS.items() if c.private}
+    assert private & set(audited_names()) <= listed
