@@ -98,7 +98,7 @@ def linear_learner_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
 
 @register_audit("private_mw_001", epsilon=2.0)
 def private_mw_001_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
-    """At a claim the accountant certifies (it skips the rest: at δ = 1e-6 it runs from ε ≈ 1.6)."""
+    """At a claim the accountant certifies (it skips the rest: at δ = 1e-6 it runs from ε ≈ 1.9)."""
     from dpbench.learners.private_mw_001 import PrivateMW001
 
     learner = PrivateMW001(epsilon=epsilon, delta=delta)

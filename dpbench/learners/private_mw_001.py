@@ -18,7 +18,7 @@ So the learner's recorded (ε, δ) is never taken from the notes: each round is 
 (:func:`dpbench.mechanisms.accounting.compose_bounded_range`, as ``private_rwm_tight``),
 and the learner runs only where that certified ε at the target δ is ≤ ε. Since
 ``T(2α)²/8 = ε/24`` does not depend on T, this is a condition on (ε, δ): at δ = 10⁻⁶ the
-notes' α is certified from ε ≈ 1.6 on (ε = 2: 1.94) and not at ε = 1 (1.33). Uncertified
+notes' α is certified from ε ≈ 1.9 on (ε = 2: 1.94) and not at ε = 1 (1.33). Uncertified
 cells are ``skipped`` (not recalibrated: the point of this learner is the notes' α), with
 the certified δ at the target ε in the reason. ``ε = ∞`` runs the non-private twin ``rwm``.
 
