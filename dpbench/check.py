@@ -202,10 +202,11 @@ def _strip_timing(rows: list[dict]) -> list[dict]:
     return [{k: v for k, v in r.items() if k not in TIMING_COLUMNS} for r in rows]
 
 
-def _global_states() -> tuple[bytes, object]:
-    keys = np.random.get_state()[1]
+def _global_states() -> tuple[object, ...]:
+    """numpy's legacy global state (key, position, cached Gaussian) and ``random``'s."""
+    _, keys, position, has_gauss, gauss = np.random.get_state()
     stdlib = sys.modules.get("random")
-    return keys.tobytes(), (stdlib.getstate() if stdlib is not None else None)
+    return keys.tobytes(), position, has_gauss, gauss, (stdlib.getstate() if stdlib is not None else None)
 
 
 def cell_results(cls: type, problem: str, experiment: str, params: Mapping[str, object], *, seed: int = 3) -> list[CheckResult]:
