@@ -497,7 +497,14 @@ def _config_privacy(config: str, name: str) -> tuple[float | None, float | None]
     from dpbench.config import load_config_plugins
 
     with open(config) as fh:
-        data = yaml.safe_load(fh) or {}
+        try:
+            data = yaml.safe_load(fh) or {}
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f" at line {mark.line + 1}" if mark is not None else ""
+            raise ValueError(f"config {config}: YAML syntax error{where}") from None
+    if not isinstance(data, Mapping):
+        raise ValueError(f"config {config}: must be a mapping")
     load_config_plugins(data)
     for block in (data.get("experiments") or {}).values():
         for sub in [block, *block.get("sweeps", [])]:
@@ -520,8 +527,12 @@ def cli_check(target: str, *, config: str | None = None) -> int:
         if config is not None:
             epsilon, delta = _config_privacy(config, target)
         cls = registry.resolve_learner(target)
-    except (KeyError, ImportError, OSError, ValueError) as exc:
-        print(f"dpbench check: {str(exc).strip(chr(34)).strip(chr(39))}", file=sys.stderr)
+    except OSError as exc:
+        print(f"dpbench check: cannot read config {config}: {exc.strerror}", file=sys.stderr)
+        return 2
+    except (KeyError, ImportError, ValueError) as exc:
+        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+        print(f"dpbench check: {message}", file=sys.stderr)
         return 2
     if cls.private and delta is not None and "delta" in cls.field_names() and delta == 0:
         delta = None  # a δ-taking learner is audited at its default δ, not at 0

@@ -89,3 +89,13 @@ def test_unknown_learner_is_one_line_exit_2(capsys):
     assert check.cli_check("no_such_module:Learner") == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and "no_such_learner" in err[0] and "no_such_module" in err[1]
+
+
+def test_bad_config_is_one_line_exit_2(tmp_path, capsys):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("seed: [\n")
+    assert check.cli_check("kconj_noisy_max", config=str(bad)) == 2
+    assert check.cli_check("kconj_noisy_max", config=str(tmp_path / "missing.yaml")) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"dpbench check: config {bad}: YAML syntax error at line 2",
+                   f"dpbench check: cannot read config {tmp_path / 'missing.yaml'}: No such file or directory"]
