@@ -11,6 +11,7 @@ Every failure is a :class:`ConfigError` naming the dotted key, e.g.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -188,9 +189,23 @@ def _target_seconds(shard_minutes: object) -> float | None:
     return None if shard_minutes is None else 60.0 * float(shard_minutes)
 
 
+def load_config_plugins(config: Mapping[str, Any]) -> tuple[str, ...]:
+    """Import the config's ``plugins: [module, ...]`` (learners and problems defined outside
+    dpbench, registered by the same decorators); a module that fails is a ConfigError
+    naming ``plugins[i]``. Returns the module names, which every cell then carries."""
+    modules = tuple(config.get("plugins", ()))
+    for i, module in enumerate(modules):
+        try:
+            registry.load_plugins([module])
+        except registry.PluginError as exc:
+            raise ConfigError(f"plugins[{i}]", str(exc)) from None
+    return modules
+
+
 def from_dict(config: Mapping[str, Any]) -> Grid:
     """Validate a config mapping and expand it into cells; raise :class:`ConfigError`."""
     check_schema(config)
+    plugins = load_config_plugins(config)
     plans = {}
     for exp_id, block in config["experiments"].items():
         where = f"experiments.{exp_id}"
@@ -202,7 +217,7 @@ def from_dict(config: Mapping[str, Any]) -> Grid:
         cells: dict[str, Cell] = {}
         for sub, sub_where in blocks:
             for cell in _expand_block(exp_id, sub, sub_where):
-                cells.setdefault(cell.key_string(), cell)
+                cells.setdefault(cell.key_string(), dataclasses.replace(cell, plugins=plugins) if plugins else cell)
         if not cells:
             raise ConfigError(where, "the grid is empty")
         plans[exp_id] = ExperimentPlan(

@@ -82,6 +82,8 @@ def write_target(cell: Cell, root_seed: int, out: str | Path) -> None:
     """Materialise the cell's target as JSON (the ``distribution`` rule)."""
     target = draw_target(cell, root_seed)
     payload = {"problem": cell.problem, "params": dict(cell.problem_params), "target": target.to_json()}
+    if cell.plugins:  # a plugin problem's module, for the jobs that read the target back
+        payload["plugins"] = list(cell.plugins)
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     Path(out).write_text(json.dumps(payload, indent=1, default=_json_default))
 
@@ -96,6 +98,7 @@ def _json_default(value: Any) -> Any:
 
 def read_target(path: str | Path) -> Any:
     payload = json.loads(Path(path).read_text())
+    registry.load_plugins(payload.get("plugins", ()))
     return registry.problem(payload["problem"]).target_from_json(payload["target"])
 
 

@@ -14,7 +14,7 @@ import heapq
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from dpbench.seeding import canonical, key_hash, key_string
 
@@ -40,6 +40,9 @@ class Cell:
     size: int  # n (batch) or T (online, experts)
     repetitions: int
     options: Params = ()  # experiment-level settings (e.g. checkpoints), part of the key
+    #: the config's ``plugins:`` modules, so that a job decoding the cell imports them
+    #: (:func:`dpbench.registry.load_plugins`); not part of the key, the seeds or equality
+    plugins: tuple[str, ...] = field(default=(), compare=False)
 
     def problem_key(self) -> dict[str, object]:
         """Identity of the distribution: the problem name and its parameters."""
@@ -79,6 +82,7 @@ class Cell:
             "size": self.size,
             "repetitions": self.repetitions,
             "options": canonical(dict(self.options)),
+            **({"plugins": list(self.plugins)} if self.plugins else {}),
         }
 
     @classmethod
@@ -86,6 +90,11 @@ class Cell:
         def decode(v: object) -> object:
             return math.inf if v == "inf" else v
 
+        plugins = tuple(data.get("plugins", ()))
+        if plugins:
+            from dpbench.registry import load_plugins
+
+            load_plugins(plugins)
         return cls(
             experiment=data["experiment"],
             problem=data["problem"],
@@ -97,6 +106,7 @@ class Cell:
             size=int(data["size"]),
             repetitions=int(data["repetitions"]),
             options=freeze({k: decode(v) for k, v in data.get("options", {}).items()}),
+            plugins=plugins,
         )
 
 

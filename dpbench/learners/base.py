@@ -25,12 +25,15 @@ class Learner:
     family : ``batch`` (``fit(sample, *, rng)``), ``online`` or ``experts`` (``run``).
     private : whether the learner claims differential privacy.
     problems : names of the problems it runs on.
+    twin : a private learner's non-private twin (a learner name), whose output its ε → ∞
+        limit must match on the same samples (checked by ``dpbench check``), or None.
     """
 
     name: ClassVar[str]
     family: ClassVar[str]
     private: ClassVar[bool] = False
     problems: ClassVar[tuple[str, ...]] = ()
+    twin: ClassVar[str | None] = None
 
     def guarantee(self) -> Guarantee:
         """The privacy guarantee of this configured learner."""

@@ -31,6 +31,7 @@ from dpbench.validation import check_epsilon
 @dataclass(frozen=True, kw_only=True)
 class ExpMechERM(Learner):
     name: ClassVar[str] = "exp_mech_erm"
+    twin: ClassVar[str] = "erm"  # its ε → ∞ limit (dpbench check)
     family: ClassVar[str] = "batch"
     private: ClassVar[bool] = True
     problems: ClassVar[tuple[str, ...]] = ("conjunction", "decision_list")

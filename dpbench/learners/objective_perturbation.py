@@ -58,6 +58,7 @@ def calibration(epsilon: float, n: int, lam: float, c: float = LOGISTIC_SMOOTHNE
 @dataclass(frozen=True, kw_only=True)
 class ObjectivePerturbation(Learner):
     name: ClassVar[str] = "objective_perturbation"
+    twin: ClassVar[str] = "sklearn_logreg"  # its ε → ∞ limit (dpbench check)
     family: ClassVar[str] = "batch"
     private: ClassVar[bool] = True
     problems: ClassVar[tuple[str, ...]] = ("logistic", "halfspace")

@@ -51,6 +51,7 @@ def sensitivity(n: int, lam: float) -> float:
 @dataclass(frozen=True, kw_only=True)
 class OutputPerturbation(Learner):
     name: ClassVar[str] = "output_perturbation"
+    twin: ClassVar[str] = "sklearn_logreg"  # its ε → ∞ limit (dpbench check)
     family: ClassVar[str] = "batch"
     private: ClassVar[bool] = True
     problems: ClassVar[tuple[str, ...]] = ("logistic", "halfspace")

@@ -124,4 +124,5 @@ class PrivateHedge(HedgeLearner, Learner):
 @dataclass(frozen=True, kw_only=True)
 class PrivateRWM(PrivateHedge):
     name: ClassVar[str] = "private_rwm"
+    twin: ClassVar[str] = "rwm"  # its ε → ∞ limit (dpbench check)
     problems: ClassVar[tuple[str, ...]] = ("experts",)

@@ -64,5 +64,6 @@ class PrivateRWMTight(PrivateHedge):
     """Private RWM with η from the tight (RDP/zCDP) accountant: :func:`calibrate`."""
 
     name: ClassVar[str] = "private_rwm_tight"
+    twin: ClassVar[str] = "rwm"  # its ε → ∞ limit (dpbench check)
     problems: ClassVar[tuple[str, ...]] = ("experts",)
     calibrate_fn: ClassVar = staticmethod(calibrate)

@@ -35,6 +35,7 @@ class PrivateSQConjunction(Learner):
     (ε, δ)-DP (``delta > 0``, advanced composition), replace-one neighbours."""
 
     name: ClassVar[str] = "private_sq_conjunction"
+    twin: ClassVar[str] = "sq_conjunction"  # its ε → ∞ limit (dpbench check)
     family: ClassVar[str] = "batch"
     private: ClassVar[bool] = True
     problems: ClassVar[tuple[str, ...]] = ("conjunction",)

@@ -1,0 +1,101 @@
+"""``dpbench check``: passes on the example plugin, fails on a deliberately broken copy of
+it (noise halved, same claimed ε), runs on catalogue learners. The audit's false-alarm
+rate is that of dpbench.check (≤ 1e-6: confidence 1 − 5e-7 per Clopper–Pearson bound)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from dpbench import check, registry
+
+plugin = pytest.importorskip("dpbench_noisy_max.learners", reason="example plugin not installed (uv pip install -e examples/plugin)")
+
+
+@dataclass(frozen=True, kw_only=True)
+class BrokenKConjNoisyMax(plugin.KConjNoisyMax):
+    """The example plugin with its Laplace scale halved, still claiming ε."""
+
+    name = "kconj_noisy_max_broken"
+
+    def noise_scale(self) -> float:
+        return super().noise_scale() / 2
+
+
+@pytest.fixture
+def own_registry(monkeypatch):
+    """Registrations made by a test (module:Class) do not leak into other tests."""
+    monkeypatch.setattr(registry, "LEARNERS", dict(registry.LEARNERS))
+
+
+def test_check_passes_on_the_example_plugin(capsys):
+    assert check.cli_check("kconj_noisy_max") == 0
+    out = capsys.readouterr().out
+    lines = {line.split("  ")[0].strip(): line for line in out.splitlines()}
+    for name in ("construct", "guarantee", "global rng (source)", "privacy audit", "audit power (broken copy)"):
+        assert " pass " in lines[name], lines.get(name, out)
+    assert any(line.startswith("ε→∞ twin [conjunction") and " pass " in line for line in out.splitlines())
+    assert "0 failed" in out
+
+
+def test_check_fails_on_a_broken_copy(capsys, own_registry):
+    assert check.cli_check(f"{__name__}:BrokenKConjNoisyMax") == 1
+    out = capsys.readouterr().out
+    audit = next(line for line in out.splitlines() if line.startswith("privacy audit"))
+    assert " fail " in audit and "exact 1.595" in audit, audit
+    # everything else about the copy conforms: the audit alone catches it
+    failed = [line for line in out.splitlines() if " fail " in line]
+    assert failed == [audit], failed
+
+
+def test_exact_epsilon_of_the_declared_instance():
+    """The instance's exact ε (closed form of the Laplace difference) is below the claim
+    for the learner and ≈ 2.24× higher for the broken copy; both cases are declared."""
+    correct, broken = plugin.KConjNoisyMax.audit_cases(epsilon=1.0, delta=0.0)
+    assert (correct.variant, broken.variant) == ("correct", "broken")
+    assert 0.7 < correct.exact() <= 1.0 < 1.5 < broken.exact()
+    assert plugin.pair_epsilon(2.0, gap=200.0) == pytest.approx(1.0, abs=0.02)  # the tail approaches ε
+
+
+@pytest.mark.parametrize("name", ["private_sq_conjunction", "elimination"])
+def test_check_runs_on_catalogue_learners(name):
+    results = check.learner_results(registry.learner(name), audit_runs=4_000, budget=10.0)
+    assert not [r for r in results if r.failed], check.format_table(name, results)
+    statuses = {r.check: r.status for r in results}
+    assert statuses["privacy audit"] == ("pass" if registry.learner(name).private else "skip")
+
+
+def test_check_catches_a_learner_that_uses_the_global_generator(own_registry):
+    """Dynamic detection: drawing from numpy's global generator moves its state."""
+    from dpbench.learners.elimination import Elimination
+    import numpy
+
+    @dataclass(frozen=True, kw_only=True)
+    class GlobalNoise(Elimination):
+        name = "elimination_global_noise"
+
+        def fit(self, sample, *, rng):
+            getattr(numpy.random, "random")()  # what the check must catch
+            return super().fit(sample, rng=rng)
+
+    registry.register_learner(GlobalNoise)
+    results = check.run_results(GlobalNoise)
+    assert any(r.check.startswith("global rng [") and r.failed for r in results)
+
+
+def test_unknown_learner_is_one_line_exit_2(capsys):
+    assert check.cli_check("no_such_learner") == 2
+    assert check.cli_check("no_such_module:Learner") == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and "no_such_learner" in err[0] and "no_such_module" in err[1]
+
+
+def test_bad_config_is_one_line_exit_2(tmp_path, capsys):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("seed: [\n")
+    assert check.cli_check("kconj_noisy_max", config=str(bad)) == 2
+    assert check.cli_check("kconj_noisy_max", config=str(tmp_path / "missing.yaml")) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"dpbench check: config {bad}: YAML syntax error at line 2",
+                   f"dpbench check: cannot read config {tmp_path / 'missing.yaml'}: No such file or directory"]

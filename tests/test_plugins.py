@@ -1,0 +1,151 @@
+"""Plugins: learners defined outside dpbench are found by entry point (group
+``dpbench.plugins``) and by a config's ``plugins:`` key, validate in configs, reach shard
+jobs through the cells, and run end to end through snakemake (examples/plugin)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from dpbench import registry
+from dpbench.config import ConfigError, from_dict
+from tests.conftest import REPO, run_snakemake
+
+PLUGIN_SOURCE = textwrap.dedent(
+    '''
+    """A plugin learner for the tests: elimination under another name."""
+    from dataclasses import dataclass
+    from typing import ClassVar
+
+    from dpbench.learners.elimination import Elimination
+    from dpbench.registry import register_learner
+
+
+    @register_learner
+    @dataclass(frozen=True, kw_only=True)
+    class {cls}(Elimination):
+        name: ClassVar[str] = "{name}"
+    '''
+)
+
+
+@pytest.fixture
+def clean_registry(monkeypatch):
+    """Registry tables and plugin bookkeeping restored after the test."""
+    registry.load_all()  # the catalogue into the real tables first (module imports happen once)
+    monkeypatch.setattr(registry, "LEARNERS", dict(registry.LEARNERS))
+    monkeypatch.setattr(registry, "PLUGIN_MODULES", list(registry.PLUGIN_MODULES))
+    monkeypatch.setattr(registry, "_entry_points_loaded", False)
+    yield
+    for module in [m for m in sys.modules if m.startswith("tplug_")]:
+        del sys.modules[module]
+
+
+def _write_module(where: Path, module: str, name: str) -> None:
+    (where / f"{module}.py").write_text(PLUGIN_SOURCE.format(cls=name.title().replace("_", ""), name=name))
+
+
+def _config(learners: list[str], plugins: list[str] | None = None) -> dict:
+    config = {"seed": 1, "experiments": {"conjunctions": {
+        "problem": "conjunction", "problem_params": {"d": 5, "k": 2}, "learners": learners,
+        "epsilon": [1.0], "n": [50], "repetitions": 2, "shards": 1}}}
+    return {**config, "plugins": plugins} if plugins is not None else config
+
+
+def test_entry_point_plugin_is_found(tmp_path, monkeypatch, clean_registry):
+    """An installed distribution's entry point (a dist-info on sys.path) is imported on a
+    registry miss, without any config."""
+    _write_module(tmp_path, "tplug_ep", "ep_elimination")
+    dist = tmp_path / "tplug_ep-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: tplug-ep\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text("[dpbench.plugins]\nmine = tplug_ep\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    cls = registry.learner("ep_elimination")
+    assert registry.origin(cls) == "tplug_ep" and "tplug_ep" in registry.PLUGIN_MODULES
+    assert registry.origin(registry.learner("elimination")) == "catalogue"
+    grid = from_dict(_config(["elimination", "ep_elimination"]))
+    assert {c.learner for c in grid.experiments["conjunctions"].cells} == {"elimination", "ep_elimination"}
+
+
+def test_config_plugins_reach_the_shard_job(tmp_path, monkeypatch, clean_registry):
+    """A ``plugins:`` module in the working directory validates, every cell carries it, and a
+    fresh process (a shard job) that decodes the cells imports it and runs the learner."""
+    _write_module(tmp_path, "tplug_cfg", "cfg_elimination")
+    monkeypatch.chdir(tmp_path)
+    grid = from_dict(_config(["elimination", "cfg_elimination"], plugins=["tplug_cfg"]))
+    cells = grid.experiments["conjunctions"].cells
+    assert all(c.plugins == ("tplug_cfg",) for c in cells)
+    plain = from_dict(_config(["elimination"])).experiments["conjunctions"].cells[0]
+    same = next(c for c in cells if c.learner == "elimination")
+    assert same == plain and same.key_string() == plain.key_string(), "plugins must not change keys or seeds"
+    job = textwrap.dedent(
+        """
+        import sys
+        from dpbench.experiment import draw_target
+        from dpbench.grid import cells_from_json
+        from dpbench import registry
+        cell = [c for c in cells_from_json(sys.stdin.read()) if c.learner == "cfg_elimination"][0]
+        rows = registry.experiment(cell.experiment).run_cell(cell, draw_target(cell, 1), 1)
+        print(len(rows), rows[0]["learner"])
+        """
+    )
+    payload = json.dumps([c.to_dict() for c in cells])
+    proc = subprocess.run([sys.executable, "-c", job], input=payload, capture_output=True, text=True, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split() == ["2", "cfg_elimination"]
+
+
+def test_bad_plugin_module_is_a_config_error(clean_registry):
+    with pytest.raises(ConfigError, match=r"^plugins\[0\]: cannot import plugin module 'tplug_missing'"):
+        from_dict(_config(["elimination"], plugins=["tplug_missing"]))
+    with pytest.raises(ConfigError, match=r"^plugins\[0\]"):
+        from_dict(_config(["elimination"], plugins=["not a module"]))
+
+
+def test_plugin_with_a_catalogue_name_is_refused(tmp_path, monkeypatch, clean_registry):
+    _write_module(tmp_path, "tplug_clash", "erm")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ConfigError, match=r"plugins\[0\].*registered twice"):
+        from_dict(_config(["elimination"], plugins=["tplug_clash"]))
+
+
+# --------------------------------------------------------------------------- end to end
+
+EXAMPLE_CONFIG = REPO / "examples" / "plugin" / "config.yaml"
+
+
+@pytest.mark.slow
+def test_example_plugin_runs_end_to_end(tmp_path):
+    """examples/plugin/config.yaml through snakemake: the plugin learners are in the
+    Parquet, the theory CSV and the figures' legends, beside the catalogue learners."""
+    pytest.importorskip("dpbench_noisy_max", reason="example plugin not installed (uv pip install -e examples/plugin)")
+    proc = run_snakemake(tmp_path, configfile=EXAMPLE_CONFIG)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    results = tmp_path / "results"
+    df = pd.read_parquet(results / "conjunctions.parquet")
+    assert set(df["learner"]) == {"elimination", "erm", "exp_mech_erm", "kconj_erm", "kconj_noisy_max"}
+    private = df[df["learner"] == "kconj_noisy_max"]
+    assert (private["status"] == "ok").all() and set(private["eps_reported"]) == {0.5, 2.0}
+    assert set(private["neighbours"]) == {"replace-one"}
+    # utility: with n = 1024 the private learner is as good as its twin on average, within 0.01
+    big = df[(df["n"] == 1024) & df["learner"].isin(["kconj_erm", "kconj_noisy_max"])].groupby("learner")["error"].mean()
+    assert big["kconj_noisy_max"] <= big["kconj_erm"] + 0.01, big
+    theory = pd.read_csv(results / "theory" / "conjunctions.csv")
+    assert {"kconj_erm", "kconj_noisy_max"} <= set(theory["learner"])
+    registry.load_all()
+    for name, recipe in registry.experiment("conjunctions").figures.items():
+        for ext in ("pdf", "png"):
+            assert (results / "figures" / f"conjunctions_{name}.{ext}").stat().st_size > 5_000
+        fig = recipe(df)
+        labels = {text.get_text() for legend in fig.legends + [ax.get_legend() for ax in fig.axes if ax.get_legend()]
+                  for text in legend.get_texts()}
+        assert any(label.startswith("kconj_noisy_max") for label in labels), (name, labels)
