@@ -53,7 +53,8 @@ AUDIT_SECONDS = 60.0
 #: Repetitions and false-alarm rate of the ε → ∞ twin comparison (paired t-test).
 TWIN_REPETITIONS = 20
 TWIN_FALSE_ALARM = 1e-6
-FAMILIES = ("batch", "online", "experts")
+#: ``audit`` is the privacy_audit experiment's pseudo-learner (dpbench.learners.auditor).
+FAMILIES = ("batch", "online", "experts", "audit")
 NEIGHBOURS = (REPLACE_ONE, ADD_REMOVE)
 #: The metric compared per family (last checkpoint of each repetition).
 FAMILY_METRIC = {"batch": "error", "online": "mistakes", "experts": "regret"}
