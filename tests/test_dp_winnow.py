@@ -11,7 +11,9 @@ import numpy as np
 import pytest
 
 from dpbench import theory
-from dpbench.audit import audit, run_many
+from dpbench.audit import AUDIT_COLUMNS, audit, run_case, run_many
+from dpbench.audits import cases_for
+from dpbench.audits import winnow as winnow_audits
 from dpbench.learners.confident_winnow import ConfidentWinnow
 from dpbench.learners.dp_winnow import DPWinnow, DPWinnowParams, calibrate, composed_privacy, reference_dp_winnow, run_dp_winnow
 from dpbench.learners.dp_winnow_tight import DPWinnowTight
@@ -198,3 +200,44 @@ def test_batched_calibration(accountant, epsilon):
     assert theory.dp_winnow_calibrated_bound(p.M, p.threshold, p.batch) < 10**6 / 20
     q = calibrate(**kw, update="first")
     assert q.batch == 1 and theory.dp_winnow_calibrated_bound(q.M, q.threshold) > 10**6
+
+
+# --------------------------------------------------------------------------- audits (issue 10)
+@pytest.mark.parametrize("name", ["dp_winnow", "dp_winnow_tight"])
+def test_sparse_vector_exact_law(name):
+    """The exact output law of the audited AboveThreshold pair: a distribution, the correct
+    mechanism's pair ε below its ε₀ and the broken copy's (noise halved) above it."""
+    correct, broken = cases_for(name, epsilon=1.0, delta=1e-6)
+    q = winnow_audits._queries(0, 0.0)
+    law = winnow_audits.output_law(correct.epsilon, q, 0.0)
+    assert law.sum() == pytest.approx(1.0, abs=1e-6)
+    assert 0.75 * correct.epsilon < correct.exact() <= correct.epsilon < broken.exact()
+    assert broken.exact() == pytest.approx(2 * correct.exact(), rel=0.02)
+
+
+def test_sparse_vector_sampler_matches_exact_law():
+    """Monte-Carlo frequencies of :func:`first_firing` against the exact law: chi-square
+    test on 2e5 runs, false-alarm rate 1e-6."""
+    from scipy import stats
+
+    q = winnow_audits._queries(1, 10.0)
+    freq = np.bincount(winnow_audits.first_firing(0.5, 10.0, q, 200_000, np.random.default_rng(3)), minlength=len(q) + 1)
+    law = winnow_audits.output_law(0.5, q, 10.0)
+    expected = law / law.sum() * 200_000
+    assert stats.chisquare(freq, expected).pvalue > 1e-6
+
+
+@pytest.mark.parametrize("name", ["dp_winnow", "dp_winnow_tight"])
+def test_audit_correct_within_claim_broken_above(name):
+    """issue 10: the learner's AboveThreshold instance (its own ε₀ and L at ε = 1, δ = 1e-6)
+    on the counterexample pair. Each Clopper–Pearson bound is one-sided at 0.999, so the
+    correct copy's bound exceeds its claim with probability ≤ 2e-3; the broken copy (noise
+    halved, true pair ε ≈ 1.63 ε₀) must exceed it. Why a component: see the case's
+    ``component`` (end to end the loss of one run concentrates far below ε)."""
+    correct, broken = cases_for(name, epsilon=1.0, delta=1e-6)
+    assert "invisible" in correct.component
+    good = run_case(correct, runs=winnow_audits.RUNS, confidence=0.999, seed=0)
+    bad = run_case(broken, runs=winnow_audits.RUNS, confidence=0.999, seed=0)
+    assert good["epsilon_lower_bound"] <= good["epsilon_claimed"] == correct.epsilon
+    assert bad["epsilon_lower_bound"] > bad["epsilon_claimed"]
+    assert list(good) == AUDIT_COLUMNS and good["epsilon_exact"] <= good["epsilon_claimed"] < bad["epsilon_exact"]
