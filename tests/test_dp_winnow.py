@@ -1,6 +1,7 @@
-"""DP-Winnow privacy: exact accounting of the calibration, ε → ∞ consistency with
-ConfidentWinnow, and the empirical audit on neighbouring streams (a broken variant
-without sparse-vector noise is caught)."""
+"""DP-Winnow: exact accounting of the calibration, ε → ∞ consistency with
+ConfidentWinnow, firings on an empty cache (issue 10 defect 4), learning on a trivially
+separable stream (issue 11 item 6), and the empirical audit on neighbouring streams (a
+broken variant without sparse-vector noise is caught)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,12 @@ import math
 import numpy as np
 import pytest
 
-from dpbench.audit import audit, run_many
+from dpbench import theory
+from dpbench.audit import AUDIT_COLUMNS, audit, run_case, run_many
+from dpbench.audits import cases_for
+from dpbench.audits import winnow as winnow_audits
 from dpbench.learners.confident_winnow import ConfidentWinnow
-from dpbench.learners.dp_winnow import DPWinnow, DPWinnowParams, calibrate, composed_privacy, run_dp_winnow
+from dpbench.learners.dp_winnow import DPWinnow, DPWinnowParams, calibrate, composed_privacy, reference_dp_winnow, run_dp_winnow
 from dpbench.learners.dp_winnow_tight import DPWinnowTight
 from dpbench.mechanisms.composition import advanced
 from dpbench.problems.halfspace import Halfspace, OnlineStream
@@ -34,13 +38,15 @@ def test_advanced_accounting_by_hand():
     sv = min((p.M + 1) * p.epsilon0, advanced(p.epsilon0, p.M + 1, 5e-7)[0])
     em = min((p.M + 1) * p.K * 4 * p.eta, advanced(4 * p.eta, (p.M + 1) * p.K, 5e-7)[0])
     assert p.epsilon == pytest.approx(sv + em, rel=1e-12)
-    assert p.threshold > 10**5  # the issue's point: vacuous at small scale, never updates
+    # vacuous at this scale: the calibrated mistake bound exceeds the horizon
+    assert theory.dp_winnow_calibrated_bound(p.M, p.threshold, p.batch) > 10**5
 
 
 def test_tight_accounting_is_less_conservative():
     a = calibrate(epsilon=10.0, delta=1e-6, rho=1.0, n_features=2, T=10**7, beta=0.1, accountant="advanced")
     z = calibrate(epsilon=10.0, delta=1e-6, rho=1.0, n_features=2, T=10**7, beta=0.1, accountant="zcdp")
-    assert z.eta > a.eta and z.epsilon0 > a.epsilon0 and z.threshold < a.threshold
+    assert z.eta > a.eta and z.threshold < a.threshold
+    assert theory.dp_winnow_calibrated_bound(z.M, z.threshold, z.batch) < theory.dp_winnow_calibrated_bound(a.M, a.threshold, a.batch)
     assert DPWinnowTight(epsilon=10.0, delta=1e-6).guarantee().epsilon == 10.0
 
 
@@ -72,20 +78,166 @@ PARAMS = DPWinnowParams(eta=0.05, gamma=0.5, gamma_tilde=0.25, K=1, M=1, epsilon
 CONFIDENCE = 1 - 2e-6  # each one-sided bound fails w.p. 1e-6: false alarm ≤ 1e-6
 
 
-def _first_updates(first_cached: bool, sv_noise: bool) -> np.ndarray:
+def _first_firings(first_cached: bool, sv_noise: bool) -> np.ndarray:
     stream = _fixed_stream(first_cached)
-    return run_many(lambda rng: run_dp_winnow(stream, PARAMS, rng=rng, sv_noise=sv_noise).first_update, 3000, seed=1 if first_cached else 2)
+    run = lambda rng: run_dp_winnow(stream, PARAMS, rng=rng, sv_noise=sv_noise).diagnostics["first_firing"]  # noqa: E731
+    return run_many(run, 3000, seed=1 if first_cached else 2)
 
 
 @pytest.mark.slow
 def test_audit_passes_and_broken_variant_is_caught():
-    """Output: the round of the first update (the sparse vector's release). Claimed ε =
+    """Output: the round of the first firing (the sparse vector's release; the round of the
+    first *shadow update* is not public: there is none when the cache is empty). Claimed ε =
     composed_privacy of PARAMS (2 instances of ε₀ = 1 and 2 draws of 4η = 0.2, basic
     composition: 2.4). The audit refutes a correct mechanism with probability ≤ 1e-6
     (CONFIDENCE); the noiseless broken variant is deterministic and differs by one round."""
     claimed, _ = composed_privacy(epsilon0=1.0, eta=0.05, K=1, M=1, delta=1e-6, accountant="advanced")
     assert claimed == pytest.approx(2.4)
-    good = audit(_first_updates(True, True), _first_updates(False, True), confidence=CONFIDENCE)
+    good = audit(_first_firings(True, True), _first_firings(False, True), confidence=CONFIDENCE)
     assert good.epsilon_lower <= claimed
-    broken = audit(_first_updates(True, False), _first_updates(False, False), confidence=CONFIDENCE)
+    broken = audit(_first_firings(True, False), _first_firings(False, False), confidence=CONFIDENCE)
     assert broken.epsilon_lower > claimed
+
+
+# --------------------------------------------------------------------------- defect 4: empty cache
+#: A sparse vector that fires on noise alone: T̂ = 0 + Lap(2), ν ~ Lap(4) (fires w.p. ~½ per round).
+NOISY = DPWinnowParams(eta=0.05, gamma=0.5, gamma_tilde=0.25, K=5, M=10**6, epsilon0=1.0, threshold=0.0, epsilon=math.nan, delta=1e-6, accountant="advanced")
+
+
+def _stream(y: np.ndarray) -> OnlineStream:
+    """x = (1, 1) every round: y = −1 is cached (margin −1), y = +1 never (margin 1 ≥ γ̃)."""
+    X = np.ones((len(y), 2), dtype=np.int8)
+    return OnlineStream(T=len(y), n_features=2, rho=1.0, make_block=lambda b, rng: (X, y.astype(np.int8)), rng=np.random.default_rng(0),
+                        block_size=len(y), checkpoints=np.arange(1, len(y) + 1))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_firing_on_empty_cache_makes_no_update(seed):
+    """Issue 10 defect 4. Nothing is ever cached, yet the noisy sparse vector fires: no
+    shadow update (the old kernel updated with a zero buffer and counted it; the old
+    reference raised IndexError), and kernel and reference agree step by step."""
+    stream = _stream(np.ones(200))
+    a = run_dp_winnow(stream, NOISY, rng=np.random.default_rng(seed))
+    b = reference_dp_winnow(stream, NOISY, rng=np.random.default_rng(seed))
+    assert a.diagnostics["firings"] > 20  # P(≤ 20 firings in 200 rounds) is negligible
+    assert a.updates[-1] == 0 and a.first_update == -1 and a.mistakes[-1] == 0
+    np.testing.assert_array_equal(a.updates, b.updates)
+    np.testing.assert_array_equal(a.mistakes, b.mistakes)
+    assert a.diagnostics == b.diagnostics
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_cached_example_is_used_once(seed):
+    """Round 1 is the only cached example: exactly one update however often the sparse
+    vector fires afterwards (the old kernel re-used the stale buffer at every later firing,
+    so one example's influence entered the log-weights many times)."""
+    y = np.ones(200)
+    y[0] = -1
+    stream = _stream(y)
+    a = run_dp_winnow(stream, NOISY, rng=np.random.default_rng(seed))
+    b = reference_dp_winnow(stream, NOISY, rng=np.random.default_rng(seed))
+    assert a.diagnostics["firings"] > 20
+    assert a.updates[-1] == 1
+    np.testing.assert_array_equal(a.updates, b.updates)
+    np.testing.assert_array_equal(a.mistakes, b.mistakes)
+    assert a.first_update == b.first_update and a.diagnostics == b.diagnostics
+
+
+def test_firings_are_capped_at_M():
+    """Empty-cache firings count toward the cap M on firings (privacy: ≤ M+1 sparse-vector
+    instances and releases), not toward the shadow updates."""
+    params = DPWinnowParams(**{**NOISY.__dict__, "M": 7})
+    trace = run_dp_winnow(_stream(np.ones(500)), params, rng=np.random.default_rng(0))
+    assert trace.diagnostics["firings"] == 7 and trace.updates[-1] == 0
+
+
+# --------------------------------------------------------------------------- issue 11 item 6
+def _mistakes(update: str, reps: int = 20, T: int = 20_000) -> np.ndarray:
+    """Cumulative mistakes at every round of dp_winnow_tight (ε = 3, δ = 1e-6) on N = 2, ρ = 1."""
+    target = Halfspace(d=2, s=1, rho=1.0).draw_target(rng=np.random.default_rng(0))
+    out = []
+    for rep in range(reps):
+        stream = target.stream(T, rng=np.random.default_rng(rep), checkpoints=np.arange(1, T + 1))
+        out.append(DPWinnowTight(epsilon=3.0, delta=1e-6, update=update).run(stream, rng=np.random.default_rng(1000 + rep)).mistakes)
+    return np.array(out)
+
+
+def test_learns_on_trivially_separable_stream():
+    """On N = 2, ρ = 1 the released weights are a fresh K-draw sample after every firing;
+    with 004's rule (one example per firing, η ≈ 6e-5 at ε = 3) the shadow moves far less
+    than the sample noise ~1/√K, and in T = 2e4 rounds the calibrated threshold (~5e4
+    cached examples) is never reached: the late mistake rate equals the early one. The
+    batched update makes one firing a ConfidentWinnow step of size ηB ≈ ρ/2: late
+    mistakes (second half, summed over 20 repetitions) vanish.
+
+    Early = the first T/10 rounds. A repetition makes early mistakes iff its initial
+    K-draw release has the wrong sign on the mixed examples (probability ½), so the test
+    fails for a correct learner only if all 20 initial draws are lucky (2⁻²⁰ ≈ 1e-6) or
+    a late release has the wrong sign (shadow margin tanh(ηB) ≈ 0.46 against release noise
+    ≈ 0.04: negligible)."""
+    T = 20_000
+    for update, learns in (("batch", True), ("first", False)):
+        m = _mistakes(update, T=T)
+        early = m[:, T // 10 - 1].sum() / (T // 10)
+        late = (m[:, -1] - m[:, T // 2 - 1]).sum() / (T - T // 2)
+        assert early > 0
+        if learns:
+            assert late <= early / 10, (late, early)
+        else:  # 004's rule at this (ε, T): no firing, the initial coin flip persists
+            assert late > early / 2, (late, early)
+
+
+@pytest.mark.parametrize("accountant", ["advanced", "zcdp"])
+@pytest.mark.parametrize("epsilon", [1.0, 3.0, 10.0])
+def test_batched_calibration(accountant, epsilon):
+    """ηB ≤ ρ − γ (the potential argument's condition), M is the firing cap at step ηB, and
+    on N = 2, ρ = 1, T = 1e6 the calibrated mistake bound is far below T (the regime where
+    the theory says it learns) — while 004's rule is vacuous there."""
+    kw = dict(epsilon=epsilon, delta=1e-6, rho=1.0, n_features=2, T=10**6, beta=0.1, accountant=accountant)
+    p = calibrate(**kw)
+    assert p.eta * p.batch <= p.gamma * (1 + 1e-12) and p.batch > 1
+    assert p.M == math.ceil(float(theory.confident_winnow_update_bound(2, 1.0, eta=p.eta * p.batch, gamma=p.gamma)))
+    assert theory.dp_winnow_calibrated_bound(p.M, p.threshold, p.batch) < 10**6 / 20
+    q = calibrate(**kw, update="first")
+    assert q.batch == 1 and theory.dp_winnow_calibrated_bound(q.M, q.threshold) > 10**6
+
+
+# --------------------------------------------------------------------------- audits (issue 10)
+@pytest.mark.parametrize("name", ["dp_winnow", "dp_winnow_tight"])
+def test_sparse_vector_exact_law(name):
+    """The exact output law of the audited AboveThreshold pair: a distribution, the correct
+    mechanism's pair ε below its ε₀ and the broken copy's (noise halved) above it."""
+    correct, broken = cases_for(name, epsilon=1.0, delta=1e-6)
+    q = winnow_audits._queries(0, 0.0)
+    law = winnow_audits.output_law(correct.epsilon, q, 0.0)
+    assert law.sum() == pytest.approx(1.0, abs=1e-6)
+    assert 0.75 * correct.epsilon < correct.exact() <= correct.epsilon < broken.exact()
+    assert broken.exact() == pytest.approx(2 * correct.exact(), rel=0.02)
+
+
+def test_sparse_vector_sampler_matches_exact_law():
+    """Monte-Carlo frequencies of :func:`first_firing` against the exact law: chi-square
+    test on 2e5 runs, false-alarm rate 1e-6."""
+    from scipy import stats
+
+    q = winnow_audits._queries(1, 10.0)
+    freq = np.bincount(winnow_audits.first_firing(0.5, 10.0, q, 200_000, np.random.default_rng(3)), minlength=len(q) + 1)
+    law = winnow_audits.output_law(0.5, q, 10.0)
+    expected = law / law.sum() * 200_000
+    assert stats.chisquare(freq, expected).pvalue > 1e-6
+
+
+@pytest.mark.parametrize("name", ["dp_winnow", "dp_winnow_tight"])
+def test_audit_correct_within_claim_broken_above(name):
+    """issue 10: the learner's AboveThreshold instance (its own ε₀ and L at ε = 1, δ = 1e-6)
+    on the counterexample pair. Each Clopper–Pearson bound is one-sided at 0.999, so the
+    correct copy's bound exceeds its claim with probability ≤ 2e-3; the broken copy (noise
+    halved, true pair ε ≈ 1.63 ε₀) must exceed it. Why a component: see the case's
+    ``component`` (end to end the loss of one run concentrates far below ε)."""
+    correct, broken = cases_for(name, epsilon=1.0, delta=1e-6)
+    assert "invisible" in correct.component
+    good = run_case(correct, runs=winnow_audits.RUNS, confidence=0.999, seed=0)
+    bad = run_case(broken, runs=winnow_audits.RUNS, confidence=0.999, seed=0)
+    assert good["epsilon_lower_bound"] <= good["epsilon_claimed"] == correct.epsilon
+    assert bad["epsilon_lower_bound"] > bad["epsilon_claimed"]
+    assert list(good) == AUDIT_COLUMNS and good["epsilon_exact"] <= good["epsilon_claimed"] < bad["epsilon_exact"]

@@ -1,49 +1,73 @@
 """``dp_winnow``: 004 Algorithm 4.2, structure from the surviving text, constants
-**[reconstructed]** (algorithms.md §5).
+**[reconstructed]** (algorithms.md §5), with a batched shadow update (see below).
 
 ::
 
     shadow weights w = ConfidentWinnow weights (rate η, confidence γ = ρ/2), w_1 uniform
     released w̃ = (1/K)·(counts of K iid draws i ~ w)       # K exponential-mechanism draws
-    cache C = ∅; k = 0; SV = AboveThreshold(ε₀, L, β')
+    cache C = ∅; k = 0 firings; SV = AboveThreshold(ε₀, L, β')
     for t = 1..T:
         predict sign⟨w̃, x_t⟩; receive y_t            # mistake iff y_t⟨w̃,x_t⟩ ≤ 0
         if y_t⟨w̃,x_t⟩ < γ̃: add (x_t, y_t) to C       # wrong or unconfident
         SV.add_query(|C|)                              # sensitivity 1
         if SV fired and k < M:
-            w ← ConfidentWinnow update with the first cached example
+            if C ≠ ∅: log w ← log w + η Σ_{first B cached (x,y)} y·x     # shadow update
             w̃ ← K fresh draws from w; C = ∅; k += 1; SV = new AboveThreshold(ε₀, L, β')
+
+**Batched update** (``update='batch'``, the default; ``update='first'`` is 004's rule,
+``B = 1``). 004 updates with the *first* cached example only and discards the other
+≈ L cached ones; with a private rate η ~ 1e-4 the shadow then moves by ~η per firing
+while the K-draw release has noise ~1/√K ≈ 0.04 per coordinate, so the released weights
+are a fresh coin flip on every unconfident example for ~2/(η√K) firings (issue 11
+item 6: "gets worse when it updates"). Summing the first ``B = ⌊(ρ − γ)/η⌋`` cached
+examples into one multiplicative step costs no privacy — each example still enters at
+most one term ``η y x`` of the log-weights — and makes one firing a ConfidentWinnow step
+of size ``ηB ≈ ρ − γ``. Potential argument (Lemma 4.2 extended): with ``Φ = KL(u‖w)`` and
+``g = Σ_{b≤m} y_b x_b`` over m examples each unconfident under the *same* shadow w (w only
+changes at firings), ``ΔΦ = −η⟨u,g⟩ + ln E_w e^{ηg_i} ≤ −ηm(ρ − γ) + η²m²/2`` (Hoeffding's
+lemma, ``g_i ∈ [−m, m]``), so at most ``ln N/(ηB(ρ − γ) − (ηB)²/2)`` full batches
+(:func:`dpbench.theory.confident_winnow_update_bound` at rate ηB).
+
+**Empty cache** (issue 10 defect 4). When the sparse vector fires with C = ∅ there is no
+shadow update (the ``updates`` column counts shadow updates only). The firing is still a
+public event: a new AboveThreshold instance starts, w̃ is redrawn from the unchanged w,
+and the firing counts toward the cap M on firings — without that the number of
+AboveThreshold instances (and releases) would be unbounded, and keeping the old w̃ would
+reveal that the cache was empty (a fresh draw repeats the old counts with small
+probability).
 
 Parameters are chosen by :func:`calibrate` from (ε, δ, β) and the public stream facts
 (N, ρ, T):
 
 - ``γ = ρ/2``; ``K = ⌈8 ln(2T/β)/γ²⌉`` draws, so that by Hoeffding (004 Lemma 4.6) a
   confident shadow prediction ``y⟨w,x⟩ ≥ γ`` has ``y⟨w̃,x⟩ ≥ γ̃ = γ − sqrt(2 ln(2T/β)/K)
-  ≥ γ/2`` in all T rounds with probability ≥ 1 − β/2;
-- ``M = ⌈ln N/(η(ρ − γ) − η²/2)⌉`` (Lemma 4.2 at rate η, Lemma 4.7: the cap is never hit);
+  ≥ γ/2`` in all T rounds with probability ≥ 1 − β/2: every cached example is a legal
+  ConfidentWinnow update;
+- ``B(η)`` as above and ``M(η) = ⌈ln N/(ηB(ρ − γ) − (ηB)²/2)⌉`` (Lemma 4.7: the cap is
+  not hit w.h.p.);
 - privacy (004 Appendix C): ≤ M+1 AboveThreshold instances, each ε₀-DP, and (M+1)K
   exponential-mechanism draws. The log-weight of coordinate i is ``η Σ_{s∈U} y_s x_{s,i}``;
-  replacing one example changes one term by up to ``2η`` in either direction, so the
-  log-probability ratios span up to ``4η``: each draw is **4η-DP** (4η-bounded-range) for
-  replace-one neighbours. (algorithms.md's reconstruction says 2η, which is the
-  add/remove-one figure; we use the replace-one value, never the smaller one.)
+  given the public history (firing rounds, released w̃) replacing one example changes at
+  most one term (it, or the example that takes its place in the batch) by up to ``2η``
+  per coordinate, so the log-probability ratios span up to ``4η``: each draw is **4η-DP**
+  (4η-bounded-range) for replace-one neighbours. (algorithms.md's reconstruction says 2η,
+  the add/remove-one figure; we use the replace-one value.)
   ``advanced`` accountant: each layer gets (ε/2, δ/2) by advanced composition
   (the best of basic and Dwork–Rothblum–Vadhan), composed basically;
-- η is the largest rate in (0, ρ/2] whose (M(η)+1)K draws fit the EM half: η and M are
-  coupled (a private rate is small, so the shadow learner needs many updates);
+- η is the largest rate in (0, ρ/2] whose (M(η)+1)K draws fit the EM half;
 - ε₀ is the largest per-instance ε within the SV half; the threshold is
-  ``L = 1 + α`` with the AboveThreshold accuracy α at failure probability
-  ``β' = β/(2(M+1))`` over T queries, so w.p. ≥ 1 − β it fires only with ≥ 1 cached
-  example and before ``L + α`` are cached.
+  ``L = B + α`` with the AboveThreshold accuracy α at failure probability
+  ``β' = β/(2(M+1))`` over T queries, so w.p. ≥ 1 − β it fires only with ≥ B cached
+  examples (a full batch) and before ``L + α`` are cached.
 
 :func:`composed_privacy` recomputes (ε, δ) from the chosen (ε₀, η, K, M); calibration
 asserts it is ≤ the target. ``epsilon = inf`` gives ConfidentWinnow exactly (η = ρ/2,
-no cap, K = ∞ i.e. w̃ = w, ε₀ = ∞, L = 1, γ̃ = γ).
+B = 1, no cap, K = ∞ i.e. w̃ = w, ε₀ = ∞, L = 1, γ̃ = γ).
 
 Privacy: (ε, δ)-DP w.r.t. replace-one neighbouring streams against an oblivious
-adversary (004 Def. 4.1, Thm 4.4). Utility (004 Thm 4.5, [reconstructed] shape):
-``polylog(N)·poly(1/ρ)·log(T/β)/ε`` mistakes; the worst-case constants are vacuous at
-small scale — the experiment shows where the algorithm does learn.
+adversary (004 Def. 4.1, Thm 4.4). Utility: w.p. ≥ 1 − β at most
+``(M + 1)(L + α)`` mistakes (:func:`dpbench.theory.dp_winnow_calibrated_bound`); 004
+Thm 4.5 shape ``polylog(N)·poly(1/ρ)·log(T/β)/ε`` ([reconstructed]).
 
 References
 ----------
@@ -68,18 +92,22 @@ from dpbench.learners.online import OnlineTrace, dp_winnow_block, sequential_dot
 from dpbench.mechanisms.composition import advanced, advanced_per_step
 from dpbench.mechanisms.sparse_vector import accuracy, accuracy_tight, query_noise, threshold_noise
 from dpbench.registry import register_learner
+from dpbench.theory.winnow import confident_winnow_update_bound
 from dpbench.validation import check_delta, check_epsilon, check_probability
 
 #: "No cap" for ε = ∞ (the non-private limit never stops updating).
 NO_CAP = 2**62
 ACCOUNTANTS = ("advanced", "zcdp")
+#: Shadow update rules: ``batch`` (the first B cached examples) or ``first`` (004: B = 1).
+UPDATES = ("batch", "first")
 
 
 @dataclass(frozen=True)
 class DPWinnowParams:
     """Calibrated parameters and the composed guarantee they achieve.
 
-    ``K = 0`` means exact released weights (w̃ = w, the ε = ∞ limit)."""
+    ``K = 0`` means exact released weights (w̃ = w, the ε = ∞ limit); ``M`` caps the
+    sparse-vector firings; ``batch`` is B, the cached examples summed into one update."""
 
     eta: float
     gamma: float
@@ -91,12 +119,18 @@ class DPWinnowParams:
     epsilon: float  # composed ε (≤ target)
     delta: float  # composed δ (≤ target)
     accountant: str
+    batch: int = 1
 
 
-def update_bound(n_features: int, rho: float, eta: float, gamma: float) -> float:
-    """004 Lemma 4.2 [reconstructed]: ``ln N/(η(ρ − γ) − η²/2)`` (inf if the denominator ≤ 0)."""
-    den = eta * (rho - gamma) - eta**2 / 2
-    return math.inf if den <= 0 else math.log(n_features) / den
+def batch_size(eta: float, rho: float, gamma: float, update: str) -> int:
+    """``B = max(1, ⌊(ρ − γ)/η⌋)`` for ``update='batch'`` (so ``ηB ≤ ρ − γ``), 1 for ``'first'``."""
+    return max(1, math.floor((rho - gamma) / eta)) if update == "batch" else 1
+
+
+def firing_cap(n_features: int, rho: float, eta: float, gamma: float, batch: int) -> int:
+    """``M = ⌈ln N/(ηB(ρ − γ) − (ηB)²/2)⌉``: ConfidentWinnow's update bound (004 Lemma 4.2
+    [reconstructed]) at the batch step ηB (module docstring)."""
+    return int(math.ceil(float(confident_winnow_update_bound(n_features, rho, eta=eta * batch, gamma=gamma))))
 
 
 def n_draws(T: int, gamma: float, beta: float) -> int:
@@ -140,23 +174,26 @@ def _largest(f, lo: float, hi: float, iters: int = 80) -> float:
 
 
 @functools.lru_cache(maxsize=256)
-def calibrate(*, epsilon: float, delta: float, rho: float, n_features: int, T: int, beta: float, accountant: str = "advanced") -> DPWinnowParams:
-    """DP-Winnow's (η, γ, γ̃, K, M, ε₀, L) for a target (ε, δ) (see the module docstring).
+def calibrate(*, epsilon: float, delta: float, rho: float, n_features: int, T: int, beta: float, accountant: str = "advanced",
+              update: str = "batch") -> DPWinnowParams:
+    """DP-Winnow's (η, γ, γ̃, K, M, ε₀, L, B) for a target (ε, δ) (see the module docstring).
 
     Raises
     ------
     AssertionError
         if the composed (ε, δ) of the chosen parameters exceeds the target.
     """
+    if update not in UPDATES:
+        raise ValueError(f"update must be one of {list(UPDATES)}, got {update!r}")
     gamma = GAMMA_RATIO * rho
     if math.isinf(epsilon):
         eta = ETA_RATIO * rho
-        return DPWinnowParams(eta, gamma, gamma, 0, NO_CAP, math.inf, 1.0, math.inf, 0.0, accountant)
+        return DPWinnowParams(eta, gamma, gamma, 0, NO_CAP, math.inf, 1.0, math.inf, 0.0, accountant, 1)
     if accountant not in ACCOUNTANTS:
         raise ValueError(f"accountant must be one of {list(ACCOUNTANTS)}, got {accountant!r}")
     K = n_draws(T, gamma, beta)
     gamma_tilde = gamma - math.sqrt(2 * math.log(2 * T / beta) / K)
-    cap = lambda eta: int(math.ceil(update_bound(n_features, rho, eta, gamma)))  # noqa: E731
+    cap = lambda eta: firing_cap(n_features, rho, eta, gamma, batch_size(eta, rho, gamma, update))  # noqa: E731
     if accountant == "advanced":
         em_ok = lambda eta: _compose_pure(4 * eta, (cap(eta) + 1) * K, delta / 2) <= epsilon / 2  # noqa: E731
         eta = _largest(em_ok, 1e-300, ETA_RATIO * rho)
@@ -173,9 +210,10 @@ def calibrate(*, epsilon: float, delta: float, rho: float, n_features: int, T: i
         M = cap(eta)
         eps0 = math.sqrt(budget / (M + 1))  # (M+1) ε₀²/2 = budget/2
         alpha = accuracy_tight(eps0, T, beta / (2 * (M + 1)))
+    B = batch_size(eta, rho, gamma, update)
     eps_c, delta_c = composed_privacy(epsilon0=eps0, eta=eta, K=K, M=M, delta=delta, accountant=accountant)
     assert eps_c <= epsilon * (1 + 1e-12) and delta_c <= delta, f"composed ({eps_c}, {delta_c}) exceeds target ({epsilon}, {delta})"
-    return DPWinnowParams(eta, gamma, gamma_tilde, K, M, eps0, 1.0 + alpha, eps_c, delta_c, accountant)
+    return DPWinnowParams(eta, gamma, gamma_tilde, K, M, eps0, B + alpha, eps_c, delta_c, accountant, B)
 
 
 def _draw_released(w: npt.NDArray[np.float64], K: int, rng: np.random.Generator) -> npt.NDArray[np.float64]:
@@ -185,42 +223,46 @@ def _draw_released(w: npt.NDArray[np.float64], K: int, rng: np.random.Generator)
     return rng.multinomial(K, w / w.sum()).astype(np.float64) / K
 
 
-def _shadow_update(logw: npt.NDArray[np.float64], x: npt.NDArray, y: float, eta: float) -> npt.NDArray[np.float64]:
-    """Update the (unnormalised) log-weights in place; return the normalised weights."""
-    logw += eta * y * x
+def _shadow_update(logw: npt.NDArray[np.float64], g: npt.NDArray, eta: float) -> npt.NDArray[np.float64]:
+    """``log w += η g`` in place (g = Σ y·x over the batch); return the normalised weights."""
+    logw += eta * g
     w = np.exp(logw - logw.max())
     return w / w.sum()
 
 
 def run_dp_winnow(stream: Any, params: DPWinnowParams, *, rng: np.random.Generator, sv_noise: bool = True) -> OnlineTrace:
     """Compiled DP-Winnow run with fixed ``params``. ``sv_noise=False`` removes the sparse
-    vector's noise (a deliberately *broken* variant for the privacy tests only)."""
+    vector's noise (a deliberately *broken* variant for the privacy tests only).
+    Diagnostics: ``eta``, ``firings`` (sparse-vector firings, ≥ updates) and
+    ``first_firing`` (its round, −1 if none: the public event, unlike ``first_update``)."""
     N = stream.n_features
     cps = np.asarray(stream.checkpoints, dtype=np.int64)
     out_m = np.zeros(len(cps), dtype=np.int64)
     out_u = np.zeros(len(cps), dtype=np.int64)
-    state = np.array([0, 0, 0, 0, -1, 0, 0], dtype=np.int64)
+    state = np.array([0, 0, 0, 0, -1, 0, 0, 0, -1], dtype=np.int64)
     logw = np.zeros(N)
     w = np.full(N, 1.0 / N)
     eps0 = params.epsilon0 if sv_noise else math.inf
     wt = _draw_released(w, params.K, rng)
     thr = params.threshold + threshold_noise(eps0, rng=rng)
     active = params.M > 0
-    xbuf = np.zeros(N)
+    gbuf = np.zeros(N)
     for X, y in stream.blocks():
         noise = query_noise(eps0, len(y), rng=rng)
         r = 0
         while r < len(y):
-            fired = dp_winnow_block(X, y, r, wt, params.gamma_tilde, noise, thr, active, xbuf, state, cps, out_m, out_u)
+            fired = dp_winnow_block(X, y, r, wt, params.gamma_tilde, noise, thr, active, params.batch, gbuf, state, cps, out_m, out_u)
             if fired < 0:
                 break
-            w = _shadow_update(logw, xbuf, float(state[5]), params.eta)
+            if state[5] > 0:  # empty cache: no shadow update (the firing is still public)
+                w = _shadow_update(logw, gbuf, params.eta)
             wt = _draw_released(w, params.K, rng)
-            state[6] = 0
-            active = bool(state[2] < params.M)
+            gbuf[:] = 0.0
+            state[5] = state[6] = 0
+            active = bool(state[7] < params.M)
             thr = params.threshold + threshold_noise(eps0, rng=rng)
             r = fired + 1
-    diag = {"eta": params.eta}
+    diag = {"eta": params.eta, "firings": int(state[7]), "first_firing": int(state[8])}
     return OnlineTrace(t=cps, mistakes=out_m, updates=out_u, diagnostics=diag, first_update=int(state[4]))
 
 
@@ -233,8 +275,8 @@ def reference_dp_winnow(stream: Any, params: DPWinnowParams, *, rng: np.random.G
     wt = _draw_released(w, params.K, rng)
     thr = params.threshold + threshold_noise(eps0, rng=rng)
     cache: list[tuple[np.ndarray, float]] = []
-    k = mistakes = 0
-    first = -1
+    k = updates = mistakes = 0
+    first = first_firing = -1
     ms, us, t = [], [], 0
     for X, y in stream.blocks():
         noise = query_noise(eps0, len(y), rng=rng)
@@ -246,15 +288,23 @@ def reference_dp_winnow(stream: Any, params: DPWinnowParams, *, rng: np.random.G
             if margin < params.gamma_tilde:  # learn_one
                 cache.append((x, yt))
             if k < params.M and len(cache) + noise[r] >= thr:
-                w = _shadow_update(logw, cache[0][0], cache[0][1], params.eta)
+                k += 1
+                first_firing = t if first_firing < 0 else first_firing
+                if cache:
+                    g = np.zeros(N)
+                    for xb, yb in cache[: params.batch]:
+                        g += yb * xb
+                    w = _shadow_update(logw, g, params.eta)
+                    updates += 1
+                    first = t if first < 0 else first
                 wt = _draw_released(w, params.K, rng)
-                cache, k = [], k + 1
-                first = t if first < 0 else first
+                cache = []
                 thr = params.threshold + threshold_noise(eps0, rng=rng)
             ms.append(mistakes)
-            us.append(k)
+            us.append(updates)
     cps = np.asarray(stream.checkpoints, dtype=np.int64)
-    return OnlineTrace(t=cps, mistakes=np.array(ms)[cps - 1], updates=np.array(us)[cps - 1], diagnostics={"eta": params.eta}, first_update=first)
+    return OnlineTrace(t=cps, mistakes=np.array(ms)[cps - 1], updates=np.array(us)[cps - 1],
+                       diagnostics={"eta": params.eta, "firings": k, "first_firing": first_firing}, first_update=first)
 
 
 @register_learner
@@ -264,6 +314,8 @@ class DPWinnow(Learner):
     ----------
     epsilon, delta : the target guarantee (δ > 0 unless ε = ∞).
     beta : failure probability of the utility analysis (sets K and the threshold).
+    update : ``batch`` (default: the first B cached examples per firing, module docstring)
+        or ``first`` (004 Algorithm 4.2 verbatim: the first cached example only).
     """
 
     name: ClassVar[str] = "dp_winnow"
@@ -275,6 +327,7 @@ class DPWinnow(Learner):
     epsilon: float
     delta: float
     beta: float = 0.1
+    update: str = "batch"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
@@ -282,6 +335,8 @@ class DPWinnow(Learner):
         object.__setattr__(self, "beta", check_probability(self.beta, name="beta", closed=False))
         if self.delta == 0 and not math.isinf(self.epsilon):
             raise ValueError(f"delta must be > 0 for {self.name} (advanced/zCDP composition), got {self.delta!r}")
+        if self.update not in UPDATES:
+            raise ValueError(f"update must be one of {list(UPDATES)}, got {self.update!r}")
 
     def guarantee(self) -> Guarantee:
         """(ε, δ)-DP, replace-one: :func:`calibrate` asserts the composition is within it."""
@@ -290,11 +345,13 @@ class DPWinnow(Learner):
         return Guarantee(epsilon=self.epsilon, delta=self.delta)
 
     def calibrate(self, stream: Any) -> DPWinnowParams:
-        return calibrate(epsilon=self.epsilon, delta=self.delta, rho=float(stream.rho), n_features=int(stream.n_features), T=int(stream.T), beta=self.beta, accountant=self.accountant)
+        return calibrate(epsilon=self.epsilon, delta=self.delta, rho=float(stream.rho), n_features=int(stream.n_features), T=int(stream.T),
+                         beta=self.beta, accountant=self.accountant, update=self.update)
 
     def run(self, stream: Any, *, rng: np.random.Generator) -> OnlineTrace:
         """Cumulative mistakes/updates at the stream's checkpoints; diagnostics carry the
-        calibration (``eta``, ``K``, ``M``, ``epsilon0``, ``threshold``, composed ε/δ)."""
+        calibration (``eta``, ``K``, ``M``, ``batch``, ``epsilon0``, ``threshold``, composed
+        ε/δ) and the number of ``firings``."""
         params = self.calibrate(stream)
         trace = run_dp_winnow(stream, params, rng=rng)
         trace.diagnostics.update({k: v for k, v in asdict(params).items() if k != "accountant"})
@@ -311,4 +368,5 @@ class DPWinnow(Learner):
     def test_params(cls) -> Iterator[dict[str, object]]:
         yield {"epsilon": 1.0, "delta": 1e-6}
         yield {"epsilon": 10.0, "delta": 1e-6, "beta": 0.05}
+        yield {"epsilon": 3.0, "delta": 1e-6, "update": "first"}
         yield {"epsilon": math.inf, "delta": 0.0}

@@ -95,17 +95,20 @@ def nonprivate_block(X, y, w, kind, eta, gamma, checkpoints, state, out_m, out_u
 
 
 @numba.njit(cache=True)
-def dp_winnow_block(X, y, start, wt, gamma_tilde, noise, noisy_threshold, active, xbuf, state, checkpoints, out_m, out_u):
+def dp_winnow_block(X, y, start, wt, gamma_tilde, noise, noisy_threshold, active, batch, gbuf, state, checkpoints, out_m, out_u):
     """DP-Winnow rounds ``start..`` of one block with released weights ``wt``.
 
-    Per round: mistake iff ``y⟨w̃,x⟩ ≤ 0``; cache the round iff ``y⟨w̃,x⟩ < γ̃`` (the first
-    cached example is copied into ``xbuf``, its label into ``state[5]``); if the sparse
-    vector is ``active``, query ``|C| + ν_t ≥ T̂``. Returns the block index of the round at
-    which it fired (the caller performs the update; ``state[2]`` already counts it and the
-    checkpoint of that round is recorded), or −1 at the end of the block.
-    ``state = [t, mistakes, updates, ck, first update, first cached label, |C|]``.
+    Per round: mistake iff ``y⟨w̃,x⟩ ≤ 0``; cache the round iff ``y⟨w̃,x⟩ < γ̃``; the first
+    ``batch`` cached examples of the epoch are summed into ``gbuf`` (``Σ y·x``, their number
+    in ``state[5]``); if the sparse vector is ``active``, query ``|C| + ν_t ≥ T̂``. Returns
+    the block index of the round at which it fired, or −1 at the end of the block. At a
+    firing ``state[7]`` (firings) is incremented, and ``state[2]`` (updates) only if the
+    batch is non-empty: the caller performs the shadow update with ``gbuf`` (none when the
+    cache is empty), redraws w̃ and starts a new sparse vector. The checkpoint of the firing
+    round is recorded with the update already counted.
+    ``state = [t, mistakes, updates, ck, first update, |batch|, |C|, firings, first firing]``.
     """
-    t, mistakes, updates, ck, first, ylab, count = state[0], state[1], state[2], state[3], state[4], state[5], state[6]
+    t, mistakes, updates, ck, first, m, count, fires = state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7]
     n_ck = checkpoints.shape[0]
     fired = -1
     for r in range(start, X.shape[0]):
@@ -116,15 +119,19 @@ def dp_winnow_block(X, y, start, wt, gamma_tilde, noise, noisy_threshold, active
         if margin <= 0.0:
             mistakes += 1
         if margin < gamma_tilde:
-            if count == 0:
+            if m < batch:
                 for i in range(x.shape[0]):
-                    xbuf[i] = x[i]
-                ylab = yr
+                    gbuf[i] += yr * x[i]
+                m += 1
             count += 1
         if active and count + noise[r] >= noisy_threshold:
-            updates += 1
-            if first < 0:
-                first = t
+            fires += 1
+            if state[8] < 0:
+                state[8] = t
+            if m > 0:
+                updates += 1
+                if first < 0:
+                    first = t
             fired = r
         while ck < n_ck and checkpoints[ck] == t:
             out_m[ck] = mistakes
@@ -132,7 +139,7 @@ def dp_winnow_block(X, y, start, wt, gamma_tilde, noise, noisy_threshold, active
             ck += 1
         if fired >= 0:
             break
-    state[0], state[1], state[2], state[3], state[4], state[5], state[6] = t, mistakes, updates, ck, first, ylab, count
+    state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7] = t, mistakes, updates, ck, first, m, count, fires
     return fired
 
 

@@ -65,15 +65,19 @@ def dp_winnow_mistake_shape(n_features: Array, rho: Array, epsilon: Array, delta
     return np.log(N) ** 1.5 * np.sqrt(np.log(1 / delta)) * np.log(np.asarray(T, dtype=float) / beta) / (np.asarray(epsilon, dtype=float) * np.asarray(rho, dtype=float) ** 3)
 
 
-def dp_winnow_calibrated_bound(M: Array, threshold: Array) -> npt.NDArray:
+def dp_winnow_calibrated_bound(M: Array, threshold: Array, batch: Array = 1) -> npt.NDArray:
     r"""Mistake *bound* of a calibrated DP-Winnow run (w.p. ≥ 1 − β; 004 Proof 4.9 with the
-    run's own constants): at most ``M`` updates, and between two updates every mistake is
-    cached while the sparse vector has not fired, i.e. at most ``L + α`` of them with
-    ``α = L − 1``:
+    run's own constants, :mod:`dpbench.learners.dp_winnow`): at most ``M`` firings, and
+    within each of the ≤ M + 1 epochs every mistake is cached, and the sparse vector has
+    fired by the time ``L + α + 1`` are cached, where ``L = B + α`` (``batch`` B, the
+    examples summed into one update; B = 1 is 004's rule):
 
-    .. math:: \text{mistakes} \le (M + 1)(2L - 1).
+    .. math:: \text{mistakes} \le (M + 1)(L + \alpha + 1) = (M + 1)(2L - B + 1).
+
+    ``batch = 1`` (the default) is valid, and looser, for every B ≥ 1.
     """
-    return (np.asarray(M, dtype=float) + 1) * (2 * np.asarray(threshold, dtype=float) - 1)
+    L = np.asarray(threshold, dtype=float)
+    return (np.asarray(M, dtype=float) + 1) * (2 * L - np.asarray(batch, dtype=float) + 1)
 
 
 def private_online_lower_bound_shape(T: Array, epsilon: Array) -> npt.NDArray:
