@@ -164,14 +164,17 @@ def optimum(sample, lam: float) -> tuple[npt.NDArray, float]:
     return sample.cached(f"logistic_optimum_lam={lam!r}", compute)
 
 
-def uniform_direction(d: int, *, rng: np.random.Generator) -> npt.NDArray:
-    z = rng.standard_normal(d)
-    return z / np.linalg.norm(z)
+def uniform_direction(d: int, *, rng: np.random.Generator, runs: int | None = None) -> npt.NDArray:
+    """A uniform unit vector ``(d,)`` (or ``runs`` of them, ``(runs, d)``)."""
+    z = rng.standard_normal(d if runs is None else (runs, d))
+    return z / np.linalg.norm(z, axis=-1, keepdims=True)
 
 
-def l2_laplace_noise(d: int, scale: float, *, rng: np.random.Generator) -> npt.NDArray:
-    """``b`` with density ``∝ exp(−‖b‖/scale)``: ``‖b‖ ~ Γ(d, scale)``, direction uniform."""
-    return rng.gamma(d, scale) * uniform_direction(d, rng=rng)
+def l2_laplace_noise(d: int, scale: float, *, rng: np.random.Generator, runs: int | None = None) -> npt.NDArray:
+    """``b`` with density ``∝ exp(−‖b‖/scale)``: ``‖b‖ ~ Γ(d, scale)``, direction uniform
+    (``(d,)``, or ``(runs, d)`` independent draws)."""
+    norms = rng.gamma(d, scale, size=None if runs is None else (runs, 1))
+    return norms * uniform_direction(d, rng=rng, runs=runs)
 
 
 # ----------------------------------------------------------------------- accounting
