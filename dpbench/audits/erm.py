@@ -265,7 +265,7 @@ def diffprivlib_noise(epsilon: float, n: int, lam: float, d: int, runs: int, rng
     from diffprivlib.mechanisms import Vector
 
     mech = Vector(epsilon=epsilon, dimension=d, alpha=n * lam, function_sensitivity=0.25, data_sensitivity=1.0, n=n,
-                  random_state=np.random.RandomState(int(rng.integers(2**31 - 1))))  # noqa: NPY002 (diffprivlib's own API)
+                  random_state=int(rng.integers(2**31 - 1)))  # one seeded mechanism, advanced by each randomise()
     zero = lambda w: (0.0, np.zeros(d))  # noqa: E731
     b = np.empty((runs, d))
     extra = 0.0
