@@ -79,3 +79,54 @@ def test_largest_per_step_rejects_impossible_target():
 def test_delta_zero_rejected():
     with pytest.raises(ValueError, match="delta"):
         acc.zcdp_to_epsilon(0.1, 0.0)
+
+
+# ----------------------------------------------------------------- DP-SGD (issue 10 defect 3)
+
+
+def _old_sgd_rdp(z, q, steps, delta):
+    """The pre-fix DP-SGD accountant: RDP with integer orders stopping at 128."""
+    import dp_accounting
+    from dp_accounting import rdp
+
+    orders = [2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20, 24, 28, 32, 48, 64, 96, 128]
+    a = rdp.RdpAccountant(orders=orders, neighboring_relation=dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE)
+    a.compose(dp_accounting.SelfComposedDpEvent(dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(z)), steps))
+    return float(a.get_epsilon(delta))
+
+
+def test_degenerate_accountant_is_refused():
+    """The old accountant reports ε ≈ 0.063 for every z in [10, 10⁴] and 0 at 10⁷ (q = 256/10⁵,
+    T = 300, δ = 1e-6): at ε = 0.03 its calibration lands on ε = 0, and is refused."""
+    import logging
+
+    logging.disable(logging.WARNING)
+    with pytest.raises(ValueError, match="degenerate.*epsilon=0.03"):
+        acc.calibrate_noise_multiplier(lambda z: _old_sgd_rdp(z, 0.00256, 300, 1e-6), epsilon=0.03, delta=1e-6)
+
+
+def test_sgd_calibration_at_small_epsilon_matches_the_exact_gaussian():
+    """At q = 1 (n ≤ B) the T steps under replace-one are one Gaussian mechanism with
+    sensitivity 2 and noise z/√T, whose exact calibration is Balle–Wang's analytic Gaussian
+    (an independent computation): at ε = 0.03, δ = 1e-6 the PLD calibration is ≥ it
+    (valid) and within 0.5% of it (tight) — about 3.9·10³, where the old one gave ~4·10⁴."""
+    from dpbench.learners.logistic_common import calibrate_sgd
+    from dpbench.mechanisms.gaussian import analytic_sigma
+
+    z, achieved = calibrate_sgd(0.03, 1e-6, 1.0, 300)
+    exact = 2 * math.sqrt(300) * analytic_sigma(epsilon=0.03, delta=1e-6, sensitivity=1.0)
+    assert exact <= z <= 1.005 * exact
+    assert 0.03 * 0.99 <= achieved <= 0.03
+
+
+def test_sgd_calibration_with_subsampling_at_small_epsilon_is_not_degenerate():
+    """q = 256/10⁵ (paper.yaml's n = 10⁵), ε = 0.03: z ≈ 10 (the old accountant accepted
+    ~4·10⁴), the composed ε is within 1% of the target, 1% less noise exceeds it, and the
+    subsampled multiplier is below the unsampled one."""
+    from dpbench.learners.logistic_common import calibrate_sgd, sgd_epsilon
+
+    z, achieved = calibrate_sgd(0.03, 1e-6, 0.00256, 300)
+    assert 5 < z < 20
+    assert 0.0297 <= achieved <= 0.03
+    assert sgd_epsilon(0.99 * z, 0.00256, 300, 1e-6) > 0.03
+    assert z < calibrate_sgd(0.03, 1e-6, 1.0, 300)[0]

@@ -76,3 +76,11 @@ def test_sampled_noise_has_the_calibrated_variance():
     lo, hi = stats.chi2.ppf([0.5e-6, 1 - 0.5e-6], n - 1)
     assert lo < stat < hi
     assert abs(x.mean()) < 5.33 * mech.sigma / math.sqrt(n)  # two-sided 1e-6
+
+
+@pytest.mark.parametrize("eps", [0.03, 0.5, 3.0])
+def test_analytic_epsilon_inverts_analytic_sigma(eps):
+    sigma = analytic_sigma(epsilon=eps, delta=1e-6, sensitivity=1.5)
+    from dpbench.mechanisms.gaussian import analytic_epsilon
+
+    assert analytic_epsilon(sigma=sigma, delta=1e-6, sensitivity=1.5) == pytest.approx(eps, rel=1e-6)

@@ -8,7 +8,7 @@ From ``θ₀ = 0``, for ``t = 1..T``:
           \\theta_t = \\theta_{t-1} - \\eta\\,\\hat g_t,
 
 ``clip_C(g) = g·min(1, C/‖g‖)``; the clipped average has ℓ2-sensitivity ``2C/n`` under
-replace-one neighbours. The noise multiplier ``z`` is the smallest (to 0.1%) whose T-fold
+replace-one neighbours (:meth:`~.logistic_common.NoisyGradientDescent.descend`). The noise multiplier ``z`` is the smallest (to 0.1%) whose T-fold
 adaptive composition of Gaussian mechanisms is (ε, δ)-DP by ``dp-accounting``'s RDP
 accountant (:func:`.logistic_common.calibrate_gd`, checked ≤ target) — tighter than the
 advanced composition suggested in 003 §5.3. Step ``η = 1/(¼ + λ)`` by default (the
@@ -42,7 +42,6 @@ from dpbench.learners.logistic_common import (
     LinearClassifier,
     NoisyGradientDescent,
     calibrate_gd,
-    clipped_gradient_sum,
     signs,
     unit_ball,
 )
@@ -71,29 +70,11 @@ class DPGD(NoisyGradientDescent):
             return Guarantee(epsilon=math.inf, delta=0.0)
         return Guarantee(epsilon=calibrate_gd(self.epsilon, self.delta, self.steps)[1], delta=self.delta)
 
-    def _clip_norm(self) -> float | None:
-        """The clipping threshold used by ``fit`` (the privacy tests override it, together
-        with :meth:`_features`, to build the broken variant the audit must catch)."""
-        return self.clip
-
-    def _features(self, X: np.ndarray) -> np.ndarray:
-        """Features as seen by the optimiser: projected onto the unit ball (so that all
-        learners minimise the same ``J_λ``; privacy rests on the clipping alone)."""
-        return unit_ball(X)
+    def step_parameters(self, n: int) -> tuple[float, float, float]:
+        """Full batch (``q = 1``), normaliser ``n``, noise std ``z·2C`` on the clipped sum."""
+        return 1.0, float(n), self.noise_multiplier() * 2 * self.clip
 
     def fit(self, sample: Sample, *, rng: np.random.Generator) -> LinearClassifier:
-        X, s = self._features(sample.X), signs(sample.y)
-        n, d = X.shape
-        x_norms = np.linalg.norm(X, axis=1)
-        sigma = self.noise_multiplier() * 2 * self.clip / n  # std of the noise on the average
-        noise = rng.standard_normal((self.steps, d)) * sigma if sigma > 0 else np.zeros((self.steps, d))
-        eta, clip = self.step_size, self._clip_norm()
-        theta = np.zeros(d)
-        average = np.zeros(d)
-        start = self.steps // 2
-        for t in range(self.steps):
-            g = clipped_gradient_sum(theta, X, s, x_norms, clip) / n + self.lam * theta + noise[t]
-            theta = theta - eta * g
-            if t >= start:
-                average += theta
-        return LinearClassifier(average / (self.steps - start), {"sigma": sigma})
+        X, s = unit_ball(sample.X), signs(sample.y)
+        theta = self.descend(X, s, runs=1, rng=rng)[0]
+        return LinearClassifier(theta, {"sigma": self.noise_multiplier() * 2 * self.clip / len(s)})

@@ -2,21 +2,24 @@
 algorithms.md §6).
 
 From ``θ₀ = 0``, for ``t = 1..T``: draw a Poisson batch ``B_t`` (each example independently
-with probability ``q = min(1, B/n)``; drawn as ``|B_t| ~ Bin(n, q)`` then a uniform subset,
-the same distribution), and
+with probability ``q = min(1, B/n)``), and
 
 .. math:: \\hat g_t = \\frac{1}{qn}\\Big(\\sum_{i\\in B_t} \\mathrm{clip}_C\\big(\\nabla\\ell(\\theta_{t-1}; x_i, y_i)\\big)
           + N(0, z^2C^2 I_d)\\Big) + \\lambda\\theta_{t-1},\\qquad \\theta_t = \\theta_{t-1} - \\eta\\,\\hat g_t .
 
-Normalising by the *expected* batch size ``qn`` keeps the sensitivity of the sum at ``C``
-(add/remove-one). ``z`` is the smallest noise multiplier (to 0.1%) for which the T-fold
-composition of the Poisson-subsampled Gaussian mechanism is (ε, δ)-DP under
-``dp-accounting``'s RDP accountant (:func:`.logistic_common.calibrate_sgd`; checked ≤
-target). Step ``η = 1/(¼ + λ)`` by default; output: the average of the last half of the
-iterates (suffix averaging).
+The rate ``q`` and the normaliser ``qn`` are functions of ``n``, so ``n`` must be **public**:
+the guarantee is stated for **replace-one** neighbours (same ``n``). (An add/remove-one
+claim would be false: ``n = 1`` versus ``n = 2`` changes ``q`` and the normaliser for every
+example, which the subsampling analysis does not cover — issue 10, defect 2; the audit in
+``tests/test_private_erm_privacy.py`` shows it.) Under replace-one, one step is dominated by
+the pair ``(1−q)N(0, z²) + qN(∓1, z²)`` (in units of C); ``z`` is the smallest noise
+multiplier (to 0.1%) for which the T-fold composition is (ε, δ)-DP under ``dp-accounting``'s
+PLD accountant (:func:`.logistic_common.calibrate_sgd`; checked ≤ target, degenerate
+answers refused — the RDP orders ≤ 128 used before reported ε = 0 below ε ≈ 0.05 at
+δ = 1e-6, issue 10 defect 3). Step ``η = 1/(¼ + λ)`` by default; output: the average of the
+last half of the iterates (suffix averaging).
 
-Privacy: (ε, δ)-DP under **add/remove-one** neighbours (the relation of the Poisson
-subsampling analysis; replace-one costs at most a factor 2 in the sensitivity).
+Privacy: (ε, δ)-DP under **replace-one** neighbours (``n`` public), δ > 0 at finite ε.
 Utility: like ``dp_gd``, ``Õ(d ln(1/δ)/(λ n² ε²))`` for suitable T (BST14 Thm 2.4 with
 sampling; :func:`dpbench.theory.excess_dp_sgd`, a shape).
 
@@ -24,7 +27,8 @@ References
 ----------
 .. [ACG16] Abadi et al., "Deep learning with differential privacy", CCS 2016.
 .. [BST14] Bassily, Smith & Thakurta, FOCS 2014.
-.. [M17] Mironov, "Rényi differential privacy", CSF 2017 (the accountant).
+.. [KJH20] Koskela, Jälkö & Honkela, "Computing tight differential privacy guarantees using
+   FFT", AISTATS 2020 (PLD accounting); dp-accounting's PLD implementation.
 """
 
 from __future__ import annotations
@@ -36,12 +40,11 @@ from typing import ClassVar
 
 import numpy as np
 
-from dpbench.learners.base import ADD_REMOVE, Guarantee
+from dpbench.learners.base import REPLACE_ONE, Guarantee
 from dpbench.learners.logistic_common import (
     LinearClassifier,
     NoisyGradientDescent,
     calibrate_sgd,
-    clipped_gradient_sum,
     signs,
     unit_ball,
 )
@@ -82,30 +85,19 @@ class DPSGD(NoisyGradientDescent):
         self.calibration(n)
 
     def guarantee(self) -> Guarantee:
-        # The calibration depends on n through q; it meets the target for every n (checked
-        # in calibrate_sgd), so the stated guarantee is the target itself.
+        # The calibration depends on the public n through q; it meets the target for every
+        # n (checked in calibrate_sgd), so the stated guarantee is the target itself.
         if math.isinf(self.epsilon):
-            return Guarantee(epsilon=math.inf, delta=0.0, neighbours=ADD_REMOVE)
-        return Guarantee(epsilon=self.epsilon, delta=self.delta, neighbours=ADD_REMOVE)
+            return Guarantee(epsilon=math.inf, delta=0.0, neighbours=REPLACE_ONE)
+        return Guarantee(epsilon=self.epsilon, delta=self.delta, neighbours=REPLACE_ONE)
+
+    def step_parameters(self, n: int) -> tuple[float, float, float]:
+        """Rate ``q = min(1, B/n)``, normaliser ``qn``, noise std ``z·C`` on the clipped sum."""
+        q = sampling_rate(self.batch_size, n)
+        return q, q * n, self.calibration(n)[0] * self.clip
 
     def fit(self, sample: Sample, *, rng: np.random.Generator) -> LinearClassifier:
         X, s = unit_ball(sample.X), signs(sample.y)
-        n, d = X.shape
-        q = sampling_rate(self.batch_size, n)
-        z, _ = self.calibration(n)
-        expected = q * n
-        eta = self.step_size
-        theta = np.zeros(d)
-        average = np.zeros(d)
-        start = self.steps // 2
-        sizes = rng.binomial(n, q, size=self.steps)
-        noise = rng.standard_normal((self.steps, d)) * (z * self.clip)
-        for t in range(self.steps):
-            batch = rng.choice(n, size=int(sizes[t]), replace=False)
-            xb = X[batch]
-            g = (clipped_gradient_sum(theta, xb, s[batch], np.linalg.norm(xb, axis=1), self.clip) + noise[t]) / expected
-            theta = theta - eta * (g + self.lam * theta)
-            if t >= start:
-                average += theta
-        theta = average / (self.steps - start)
-        return LinearClassifier(theta, {"sigma": z * self.clip / expected})
+        q, normaliser, std = self.step_parameters(len(s))
+        theta = self.descend(X, s, runs=1, rng=rng)[0]
+        return LinearClassifier(theta, {"sigma": std / normaliser})

@@ -14,7 +14,9 @@ convex and (¼+λ)-smooth). No intercept: the targets are homogeneous halfspaces
 
 Also here: the exact minimiser (Newton with backtracking), per-example gradient clipping,
 the linear predictor, and the noise-multiplier calibrations of ``dp_gd`` (T-fold Gaussian)
-and ``dp_sgd`` (T-fold Poisson-subsampled Gaussian) on ``dp-accounting``'s RDP accountant.
+(T-fold Gaussian, ``dp-accounting``'s RDP accountant) and ``dp_sgd`` (T-fold
+Poisson-subsampled Gaussian, replace-one, ``dp-accounting``'s PLD accountant), and the noisy
+gradient descent loop both run, batched over independent runs (:meth:`NoisyGradientDescent.descend`).
 """
 
 from __future__ import annotations
@@ -31,7 +33,9 @@ from dp_accounting import rdp
 from scipy.special import expit
 
 from dpbench.learners.base import Learner
-from dpbench.mechanisms.accounting import RDP_ORDERS, largest_per_step
+from dpbench.mechanisms.accounting import RDP_ORDERS, calibrate_noise_multiplier, poisson_gaussian_epsilon
+from dpbench.mechanisms.gaussian import analytic_sigma
+from dpbench.mechanisms.guarantee import REPLACE_ONE
 from dpbench.validation import check_delta, check_epsilon, check_positive_int
 
 #: Smoothness of the logistic loss in θ for ‖x‖ ≤ 1: |ℓ''| ≤ 1/4 (CMS11's constant c).
@@ -70,22 +74,29 @@ def objective(theta: npt.NDArray, X: npt.NDArray, s: npt.NDArray, lam: float) ->
     return float(np.mean(np.logaddexp(0.0, -margins)) + 0.5 * lam * theta @ theta)
 
 
-def loss_coefficients(theta: npt.NDArray, X: npt.NDArray, s: npt.NDArray) -> npt.NDArray:
-    """``c_i`` with ``∇ℓ_i(θ) = c_i x_i``: ``c_i = −s_i σ(−s_i⟨θ, x_i⟩)``."""
-    return -s * expit(-s * (X @ theta))
+def clipped_gradient_sum(
+    theta: npt.NDArray,
+    X: npt.NDArray,
+    s: npt.NDArray,
+    x_norms: npt.NDArray,
+    clip: float | None,
+    mask: npt.NDArray | None = None,
+) -> npt.NDArray:
+    """``Σ_i m_i clip_C(∇ℓ_i(θ))`` with ``clip_C(g) = g·min(1, C/‖g‖)`` (``clip=None``: no
+    clipping) and ``m_i`` the batch indicator (``mask``, all ones if ``None``).
 
-
-def clipped_gradient_sum(theta: npt.NDArray, X: npt.NDArray, s: npt.NDArray, x_norms: npt.NDArray, clip: float | None) -> npt.NDArray:
-    """``Σ_i clip_C(∇ℓ_i(θ))`` with ``clip_C(g) = g·min(1, C/‖g‖)`` (``clip=None``: no clipping).
-
-    The per-example gradient is ``c_i x_i``, so its norm is ``|c_i|·‖x_i‖`` and clipping is
-    a per-example rescaling of ``c_i``: two matrix–vector products per call.
+    ``theta`` is one parameter ``(d,)`` or a batch ``(R, d)`` (``mask`` then ``(R, n)``); the
+    result has the same shape. The per-example gradient is ``c_i x_i`` with
+    ``c_i = −s_i σ(−s_i⟨θ, x_i⟩)``, so its norm is ``|c_i|·‖x_i‖`` and clipping rescales ``c_i``.
     """
-    c = loss_coefficients(theta, X, s)
+    T = np.atleast_2d(theta)
+    c = -s * expit(-s * (T @ X.T))
     if clip is not None:
-        norms = np.abs(c) * x_norms
-        c = c * np.minimum(1.0, clip / np.maximum(norms, 1e-300))
-    return X.T @ c
+        c = c * np.minimum(1.0, clip / np.maximum(np.abs(c) * x_norms, 1e-300))
+    if mask is not None:
+        c = c * mask
+    out = c @ X
+    return out[0] if np.ndim(theta) == 1 else out
 
 
 def minimise(
@@ -94,39 +105,52 @@ def minimise(
     lam: float,
     *,
     linear: npt.NDArray | None = None,
+    weights: npt.NDArray | None = None,
     tol: float = 1e-10,
     max_iter: int = 100,
 ) -> npt.NDArray[np.float64]:
     """Exact minimiser of ``J_λ(θ) + ⟨linear, θ⟩`` (strongly convex): damped Newton.
 
-    Stops when the gradient norm is ≤ ``tol``; the Hessian is ``XᵀDX/n + λI``.
+    ``linear`` is one vector ``(d,)`` (result ``(d,)``) or a batch ``(R, d)``: the ``R``
+    problems are solved together (result ``(R, d)``). ``weights`` are example multiplicities
+    (``J_λ`` averages the losses with weights ``w_i/Σw``; ``None``: all 1), so a sample of
+    many identical rows can be passed as its distinct rows. Each problem stops when its
+    gradient norm is ≤ ``tol``; the Hessian is ``Xᵀ diag(w σ'(m)) X/Σw + λI``; backtracking
+    (Armijo, factor ½) per problem.
     """
     n, d = X.shape
-    lin = np.zeros(d) if linear is None else np.asarray(linear, dtype=np.float64)
-    theta = np.zeros(d)
+    a = np.full(n, 1.0 / n) if weights is None else np.asarray(weights, dtype=np.float64) / np.sum(weights)
+    lin = np.zeros((1, d)) if linear is None else np.atleast_2d(np.asarray(linear, dtype=np.float64))
+    R = len(lin)
+    theta = np.zeros((R, d))
 
-    def value(t):
-        return objective(t, X, s, lam) + lin @ t
+    def values(t, l):
+        return np.logaddexp(0.0, -s * (t @ X.T)) @ a + 0.5 * lam * np.einsum("ij,ij->i", t, t) + np.einsum("ij,ij->i", l, t)
 
-    f = value(theta)
+    f = values(theta, lin)
+    eye = lam * np.eye(d)
     for _ in range(max_iter):
-        m = s * (X @ theta)
-        p = expit(-m)
-        grad = X.T @ (-s * p) / n + lam * theta + lin
-        if np.linalg.norm(grad) <= tol:
+        p = expit(-s * (theta @ X.T))
+        grad = (-s * p * a) @ X + lam * theta + lin
+        active = np.linalg.norm(grad, axis=1) > tol
+        if not active.any():
             break
-        w = p * (1 - p)
-        H = (X.T * w) @ X / n + lam * np.eye(d)
-        step = np.linalg.solve(H, grad)
-        t = 1.0
-        while True:
-            cand = theta - t * step
-            fc = value(cand)
-            if fc <= f - 1e-4 * t * grad @ step or t < 1e-10:
-                break
-            t *= 0.5
+        curv = p * (1 - p) * a
+        H = ((X.T * curv[0]) @ X + eye)[None] if R == 1 else np.einsum("rn,ni,nj->rij", curv, X, X, optimize=True) + eye
+        step = np.linalg.solve(H, grad[..., None])[..., 0]
+        step[~active] = 0.0
+        decrease = np.einsum("ij,ij->i", grad, step)
+        t = np.ones(R)
+        cand = theta - step
+        fc = values(cand, lin)
+        retry = active & (fc > f - 1e-4 * t * decrease)
+        while retry.any():
+            t[retry] *= 0.5
+            cand[retry] = theta[retry] - t[retry, None] * step[retry]
+            fc[retry] = values(cand[retry], lin[retry] if R > 1 else lin)
+            retry &= (fc > f - 1e-4 * t * decrease) & (t >= 1e-10)
         theta, f = cand, fc
-    return theta
+    return theta[0] if linear is None or np.ndim(linear) == 1 else theta
 
 
 def optimum(sample, lam: float) -> tuple[npt.NDArray, float]:
@@ -140,64 +164,62 @@ def optimum(sample, lam: float) -> tuple[npt.NDArray, float]:
     return sample.cached(f"logistic_optimum_lam={lam!r}", compute)
 
 
-def uniform_direction(d: int, *, rng: np.random.Generator) -> npt.NDArray:
-    z = rng.standard_normal(d)
-    return z / np.linalg.norm(z)
+def uniform_direction(d: int, *, rng: np.random.Generator, runs: int | None = None) -> npt.NDArray:
+    """A uniform unit vector ``(d,)`` (or ``runs`` of them, ``(runs, d)``)."""
+    z = rng.standard_normal(d if runs is None else (runs, d))
+    return z / np.linalg.norm(z, axis=-1, keepdims=True)
 
 
-def l2_laplace_noise(d: int, scale: float, *, rng: np.random.Generator) -> npt.NDArray:
-    """``b`` with density ``∝ exp(−‖b‖/scale)``: ``‖b‖ ~ Γ(d, scale)``, direction uniform."""
-    return rng.gamma(d, scale) * uniform_direction(d, rng=rng)
+def l2_laplace_noise(d: int, scale: float, *, rng: np.random.Generator, runs: int | None = None) -> npt.NDArray:
+    """``b`` with density ``∝ exp(−‖b‖/scale)``: ``‖b‖ ~ Γ(d, scale)``, direction uniform
+    (``(d,)``, or ``(runs, d)`` independent draws)."""
+    norms = rng.gamma(d, scale, size=None if runs is None else (runs, 1))
+    return norms * uniform_direction(d, rng=rng, runs=runs)
 
 
 # ----------------------------------------------------------------------- accounting
 
 
-#: RDP orders for the subsampled Gaussian: its RDP at fractional/huge orders is costly to
-#: evaluate (~0.3 s per call with dp-accounting's default orders); these integer orders
-#: cost ~3 ms per call and give the same ε as the defaults at (q = 0.0256, T = 300,
-#: δ = 1e-5) for noise multipliers 0.5–20 (measured). Fewer orders can only make ε larger
-#: (an upper bound on the minimum over a superset), never invalid.
-SGD_ORDERS: tuple[float, ...] = (2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20, 24, 28, 32, 48, 64, 96, 128)
-
-
-def _rdp_epsilon(event: dp_accounting.DpEvent, delta: float, relation, orders=RDP_ORDERS) -> float:
-    acc = rdp.RdpAccountant(orders=list(orders), neighboring_relation=relation)
+def gd_epsilon(noise_multiplier: float, steps: int, delta: float) -> float:
+    """ε at δ of ``steps`` Gaussian mechanisms with noise multiplier σ/Δ₂ (replace-one), by
+    ``dp-accounting``'s RDP accountant on :data:`~dpbench.mechanisms.accounting.RDP_ORDERS`
+    (orders up to 10⁶: valid down to ε ≈ 10⁻³ at δ = 10⁻⁶)."""
+    event = dp_accounting.SelfComposedDpEvent(dp_accounting.GaussianDpEvent(noise_multiplier), steps)
+    acc = rdp.RdpAccountant(orders=list(RDP_ORDERS), neighboring_relation=dp_accounting.NeighboringRelation.REPLACE_ONE)
     acc.compose(event)
     return float(acc.get_epsilon(delta))
 
 
-def gd_epsilon(noise_multiplier: float, steps: int, delta: float) -> float:
-    """ε at δ of ``steps`` Gaussian mechanisms with noise multiplier σ/Δ₂ (replace-one)."""
-    event = dp_accounting.SelfComposedDpEvent(dp_accounting.GaussianDpEvent(noise_multiplier), steps)
-    return _rdp_epsilon(event, delta, dp_accounting.NeighboringRelation.REPLACE_ONE)
-
-
 def sgd_epsilon(noise_multiplier: float, q: float, steps: int, delta: float) -> float:
-    """ε at δ of ``steps`` Poisson-subsampled (rate q) Gaussian mechanisms (add/remove-one)."""
-    inner = dp_accounting.GaussianDpEvent(noise_multiplier)
-    event = inner if q >= 1 else dp_accounting.PoissonSampledDpEvent(q, inner)
-    return _rdp_epsilon(dp_accounting.SelfComposedDpEvent(event, steps), delta, dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE, SGD_ORDERS)
+    """ε at δ of ``steps`` Poisson-subsampled (rate q) Gaussian mechanisms, **replace-one**
+    (n public), noise ``z·C`` on a sum of per-example terms of norm ≤ C: the PLD accountant
+    (:func:`dpbench.mechanisms.accounting.poisson_gaussian_epsilon`)."""
+    return poisson_gaussian_epsilon(noise_multiplier, q, steps, delta, neighbours=REPLACE_ONE)
 
 
 @functools.lru_cache(maxsize=4096)
 def calibrate_gd(epsilon: float, delta: float, steps: int) -> tuple[float, float]:
-    """``(z, ε_achieved)``: smallest noise multiplier (to 0.1%) with ``gd_epsilon ≤ ε``."""
-    cal = largest_per_step(lambda inv_z: gd_epsilon(1 / inv_z, steps, delta), epsilon=epsilon, delta=delta, upper=1e2, rtol=1e-3)
-    z = 1 / cal.per_step
-    achieved = gd_epsilon(z, steps, delta)
-    assert achieved <= epsilon, (achieved, epsilon)
-    return z, achieved
+    """``(z, ε_achieved)``: smallest noise multiplier (to 0.1%) with ``gd_epsilon ≤ ε``;
+    a degenerate accountant answer raises ``ValueError`` (:func:`.calibrate_noise_multiplier`)."""
+    return calibrate_noise_multiplier(lambda z: gd_epsilon(z, steps, delta), epsilon=epsilon, delta=delta)
 
 
 @functools.lru_cache(maxsize=4096)
 def calibrate_sgd(epsilon: float, delta: float, q: float, steps: int) -> tuple[float, float]:
-    """``(z, ε_achieved)``: smallest noise multiplier (to 0.1%) with ``sgd_epsilon ≤ ε``."""
-    cal = largest_per_step(lambda inv_z: sgd_epsilon(1 / inv_z, q, steps, delta), epsilon=epsilon, delta=delta, upper=1e2, rtol=1e-3)
-    z = 1 / cal.per_step
-    achieved = sgd_epsilon(z, q, steps, delta)
-    assert achieved <= epsilon, (achieved, epsilon)
-    return z, achieved
+    """``(z, ε_achieved)``: smallest noise multiplier (to 0.1%) with ``sgd_epsilon ≤ ε``;
+    a degenerate accountant answer raises ``ValueError`` (:func:`.calibrate_noise_multiplier`).
+
+    Two stages, for speed: a 1% search with a coarse PLD (resolution ε/50, still a valid
+    upper bound, so its answer is ≥ the fine one), started from the q = 1 multiplier
+    ``2√T·σ_analytic(ε, δ)`` scaled by q; then the 0.1% search with :func:`sgd_epsilon`
+    started from the coarse answer.
+    """
+    full = 2 * math.sqrt(steps) * analytic_sigma(epsilon=epsilon, delta=delta, sensitivity=1.0)
+    coarse, _ = calibrate_noise_multiplier(
+        lambda z: poisson_gaussian_epsilon(z, q, steps, delta, neighbours=REPLACE_ONE, resolution=epsilon / 50),
+        epsilon=epsilon, delta=delta, rtol=1e-2, guess=max(1e-2, full * min(1.0, 2 * q)),
+    )
+    return calibrate_noise_multiplier(lambda z: sgd_epsilon(z, q, steps, delta), epsilon=epsilon, delta=delta, guess=coarse)
 
 
 def check_lam(lam: float) -> float:
@@ -242,4 +264,41 @@ class NoisyGradientDescent(Learner):
     @property
     def step_size(self) -> float:
         return self.lr if self.lr > 0 else 1.0 / (LOGISTIC_SMOOTHNESS + self.lam)
+
+    def step_parameters(self, n: int) -> tuple[float, float, float]:
+        """``(q, normaliser, noise_std)`` of one step on ``n`` examples (see :meth:`descend`)."""
+        raise NotImplementedError
+
+    def descend(self, X: npt.NDArray, s: npt.NDArray, *, runs: int, rng: np.random.Generator) -> npt.NDArray[np.float64]:
+        """``runs`` independent runs of the noisy descent on ``(X, s)``: ``(runs, d)`` outputs.
+
+        From ``θ₀ = 0``, for ``t = 1..T``, with ``B_t`` a Poisson sample of rate ``q``
+        (all examples when ``q = 1``), per run,
+
+        .. math:: \\theta_t = \\theta_{t-1} - \\eta\\Big(\\frac{1}{N}\\Big(\\sum_{i\\in B_t}
+                  \\mathrm{clip}_C(\\nabla\\ell_i(\\theta_{t-1})) + \\xi_t\\Big) + \\lambda\\theta_{t-1}\\Big),
+                  \\qquad \\xi_t \\sim N(0, \\varsigma^2 I_d),
+
+        with ``(q, N, ς)`` from :meth:`step_parameters`; the output is the average of the
+        last ⌈T/2⌉ iterates. ``fit`` is one run; the privacy audit uses many (vectorised).
+        """
+        n, d = X.shape
+        q, normaliser, std = self.step_parameters(n)
+        x_norms = np.linalg.norm(X, axis=1)
+        eta, clip = self.step_size, self.clip
+        theta = np.zeros((runs, d))
+        average = np.zeros((runs, d))
+        start = self.steps // 2
+        for t in range(self.steps):
+            if q >= 1:
+                g = clipped_gradient_sum(theta, X, s, x_norms, clip)
+            else:
+                mask = rng.random((runs, n)) < q
+                used = np.flatnonzero(mask.any(axis=0))  # examples in some run's batch
+                g = clipped_gradient_sum(theta, X[used], s[used], x_norms[used], clip, mask[:, used])
+            noise = rng.standard_normal((runs, d)) * std if std > 0 else 0.0
+            theta = theta - eta * ((g + noise) / normaliser + self.lam * theta)
+            if t >= start:
+                average += theta
+        return average / (self.steps - start)
 

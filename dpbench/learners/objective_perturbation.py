@@ -78,12 +78,22 @@ class ObjectivePerturbation(Learner):
     def guarantee(self) -> Guarantee:
         return Guarantee(epsilon=self.epsilon, delta=0.0)
 
+    def noise(self, n: float, d: int, *, rng: np.random.Generator, runs: int | None = None) -> np.ndarray:
+        """``b`` with density ``∝ e^{−ε'‖b‖/2}`` for ``n`` examples (``(d,)`` or ``(runs, d)``)."""
+        eps_prime, _ = calibration(self.epsilon, n, self.lam)
+        return l2_laplace_noise(d, 2.0 / eps_prime, rng=rng, runs=runs)
+
+    def perturbed_minimiser(self, X: np.ndarray, s: np.ndarray, b: np.ndarray, *, weights: np.ndarray | None = None) -> np.ndarray:
+        """``argmin J_λ(θ) + ⟨b, θ⟩/n + Δ‖θ‖²/2`` for one ``b`` ``(d,)`` or a batch ``(R, d)``;
+        ``weights``: example multiplicities (``n = Σ weights``)."""
+        n = len(s) if weights is None else float(np.sum(weights))
+        _, extra = calibration(self.epsilon, n, self.lam)
+        return minimise(X, s, self.lam + extra, linear=np.asarray(b) / n, weights=weights)
+
     def fit(self, sample: Sample, *, rng: np.random.Generator) -> LinearClassifier:
         X, s = unit_ball(sample.X), signs(sample.y)
         n, d = X.shape
         if math.isinf(self.epsilon):
             return LinearClassifier(minimise(X, s, self.lam), {"sigma": 0.0})
-        eps_prime, extra = calibration(self.epsilon, n, self.lam)
-        b = l2_laplace_noise(d, 2.0 / eps_prime, rng=rng)
-        theta = minimise(X, s, self.lam + extra, linear=b / n)
-        return LinearClassifier(theta, {"sigma": float(np.linalg.norm(b))})
+        b = self.noise(n, d, rng=rng)
+        return LinearClassifier(self.perturbed_minimiser(X, s, b), {"sigma": float(np.linalg.norm(b))})

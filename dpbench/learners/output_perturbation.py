@@ -80,14 +80,16 @@ class OutputPerturbation(Learner):
             return Guarantee(epsilon=math.inf, delta=0.0)
         return Guarantee(epsilon=self.epsilon, delta=self.delta if self.mechanism == "gaussian" else 0.0)
 
-    def noise(self, n: int, d: int, *, rng: np.random.Generator) -> np.ndarray:
-        """The perturbation ``b`` for a sample of size ``n`` in dimension ``d``."""
+    def noise(self, n: int, d: int, *, rng: np.random.Generator, runs: int | None = None) -> np.ndarray:
+        """The perturbation ``b`` for a sample of size ``n`` in dimension ``d`` (``(d,)``, or
+        ``(runs, d)`` independent draws: the privacy audit's batch)."""
+        shape = d if runs is None else (runs, d)
         if math.isinf(self.epsilon):
-            return np.zeros(d)
+            return np.zeros(shape)
         delta2 = sensitivity(n, self.lam)
         if self.mechanism == "gaussian":
-            return GaussianMechanism(epsilon=self.epsilon, delta=self.delta, sensitivity=delta2).sample(np.zeros(d), rng=rng)
-        return l2_laplace_noise(d, delta2 / self.epsilon, rng=rng)
+            return GaussianMechanism(epsilon=self.epsilon, delta=self.delta, sensitivity=delta2).sample(np.zeros(shape), rng=rng)
+        return l2_laplace_noise(d, delta2 / self.epsilon, rng=rng, runs=runs)
 
     def fit(self, sample: Sample, *, rng: np.random.Generator) -> LinearClassifier:
         theta = minimise(unit_ball(sample.X), signs(sample.y), self.lam)

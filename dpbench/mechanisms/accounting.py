@@ -18,6 +18,14 @@ Events (per step, with respect to one neighbour relation):
   most 2η: it is 2η-BR, hence (2η)²/8 = η²/2-zCDP. ``dp-accounting`` 0.6 has no
   exponential-mechanism event, so the zCDP event is used.
 - **Gaussian** with noise multiplier σ/Δ₂: ``GaussianDpEvent``; it is 1/(2(σ/Δ₂)²)-zCDP.
+- **Poisson-subsampled Gaussian** (DP-SGD): composed with ``dp-accounting``'s privacy-loss
+  distribution (PLD) accountant, which is tight up to its (pessimistic, hence still valid)
+  discretisation and supports the replace-one relation (:func:`poisson_gaussian_epsilon`).
+
+:func:`calibrate_noise_multiplier` inverts any such accountant and **refuses a degenerate
+answer** (ε ≤ 0, non-finite, or far below the target at the calibrated point — the signature
+of an accountant outside its numerical range, e.g. RDP orders that stop at 128 report
+ε = 0 for huge noise at ε ≈ 0.03, δ = 1e-6).
 
 For pure-DP and bounded-range steps, :func:`compose_pure_dp` / :func:`compose_bounded_range`
 return the best of basic composition, advanced composition and the zCDP route, so the
@@ -62,6 +70,8 @@ __all__ = [
     "compose_gaussian",
     "exponential_mechanism_event",
     "largest_per_step",
+    "poisson_gaussian_epsilon",
+    "calibrate_noise_multiplier",
 ]
 
 #: RDP orders: dense near 1 (large ρ) and far out (ρ down to ~1e-8 at δ = 1e-10).
@@ -230,3 +240,87 @@ def largest_per_step(
     achieved = float(compose(lo))
     assert achieved <= epsilon, (achieved, epsilon)
     return Calibration(lo, achieved, delta, epsilon, delta)
+
+
+def poisson_gaussian_epsilon(
+    noise_multiplier: float, q: float, steps: int, delta: float, *, neighbours: str = "replace-one", resolution: float | None = None
+) -> float:
+    """ε at δ of ``steps`` Poisson-subsampled (rate ``q``) Gaussian mechanisms, PLD accountant.
+
+    Each step releases ``Σ_{i∈B} g_i + N(0, (z·C)² I)`` with ``‖g_i‖ ≤ C`` and ``B`` a Poisson
+    sample of rate ``q`` (``q = 1``: the full data). ``neighbours``: ``"replace-one"`` (the
+    dominating pair ``(1−q)N(0, z²) + qN(−1, z²)`` vs ``(1−q)N(0, z²) + qN(1, z²)``, i.e.
+    sensitivity 2C when ``q = 1``) or ``"add/remove-one"`` (sensitivity C). Composed by
+    ``dp_accounting.pld.PLDAccountant`` with pessimistic discretisation ``resolution`` of the
+    privacy loss (default: 1/1000 of a coarse first answer, clipped to [1e-5, 1e-3]): the
+    result is a valid upper bound at any resolution, tight to about the resolution.
+    """
+    from dp_accounting.pld import pld_privacy_accountant
+
+    noise_multiplier = check_positive(noise_multiplier, name="noise_multiplier")
+    if not 0 < q <= 1:
+        raise ValueError(f"q must be in (0, 1], got {q!r}")
+    steps = check_positive_int(steps, name="steps")
+    delta = _check_delta_positive(delta)
+    relations = {"replace-one": _REPLACE_ONE, "add/remove-one": dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE}
+    if neighbours not in relations:
+        raise ValueError(f"neighbours must be one of {sorted(relations)}, got {neighbours!r}")
+    if resolution is None:
+        coarse = poisson_gaussian_epsilon(noise_multiplier, q, steps, delta, neighbours=neighbours, resolution=1e-2)
+        resolution = float(min(1e-3, max(1e-5, coarse / 1000)))
+    acc = pld_privacy_accountant.PLDAccountant(neighboring_relation=relations[neighbours], value_discretization_interval=resolution)
+    step = dp_accounting.GaussianDpEvent(noise_multiplier)
+    event = step if q >= 1 else dp_accounting.PoissonSampledDpEvent(q, step)
+    acc.compose(dp_accounting.SelfComposedDpEvent(event, steps))
+    return float(acc.get_epsilon(delta))
+
+
+def calibrate_noise_multiplier(
+    compose: Callable[[float], float],
+    *,
+    epsilon: float,
+    delta: float,
+    rtol: float = 1e-3,
+    smallest: float = 1e-2,
+    guess: float = 1.0,
+) -> tuple[float, float]:
+    """``(z, ε_achieved)``: the smallest noise multiplier ``z ≥ smallest`` (to ``rtol``) whose
+    composed ε at δ, ``compose(z)``, is ≤ ``epsilon``.
+
+    ``compose`` must be non-increasing in ``z``. A bracket is grown from ``guess`` by
+    factors of 4, then bisected in log space. The answer is checked: ``ε_achieved ≤ epsilon``
+    always, and unless the cap ``z = smallest`` is reached, ``epsilon/2 ≤ ε_achieved`` — an
+    accountant that jumps across the target (from above it to 0, say) is outside its
+    numerical range.
+
+    Raises
+    ------
+    ValueError
+        (naming ``epsilon`` and ``delta``) if the accountant's answer is degenerate or no
+        noise multiplier up to 10¹⁴ meets the target.
+    """
+    epsilon = check_epsilon(epsilon)
+    hi = max(float(guess), smallest)
+    while not compose(hi) <= epsilon:  # NaN counts as "not met"
+        hi *= 4
+        if hi > 1e14:
+            raise ValueError(f"epsilon={epsilon!r} cannot be met at delta={delta!r} with any noise multiplier up to 1e14")
+    lo = hi
+    while lo > smallest and compose(lo) <= epsilon:
+        lo = max(lo / 4, smallest)
+    capped = compose(lo) <= epsilon  # lo == smallest already meets the target
+    if capped:
+        hi = lo
+    while hi / lo > 1 + rtol:
+        mid = math.sqrt(lo * hi)
+        if compose(mid) <= epsilon:
+            hi = mid
+        else:
+            lo = mid
+    achieved = float(compose(hi))
+    if not (math.isfinite(achieved) and achieved > 0 and achieved <= epsilon and (capped or achieved >= epsilon / 2)):
+        raise ValueError(
+            f"degenerate privacy accounting at epsilon={epsilon!r}, delta={delta!r}: the accountant reports "
+            f"epsilon={achieved!r} at noise multiplier {hi:.4g} (outside its numerical range; use a tighter accountant)"
+        )
+    return hi, achieved

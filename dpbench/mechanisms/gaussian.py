@@ -44,7 +44,7 @@ from scipy.special import log_ndtr
 from dpbench.mechanisms.guarantee import Guarantee
 from dpbench.validation import check_delta, check_epsilon, check_positive
 
-__all__ = ["GaussianMechanism", "classic_sigma", "analytic_sigma", "analytic_delta"]
+__all__ = ["GaussianMechanism", "classic_sigma", "analytic_sigma", "analytic_delta", "analytic_epsilon"]
 
 CALIBRATIONS = ("auto", "classic", "analytic")
 
@@ -66,6 +66,18 @@ def analytic_delta(*, sigma: float, epsilon: float, sensitivity: float) -> float
     first = math.exp(log_ndtr(a - b))
     second = math.exp(epsilon + log_ndtr(-a - b)) if epsilon + log_ndtr(-a - b) < 700 else math.inf
     return max(0.0, first - second)
+
+
+def analytic_epsilon(*, sigma: float, delta: float, sensitivity: float) -> float:
+    """The exact ε at δ of the Gaussian mechanism with noise ``σ`` (inverse of
+    :func:`analytic_delta` in ε, by ``brentq``; 0 if ``δ ≥ δ(0)``)."""
+    delta = _positive_delta(delta)
+    if analytic_delta(sigma=sigma, epsilon=0.0, sensitivity=sensitivity) <= delta:
+        return 0.0
+    hi = 1.0
+    while analytic_delta(sigma=sigma, epsilon=hi, sensitivity=sensitivity) > delta:
+        hi *= 2
+    return brentq(lambda e: analytic_delta(sigma=sigma, epsilon=e, sensitivity=sensitivity) - delta, 0.0, hi, xtol=1e-12, rtol=1e-10)
 
 
 def analytic_sigma(*, epsilon: float, delta: float, sensitivity: float) -> float:

@@ -1,0 +1,328 @@
+"""Privacy audits of the private-ERM learners (issue 10): near-worst-case neighbouring pairs,
+a correct and a broken copy (noise scale halved, claiming the same ε) per learner.
+
+Every case returns one scalar per run, fixed in advance: the output θ's coordinate on the
+**canary axis** e₁ (the grid index for ``exp_mech_grid``). All runs of one side are one
+vectorised call of the learner's own code (:meth:`~dpbench.learners.logistic_common.NoisyGradientDescent.descend`,
+:func:`~dpbench.learners.logistic_common.minimise` on a batch of noise vectors, with example
+multiplicities), so ~10⁵ runs cost about a second.
+
+Instances
+---------
+``dp_gd`` / ``dp_sgd`` (replace-one): D = {canary (e₁, y=1), filler (e₂, y=1)}, D' = the
+canary's label flipped. No other example touches e₁, so θ₁ evolves alone; with clip
+``C = 0.1`` and step ``η = 0.01`` the canary's gradient is clipped to exactly ``∓C·e₁`` at
+every step (θ₁ stays within ±0.5 ≪ logit(0.9) = 2.2 with overwhelming probability), so each
+step moves θ₁ by the full sensitivity 2C and θ₁'s law is a (mixture of) Gaussian(s) with
+known means: ``exact`` is the exact ε(δ) of the reported statistic (the suffix average
+keeps ≥ 90% of the transcript's signal-to-noise ratio). ``dp_sgd`` uses ``batch_size=1``,
+n = 2, so q = ½ and the canary enters each step's batch with probability ½.
+
+``output_perturbation`` / ``objective_perturbation`` / ``diffprivlib_logreg`` (replace-one,
+n = 10⁵, λ = 10⁻³): n − 1 fillers (e₂, y=1) make θ₂ ≈ 5.2; the canary is
+``(cos φ, −sin φ)`` in D and ``(−cos φ, −sin φ)`` in D' (φ = 25°, y = 1), misclassified by a
+margin ≈ 2.2 on both sides, so its loss gradient has norm ≈ 0.9 (of at most 1) and nothing
+else curves J along e₁: θ*₁ moves by ≈ 0.82 of the sensitivity 2/(nλ) (output
+perturbation), and the noise needed to explain an output differs by ≈ 0.82 of the bound 2
+(objective perturbation). ``exact`` for output perturbation: the pure ε of the pair,
+``ε‖θ*(D) − θ*(D')‖/Δ`` (the ℓ2-Laplace density ratio, attained in the tail along e₁).
+
+``exp_mech_grid`` (replace-one, d = 1, ``points = 2``: the grid {−4, 4}): the canary x = 1
+with y = 1 (D) or 0 (D') changes each candidate's score by θ = ±4, within 0.5% of the full
+sensitivity Δu = ln(1 + e⁴); 3 fillers (x = 1, y = 0) put most of the mass on θ = −4, so the
+normaliser moves against the score of θ = 4 (the event "output = 4"). Measured over 2–9
+points and 0–8 fillers, this pair gives the largest exact ε that ~10⁵ runs still resolve
+(exact ε = 0.81ε, broken copy 1.88ε at ε = 1). The output law is the mechanism's softmax: ``exact`` is the
+exact ε(δ) of the pair over all events.
+
+``diffprivlib_logreg``: a *component* audit. diffprivlib's ``LogisticRegression`` is CMS11
+objective perturbation; 10⁵ fits through its L-BFGS loop would take ~10 min, so the noise
+vector is drawn by diffprivlib's own ``Vector`` mechanism (its calibration: ε', the extra
+regulariser Δ and the Γ(d, 2/ε') norm, read back through the function it returns) and the
+objective it perturbs (the same ``J_λ`` with ``C = 1/(nλ)``) is then minimised exactly,
+batched. Broken copy: diffprivlib run at 2ε while claiming ε.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import brentq
+from scipy.special import log_ndtr, logsumexp
+
+from dpbench.audit import AuditCase
+from dpbench.audits import register_audit
+from dpbench.learners.dp_gd import DPGD
+from dpbench.learners.dp_sgd import DPSGD
+from dpbench.learners.exp_mech_grid import ExpMechGrid, grid, score_sensitivity
+from dpbench.learners.logistic_common import minimise
+from dpbench.learners.objective_perturbation import ObjectivePerturbation, calibration
+from dpbench.learners.output_perturbation import OutputPerturbation, sensitivity
+from dpbench.mechanisms.exponential import ExponentialMechanism
+from dpbench.mechanisms.gaussian import analytic_epsilon
+from dpbench.mechanisms.guarantee import REPLACE_ONE
+
+VARIANTS = ("correct", "broken")
+
+# ------------------------------------------------------------------ exact ε(δ) of a pair
+
+
+def discrete_epsilon(log_p: np.ndarray, log_q: np.ndarray, delta: float) -> float:
+    """Exact ε at δ of a pair of distributions on a finite set (both directions):
+    the smallest ε with ``Σ_x (P(x) − e^ε Q(x))₊ ≤ δ`` and the same with P, Q swapped."""
+
+    def excess(eps: float) -> float:
+        p, q = np.exp(log_p), np.exp(log_q)
+        return max(np.sum(np.maximum(p - np.exp(eps) * q, 0.0)), np.sum(np.maximum(q - np.exp(eps) * p, 0.0)))
+
+    if excess(0.0) <= delta:
+        return 0.0
+    hi = float(np.max(np.abs(log_p - log_q))) + 1e-9
+    if excess(hi) > delta:  # unreachable for distributions with the same support
+        return math.inf
+    return float(brentq(lambda e: excess(e) - delta, 0.0, hi, xtol=1e-12))
+
+
+def gaussian_mixture_epsilon(shifts: np.ndarray, probs: np.ndarray, delta: float) -> float:
+    """Exact ε at δ of ``P = Σ_k p_k N(+a_k, 1)`` versus ``Q = Σ_k p_k N(−a_k, 1)`` (the pair is
+    symmetric under x → −x, so one direction suffices).
+
+    ``δ(ε) = ∫ (P − e^ε Q)₊`` by the trapezoid rule on a grid of spacing 10⁻³ over
+    ``±(max|a| + 12)`` (the mass outside is < 10⁻³²); ε by ``brentq``.
+    """
+    a = np.asarray(shifts, dtype=np.float64)
+    w = np.asarray(probs, dtype=np.float64)
+    keep = w > 0
+    a, w = a[keep], w[keep]
+    x = np.arange(-np.max(np.abs(a)) - 12, np.max(np.abs(a)) + 12, 1e-3)
+    log_norm = -0.5 * np.log(2 * np.pi)
+    log_p = logsumexp(np.log(w)[:, None] - 0.5 * (x[None] - a[:, None]) ** 2, axis=0) + log_norm
+    log_q = logsumexp(np.log(w)[:, None] - 0.5 * (x[None] + a[:, None]) ** 2, axis=0) + log_norm
+
+    def excess(eps: float) -> float:
+        return float(np.trapezoid(np.maximum(np.exp(log_p) - np.exp(eps + log_q), 0.0), x))
+
+    if excess(0.0) <= delta:
+        return 0.0
+    hi = 1.0
+    while excess(hi) > delta:
+        hi *= 2
+    return float(brentq(lambda e: excess(e) - delta, 0.0, hi, xtol=1e-10))
+
+
+def in_chunks(draw, runs: int, rng: np.random.Generator, chunk: int = 50_000) -> np.ndarray:
+    """``draw(k, rng)`` for chunks of at most ``chunk`` runs, concatenated: keeps the batched
+    matrix products small (multi-threaded BLAS on (10⁵, 2) operands thrashes on a loaded
+    machine: 20× slower measured at 3·10⁵ runs) and the memory bounded."""
+    return np.concatenate([draw(min(chunk, runs - i), rng) for i in range(0, runs, chunk)])
+
+
+def _case(learner, variant, epsilon, delta, instance, sample, exact=None, component=""):
+    return AuditCase(learner=learner, variant=variant, epsilon=epsilon, delta=delta, neighbours=REPLACE_ONE,
+                     instance=instance, sample=sample, exact=exact, component=component)
+
+
+# ------------------------------------------------------------------ DP-GD and DP-SGD
+
+#: The canary pair of the noisy-gradient learners: rows (canary on e₁, filler on e₂),
+#: signs of D and of D' (the canary's label flipped).
+CANARY_X = np.array([[1.0, 0.0], [0.0, 1.0]])
+CANARY_S = (np.array([1.0, 1.0]), np.array([-1.0, 1.0]))
+GD_PARAMS = {"steps": 10, "clip": 0.1, "lr": 0.01}
+
+
+@dataclass(frozen=True, kw_only=True)
+class _HalfNoiseDPGD(DPGD):
+    """DP-GD with its noise multiplier halved, claiming the same ε (the audit's broken copy)."""
+
+    def noise_multiplier(self) -> float:
+        return super().noise_multiplier() / 2
+
+
+@dataclass(frozen=True, kw_only=True)
+class _HalfNoiseDPSGD(DPSGD):
+    """DP-SGD with its noise multiplier halved, claiming the same ε (the audit's broken copy)."""
+
+    def calibration(self, n: int) -> tuple[float, float]:
+        z, eps = super().calibration(n)
+        return z / 2, eps
+
+
+def suffix_weights(learner, n: int) -> np.ndarray:
+    """``v_k`` with θ₁ (suffix average) ``= −(η/N) Σ_k v_k (a_k + ξ_k)`` when the canary's
+    gradient coefficient at step k is ``a_k`` (clipping active) and ξ_k the noise on e₁."""
+    T, start, eta = learner.steps, learner.steps // 2, learner.step_size
+    decay = 1 - eta * learner.lam
+    t = np.arange(T)
+    powers = np.where(t[None, :] >= t[:, None], decay ** np.maximum(t[None, :] - t[:, None], 0), 0.0)  # [k, t]
+    return powers[:, start:].sum(axis=1) / (T - start)
+
+
+def noisy_descent_exact(learner, delta: float) -> float:
+    """Exact ε(δ) of θ₁ on the canary pair (clipping active at every step: see the module
+    docstring). Per step the canary's clipped coefficient is ∓C, present with probability q;
+    the statistic is a mixture over the 2^T inclusion patterns of Gaussians, reduced here to
+    its distinct means."""
+    n = len(CANARY_X)
+    q, normaliser, std = learner.step_parameters(n)
+    v = suffix_weights(learner, n)
+    scale = std * np.linalg.norm(v)  # std of Σ v_k ξ_k
+    if q >= 1:
+        return analytic_epsilon(sigma=scale, delta=delta, sensitivity=2 * learner.clip * v.sum())
+    # distribution of Σ_k v_k B_k, B_k ~ Bernoulli(q): enumerate 2^T patterns (T = 10 here)
+    T = learner.steps
+    patterns = (np.arange(2**T)[:, None] >> np.arange(T)[None, :]) & 1
+    sums = patterns @ v
+    probs = q ** patterns.sum(axis=1) * (1 - q) ** (T - patterns.sum(axis=1))
+    # D: mean +C·Σ, D': −C·Σ (in units of the noise std), centred: symmetric pair
+    return gaussian_mixture_epsilon(learner.clip * sums / scale, probs, delta)
+
+
+def _noisy_descent_cases(cls, broken_cls, name, params, *, epsilon, delta):
+    cases = []
+    for variant, klass in zip(VARIANTS, (cls, broken_cls)):
+        learner = klass(epsilon=epsilon, delta=delta, **params)
+
+        def sample(side, runs, rng, learner=learner):
+            return in_chunks(lambda k, g: learner.descend(CANARY_X, CANARY_S[side], runs=k, rng=g)[:, 0], runs, rng)
+
+        instance = (f"canary (e1, y=1) vs (e1, y=0) beside a filler (e2, y=1); {params}; "
+                    f"statistic: theta_1 (canary clipped to C at every step)")
+        cases.append(_case(name, variant, epsilon, delta, instance, sample, exact=lambda lr=learner: noisy_descent_exact(lr, delta)))
+    return cases
+
+
+@register_audit("dp_gd")
+def dp_gd_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
+    return _noisy_descent_cases(DPGD, _HalfNoiseDPGD, "dp_gd", GD_PARAMS, epsilon=epsilon, delta=delta)
+
+
+@register_audit("dp_sgd")
+def dp_sgd_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
+    return _noisy_descent_cases(DPSGD, _HalfNoiseDPSGD, "dp_sgd", {**GD_PARAMS, "batch_size": 1}, epsilon=epsilon, delta=delta)
+
+
+# ------------------------------------------------------------------ output / objective perturbation
+
+#: The misclassified-canary pair: distinct rows (canary, filler), their multiplicities
+#: (1, n − 1), and λ (see the module docstring).
+PERT_N, PERT_LAM, PERT_PHI = 100_000, 1e-3, math.radians(25)
+PERT_X = (
+    np.array([[math.cos(PERT_PHI), -math.sin(PERT_PHI)], [0.0, 1.0]]),
+    np.array([[-math.cos(PERT_PHI), -math.sin(PERT_PHI)], [0.0, 1.0]]),
+)
+PERT_S = np.array([1.0, 1.0])
+PERT_W = np.array([1.0, PERT_N - 1.0])
+PERT_INSTANCE = (f"n={PERT_N}, lam={PERT_LAM:g}: {PERT_N - 1} fillers (e2, y=1); canary (cos 25deg, -sin 25deg) vs "
+                 f"(-cos 25deg, -sin 25deg), y=1, misclassified on both sides; statistic: theta_1")
+
+
+def _optima() -> tuple[np.ndarray, np.ndarray]:
+    return tuple(minimise(X, PERT_S, PERT_LAM, weights=PERT_W) for X in PERT_X)
+
+
+@register_audit("output_perturbation")
+def output_perturbation_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
+    optima = _optima()
+    shift = float(np.linalg.norm(optima[0] - optima[1]))
+    cases = []
+    for variant, eps_noise in zip(VARIANTS, (epsilon, 2 * epsilon)):
+        learner = OutputPerturbation(epsilon=eps_noise, lam=PERT_LAM)
+
+        def sample(side, runs, rng, learner=learner):
+            return optima[side][0] + learner.noise(PERT_N, 2, rng=rng, runs=runs)[:, 0]
+
+        exact = eps_noise * shift / sensitivity(PERT_N, PERT_LAM)
+        cases.append(_case("output_perturbation", variant, epsilon, 0.0, PERT_INSTANCE + f" (|shift| = {shift / sensitivity(PERT_N, PERT_LAM):.3f} of 2/(n lam))",
+                           sample, exact=lambda e=exact: e))
+    return cases
+
+
+@register_audit("objective_perturbation")
+def objective_perturbation_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
+    cases = []
+    for variant, eps_noise in zip(VARIANTS, (epsilon, 2 * epsilon)):
+        learner = ObjectivePerturbation(epsilon=eps_noise, lam=PERT_LAM)
+
+        def sample(side, runs, rng, learner=learner):
+            def draw(k, g):
+                b = learner.noise(PERT_N, 2, rng=g, runs=k)
+                return learner.perturbed_minimiser(PERT_X[side], PERT_S, b, weights=PERT_W)[:, 0]
+
+            return in_chunks(draw, runs, rng)
+
+        cases.append(_case("objective_perturbation", variant, epsilon, 0.0, PERT_INSTANCE, sample))
+    return cases
+
+
+def diffprivlib_noise(epsilon: float, n: int, lam: float, d: int, runs: int, rng: np.random.Generator) -> tuple[np.ndarray, float]:
+    """``(b (runs, d), Δ)``: ``runs`` draws of diffprivlib's objective-perturbation noise, by
+    its own ``Vector`` mechanism as ``LogisticRegression`` builds it (``alpha = 1/C = nλ``,
+    function sensitivity ¼, data norm 1), read back from the perturbed function it returns:
+    its gradient at 0 is ``b/n`` and at e₁ is ``b/n + Δe₁``."""
+    from diffprivlib.mechanisms import Vector
+
+    mech = Vector(epsilon=epsilon, dimension=d, alpha=n * lam, function_sensitivity=0.25, data_sensitivity=1.0, n=n,
+                  random_state=int(rng.integers(2**31 - 1)))  # one seeded mechanism, advanced by each randomise()
+    zero = lambda w: (0.0, np.zeros(d))  # noqa: E731
+    b = np.empty((runs, d))
+    extra = 0.0
+    e1 = np.eye(d)[0]
+    for r in range(runs):
+        f = mech.randomise(zero)
+        b[r] = f(np.zeros(d))[1] * n
+        if r == 0:
+            extra = float(f(e1)[1][0] - b[0, 0] / n)
+    return b, extra
+
+
+@register_audit("diffprivlib_logreg")
+def diffprivlib_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
+    cases = []
+    for variant, eps_noise in zip(VARIANTS, (epsilon, 2 * epsilon)):
+
+        def sample(side, runs, rng, eps_noise=eps_noise):
+            def draw(k, g):
+                b, extra = diffprivlib_noise(eps_noise, PERT_N, PERT_LAM, 2, k, g)
+                return minimise(PERT_X[side], PERT_S, PERT_LAM + extra, linear=b / PERT_N, weights=PERT_W)[:, 0]
+
+            return in_chunks(draw, runs, rng)
+
+        cases.append(_case("diffprivlib_logreg", variant, epsilon, 0.0, PERT_INSTANCE, sample,
+                           component="diffprivlib's Vector mechanism (its objective-perturbation noise, drawn through its API) "
+                                     "+ the objective it perturbs, minimised exactly in batch: 1e5 L-BFGS fits through "
+                                     "LogisticRegression would take ~10 min"))
+    return cases
+
+
+# ------------------------------------------------------------------ exponential mechanism on a grid
+
+EM_POINTS, EM_RADIUS, EM_FILLERS = 2, 4.0, 3
+
+
+def _em_log_probabilities(side: int, mechanism_epsilon: float, scale: float = 1.0) -> np.ndarray:
+    learner = ExpMechGrid(epsilon=mechanism_epsilon, points=EM_POINTS, radius=EM_RADIUS)
+    X = np.ones((EM_FILLERS + 1, 1))
+    s = np.full(EM_FILLERS + 1, -1.0)
+    s[0] = 1.0 if side == 0 else -1.0
+    u = learner.scores(X, s, grid(1, EM_POINTS, EM_RADIUS))
+    mech = ExponentialMechanism(epsilon=mechanism_epsilon, sensitivity=score_sensitivity(1, EM_RADIUS) * scale)
+    return mech.log_probabilities(u)
+
+
+@register_audit("exp_mech_grid")
+def exp_mech_grid_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
+    cases = []
+    for variant, scale in zip(VARIANTS, (1.0, 0.5)):
+        laws = [_em_log_probabilities(side, epsilon, scale) for side in (0, 1)]
+
+        def sample(side, runs, rng, laws=laws):
+            return rng.choice(EM_POINTS, size=runs, p=np.exp(laws[side]))
+
+        instance = (f"d=1, {EM_POINTS} points on [-{EM_RADIUS:g}, {EM_RADIUS:g}]; canary x=1, y=1 vs y=0 beside "
+                    f"{EM_FILLERS} fillers (x=1, y=0); statistic: grid index (law = the mechanism's softmax)")
+        cases.append(_case("exp_mech_grid", variant, epsilon, 0.0, instance, sample,
+                           exact=lambda laws=laws: discrete_epsilon(laws[0], laws[1], 0.0)))
+    return cases
