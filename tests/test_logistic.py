@@ -99,7 +99,7 @@ def test_dp_sgd_calibration_meets_the_target_tightly(eps, q, steps):
     assert achieved == sgd_epsilon(z, q, steps, 1e-5) <= eps
     assert sgd_epsilon(z * 0.997, q, steps, 1e-5) > eps
     g = _learner("dp_sgd")(epsilon=eps, delta=1e-5).guarantee()
-    assert (g.epsilon, g.delta, g.neighbours) == (eps, 1e-5, "add/remove-one")
+    assert (g.epsilon, g.delta, g.neighbours) == (eps, 1e-5, "replace-one")  # n public (issue 10 defect 2)
 
 
 def test_objective_perturbation_calibration_is_cms_algorithm_2():
