@@ -28,26 +28,8 @@ from dpbench.analysis import check_curve, curve_status, curves, sample_complexit
 from dpbench.experiment import Experiment, Figure, run_batch_cell
 from dpbench.registry import register_experiment
 
-#: Failure probability of the high-probability bounds, and the accuracy target of n*(α).
-BETA = 0.1
-ALPHA = 0.01
-#: The SQ learners' default accuracy parameter (their ``alpha``, τ = α/(2m)).
-SQ_ALPHA = 0.05
-
-
-def rates(learner: str, row: pd.Series) -> list[theory.ConjunctionRate]:
-    """The theory curves of ``learner`` in the setting of results row ``row``."""
-    alpha = row.get("lp_alpha")
-    return theory.conjunction_rates(
-        learner, epsilon=float(row["epsilon"]), delta=float(row["delta"]), d=int(row["d"]),
-        monotone=bool(row["monotone"]), noise=float(row["noise"]), log_class_size=float(row["log_class_size"]),
-        alpha=SQ_ALPHA if alpha is None or pd.isna(alpha) else float(alpha), beta=BETA,
-    )
-
-
-def trivial_error(row: pd.Series) -> float:
-    """The best constant predictor's error in the setting of ``row``."""
-    return theory.trivial_error_conjunction(int(row["k"]), float(row["p"]), float(row["noise"]), bool(row["monotone"]))
+BETA, ALPHA = theory.CONJUNCTIONS_BETA, theory.CONJUNCTIONS_ALPHA
+rates, trivial_error = theory.conjunction_rates_of, theory.trivial_error_of
 
 
 def theory_check(df: pd.DataFrame) -> pd.DataFrame:

@@ -32,7 +32,19 @@ __all__ = [
     "trivial_error_conjunction",
     "ConjunctionRate",
     "conjunction_rates",
+    "conjunction_rates_of",
+    "trivial_error_of",
+    "CONJUNCTIONS_BETA",
+    "CONJUNCTIONS_ALPHA",
+    "SQ_ALPHA",
 ]
+
+#: The ``conjunctions`` experiment's constants, shared by its theory check and its figures:
+#: failure probability of the high-probability bounds, the accuracy of n*(α), and the SQ
+#: learners' default accuracy parameter (their ``alpha``, τ = α/(2m)).
+CONJUNCTIONS_BETA = 0.1
+CONJUNCTIONS_ALPHA = 0.01
+SQ_ALPHA = 0.05
 
 Array = npt.ArrayLike
 
@@ -244,3 +256,21 @@ def conjunction_rates(
             lambda a, e: n_private_sq_run(a, np.asarray([private_sq_epsilon_per_query(float(x), m, delta) for x in np.atleast_1d(e)]), m, alpha, beta),
         )]
     return []
+
+
+def conjunction_rates_of(learner: str, row, *, epsilon: float | None = None) -> list[ConjunctionRate]:
+    """:func:`conjunction_rates` in the setting a results row records (problem parameters,
+    ``log_class_size``, ε, δ, and the learner's ``alpha`` as ``lp_alpha`` when it was set),
+    with β = :data:`CONJUNCTIONS_BETA`; ``epsilon`` overrides the row's."""
+    alpha = row.get("lp_alpha")
+    return conjunction_rates(
+        learner, epsilon=float(row["epsilon"] if epsilon is None else epsilon), delta=float(row["delta"]),
+        d=int(row["d"]), monotone=bool(row["monotone"]), noise=float(row["noise"]),
+        log_class_size=float(row["log_class_size"]),
+        alpha=SQ_ALPHA if alpha is None or alpha != alpha else float(alpha), beta=CONJUNCTIONS_BETA,
+    )
+
+
+def trivial_error_of(row) -> float:
+    """:func:`trivial_error_conjunction` in the setting a results row records."""
+    return trivial_error_conjunction(int(row["k"]), float(row["p"]), float(row["noise"]), bool(row["monotone"]))
