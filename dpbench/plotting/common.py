@@ -100,9 +100,16 @@ def _panels(ok: pd.DataFrame, x: str) -> tuple[list[str], list[tuple[dict, pd.Da
     ok = with_learner_params(ok)
     cols = [c for c in varying_identity(ok, exclude=(x,)) if not c.startswith("lp_")]
     privacy = [c for c in cols if c in ("epsilon", "delta")]
-    private = ok[ok["private"]]
-    keys = (private if len(private) and privacy else ok)[cols].drop_duplicates() if cols else pd.DataFrame([{}])
-    keys = keys.sort_values([c for c in cols if c not in privacy] + privacy) if cols else keys
+    setting = [c for c in cols if c not in privacy]
+    if cols:
+        keys = ok[ok["private"]][cols].drop_duplicates() if privacy else ok[cols].drop_duplicates()
+        # settings without a private learner get a panel of their own (ε = ∞)
+        covered = set(map(tuple, keys[setting].astype(str).to_numpy())) if setting else ({()} if len(keys) else set())
+        public = ok[~ok["private"]][cols].drop_duplicates(setting or None)
+        alone = public[[tuple(r) not in covered for r in public[setting].astype(str).to_numpy()]] if setting else public.iloc[: 0 if covered else 1]
+        keys = pd.concat([keys, alone]).sort_values(setting + privacy)
+    else:
+        keys = pd.DataFrame([{}])
     out = []
     for _, key in keys.iterrows():
         key = {c: (v.item() if isinstance(v, np.generic) else v) for c, v in key.items()}
@@ -135,7 +142,7 @@ def learning_curves(
     means of exactly 0 as hollow markers on the lower axis. One legend, outside the data."""
     import seaborn as sns
 
-    from dpbench.plotting.layout import grid_shape, panel_size, place_legend
+    from dpbench.plotting.layout import grid_shape, panel_size, place_legend, tidy_log_ticks
     from dpbench.plotting.overlays import draw_theory, draw_trivial, mark_learning_starts, mark_off_axis
     from dpbench.plotting.style import paper_style, palette
 
@@ -152,7 +159,7 @@ def learning_curves(
         frames.append(rows[means > 0])
     data = pd.concat(frames, ignore_index=True)
     panel_order = [setting_label(key) or "all" for key, _ in panels]
-    learners = order(data["learner"].unique())
+    learners = order(pd.concat([rows for _, rows in panels])["learner"].unique())
     several = data.groupby(["panel", "learner"])["_line"].nunique().max() > 1
     reps = data.groupby(["panel", "_line", x])["rep"].nunique().min()
     n_rows, n_cols = grid_shape(len(panel_order))
@@ -171,6 +178,7 @@ def learning_curves(
         entries: dict = {name: plt.Line2D([], [], color=palette([name])[name], marker="o", ms=3, lw=1.2) for name in learners}
         extra: dict = {}
         axes = [g.axes_dict[p] for p in panel_order]
+        levels: list[float] = []
         for ax, (key, rows), zero in zip(axes, panels, zeros):
             level = trivial(rows.iloc[0]) if trivial is not None else None
             extra.update(draw_trivial(ax, level, trivial_label))
@@ -181,11 +189,13 @@ def learning_curves(
                 extra.update(mark_learning_starts(ax, lines, level))
             for learner, z in zero.groupby("learner"):
                 extra.update(mark_off_axis(ax, z[x], palette([learner])[learner], where="bottom", label=zero_label))
-            positive = rows.groupby(["_line", x])[y].mean()
-            positive = positive[positive > 0]
-            if len(positive):
-                top = max(positive.max(), level if level is not None and np.isfinite(level) else 0)
-                ax.set_ylim(positive.min() / 2, min(1.0, top * 2) if y == "error" else top * 2)
+            if level is not None and np.isfinite(level):
+                levels.append(level)
+        means = data.groupby(["panel", "_line", x])[y].mean()
+        top = max(means.max(), *levels) * 2
+        g.set(ylim=(means.min() / 2, min(1.0, top) if y == "error" else top))  # shared y: one range
+        for ax in axes:
+            tidy_log_ticks(ax)
         if title:
             g.figure.suptitle(title)
         g.figure.tight_layout()
@@ -220,13 +230,14 @@ def sample_complexity_figure(
     import seaborn as sns
 
     from dpbench.analysis import sample_complexity_slope
-    from dpbench.plotting.layout import grid_shape, panel_size, place_legend
+    from dpbench.plotting.layout import grid_shape, panel_size, place_legend, tidy_log_ticks
     from dpbench.plotting.overlays import draw_theory, mark_off_axis
     from dpbench.plotting.style import SHARED_THEORY, paper_style, palette
 
     ok = with_learner_params(df[df["status"] == "ok"])
     settings = [c for c in varying_identity(ok, exclude=("epsilon", "delta", size)) if not c.startswith("lp_")]
-    keys = ok[settings].drop_duplicates().to_dict("records") if settings else [{}]
+    with_private = ok[ok["private"] & np.isfinite(ok["epsilon"])]
+    keys = (with_private if len(with_private) else ok)[settings].drop_duplicates().to_dict("records") if settings else [{}]
     n_rows, n_cols = grid_shape(len(keys))
     height, aspect = panel_size(n_cols, height=2.2)
     with paper_style():
@@ -280,6 +291,7 @@ def sample_complexity_figure(
                 ax.set_title(setting_label(key))
             if len(eps):
                 ax.set_xlim(eps.min() / 1.5, eps.max() * 1.5)
+            tidy_log_ticks(ax)
         if title:
             fig.suptitle(title)
         fig.tight_layout()

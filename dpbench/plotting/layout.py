@@ -55,7 +55,25 @@ def place_legend(fig: plt.Figure, axes, handles, labels, *, n_panels: int, cols:
             return legend
         legend.remove()  # wider than the free slot: below the panels instead
     extent = _tight_extent(fig, axes)
-    width = fig.get_figwidth()
-    return fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, extent.y0 - 0.01), frameon=False,
-                      ncol=max(1, min(2 if width > 4 else 1, len(handles))), borderaxespad=0.0,
-                      handlelength=2.2, columnspacing=1.0)
+    for columns in (2, 1) if fig.get_figwidth() > 4 and len(handles) > 1 else (1,):
+        legend = fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, extent.y0 - 0.01), frameon=False,
+                            ncol=columns, borderaxespad=0.0, handlelength=2.2, columnspacing=1.0)
+        box = legend.get_window_extent(fig.canvas.get_renderer()).transformed(fig.transFigure.inverted())
+        if columns == 1 or (box.x0 >= 0 and box.x1 <= 1):
+            return legend
+        legend.remove()
+    return legend
+
+
+def tidy_log_ticks(ax) -> None:
+    """Labels only at major ticks of log axes (matplotlib labels minor ticks on short ranges,
+    where they collide); a range of less than ~1.5 decades gets 1-2-5 ticks instead."""
+    from matplotlib.ticker import FormatStrFormatter, LogFormatterSciNotation, LogLocator, NullFormatter
+
+    for axis, (lo, hi) in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
+        if axis.get_scale() != "log" or not (lo > 0 and hi > 0):
+            continue
+        decades = abs(math.log10(hi / lo))
+        axis.set_major_locator(LogLocator(base=10, subs=(1.0,) if decades >= 1.5 else (1.0, 2.0, 5.0)))
+        axis.set_major_formatter(LogFormatterSciNotation() if decades >= 1.5 else FormatStrFormatter("%g"))
+        axis.set_minor_formatter(NullFormatter())
