@@ -296,7 +296,11 @@ def curves(df: pd.DataFrame, *, exclude: Sequence[str] = (), ok_only: bool = Tru
     out = []
     for key, group in df.groupby(["learner", *by], sort=True, dropna=False):
         key = key if isinstance(key, tuple) else (key,)
-        values = {c: (v.item() if isinstance(v, np.generic) else v) for c, v in zip(by, key[1:])}
+        values = {
+            c: (v.item() if isinstance(v, np.generic) else v)
+            for c, v in zip(by, key[1:])
+            if not (c.startswith("lp_") and (v is None or (isinstance(v, float) and math.isnan(v))))  # not this learner's
+        }
         out.append(Curve(learner=key[0], key=values, rows=group))
     return out
 

@@ -42,6 +42,8 @@ def tiny_results() -> dict[str, pd.DataFrame]:
     from dpbench.results import to_table
 
     config = yaml.safe_load(TINY_CONFIG.read_text())
+    # the paper grid's two crash shapes: elimination with noisy labels, a sweep without a private learner
+    config["experiments"]["conjunctions"]["sweeps"] = [{}, {"problem_params": {"noise": 0.05}, "learners": ["elimination", "erm"]}]
     grid = from_dict(config)
     targets = {pid: draw_target(cell, grid.seed) for pid, cell in grid.problem_cells().items()}
     out = {}
