@@ -96,27 +96,31 @@ TrivialFn = Callable[[pd.Series], float]
 
 def _panels(ok: pd.DataFrame, x: str) -> tuple[list[str], list[tuple[dict, pd.DataFrame]]]:
     """Panel columns (every varying identity column but learner parameters and ``x``) and,
-    per panel, its rows: non-private rows (ε = ∞) join every ε/δ panel of their problem."""
+    per panel, its rows: non-private rows (ε = ∞) join every ε/δ panel of their setting;
+    a setting without a private learner gets a panel of its own."""
     ok = with_learner_params(ok)
     cols = [c for c in varying_identity(ok, exclude=(x,)) if not c.startswith("lp_")]
+    if not cols:
+        return cols, [({}, ok)]
     privacy = [c for c in cols if c in ("epsilon", "delta")]
     setting = [c for c in cols if c not in privacy]
-    if cols:
-        keys = ok[ok["private"]][cols].drop_duplicates() if privacy else ok[cols].drop_duplicates()
-        # settings without a private learner get a panel of their own (ε = ∞)
-        covered = set(map(tuple, keys[setting].astype(str).to_numpy())) if setting else ({()} if len(keys) else set())
-        public = ok[~ok["private"]][cols].drop_duplicates(setting or None)
-        alone = public[[tuple(r) not in covered for r in public[setting].astype(str).to_numpy()]] if setting else public.iloc[: 0 if covered else 1]
-        keys = pd.concat([keys, alone]).sort_values(setting + privacy)
-    else:
-        keys = pd.DataFrame([{}])
+
+    def records(frame: pd.DataFrame) -> list[dict]:
+        return [{c: (v.item() if isinstance(v, np.generic) else v) for c, v in r.items()} for r in frame[cols].drop_duplicates().to_dict("records")]
+
+    keys = records(ok[ok["private"]]) if privacy else records(ok)
+    covered = {tuple(str(k[c]) for c in setting) for k in keys}
+    keys += [k for k in records(ok[~ok["private"]]) if tuple(str(k[c]) for c in setting) not in covered]
+    keys = list({tuple(str(k[c]) for c in cols): k for k in keys}.values())
+    keys.sort(key=lambda k: tuple((isinstance(k[c], str), k[c] if not isinstance(k[c], str) else 0, str(k[c])) for c in setting + privacy))
+    as_text = {c: ok[c].astype(str).to_numpy() for c in cols}
+    public = ~ok["private"].to_numpy()
     out = []
-    for _, key in keys.iterrows():
-        key = {c: (v.item() if isinstance(v, np.generic) else v) for c, v in key.items()}
+    for key in keys:
         mask = np.ones(len(ok), dtype=bool)
         for c, v in key.items():
-            same = (ok[c].astype(str) == str(v)).to_numpy()
-            mask &= (same | ~ok["private"].to_numpy()) if c in privacy else same
+            same = as_text[c] == str(v)
+            mask &= (same | public) if c in privacy else same
         out.append((key, ok[mask]))
     return cols, out
 
@@ -291,6 +295,9 @@ def sample_complexity_figure(
                 ax.set_title(setting_label(key))
             if len(eps):
                 ax.set_xlim(eps.min() / 1.5, eps.max() * 1.5)
+            grid_n = rows[size].astype(float)
+            low, high = ax.get_ylim() if ax.has_data() and ax.get_ylim()[0] > 0 else (np.inf, 0)
+            ax.set_ylim(min(low, grid_n.min() / 1.5), max(high, grid_n.max() * 1.5))  # n* lives on the n grid
             tidy_log_ticks(ax)
         if title:
             fig.suptitle(title)
