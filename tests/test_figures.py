@@ -12,23 +12,20 @@ from __future__ import annotations
 import itertools
 import math
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from matplotlib.legend import Legend
+from matplotlib.text import Text
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-import pytest  # noqa: E402
-import yaml  # noqa: E402
-from matplotlib.legend import Legend  # noqa: E402
-from matplotlib.text import Text  # noqa: E402
-
-import dpbench.experiments  # noqa: E402,F401
-from dpbench import registry  # noqa: E402
-from dpbench.config import from_dict  # noqa: E402
-from dpbench.experiment import draw_target  # noqa: E402
-from dpbench.plotting.style import MIN_FONT_PT  # noqa: E402
-from tests.conftest import TINY_CONFIG  # noqa: E402
+import dpbench.experiments  # noqa: F401
+from dpbench import registry
+from dpbench.config import from_dict
+from dpbench.experiment import draw_target
+from dpbench.plotting.style import MIN_FONT_PT
+from tests.conftest import TINY_CONFIG
 
 #: Experiments whose recipes are on the seaborn helpers (the rest: phase 2).
 CONVERTED = {"conjunctions"}

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -26,6 +27,9 @@ import pandas as pd
 
 from dpbench.analysis import bootstrap_mean_ci, local_exponent, sample_complexity, setting_label, summarise, varying_identity, with_learner_params
 from dpbench.plotting.style import RC, color, eps_label, order, subplots
+
+if TYPE_CHECKING:
+    from dpbench.plotting.overlays import TheoryLine
 
 TheoryCurve = Callable[[str, np.ndarray, float, pd.Series], "np.ndarray | None"]
 
@@ -90,7 +94,7 @@ def metric_vs_size(
 
 # --------------------------------------------------------------------------- seaborn figures
 
-TheoryFn = Callable[[str, pd.Series, np.ndarray], "list[TheoryLine]"]
+TheoryFn = Callable[[str, pd.Series, np.ndarray], "list[TheoryLine]"]  # overlays.TheoryLine
 TrivialFn = Callable[[pd.Series], float]
 
 

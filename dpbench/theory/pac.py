@@ -107,7 +107,9 @@ def rate_sq(n: Array, m: int) -> npt.NDArray:
 def rate_private_sq(n: Array, epsilon: Array, m: int) -> npt.NDArray:
     r"""Private SQ learning with ``m`` queries answered by Laplace noise, shape only (000 §11.1):
     :math:`n = O(\max\{m\ln m/(\varepsilon\alpha),\ \ln m/\alpha^2\})`, i.e.
-    :math:`\alpha \approx \max\{m\ln m/(\varepsilon n),\ \sqrt{\ln m/n}\}` (unit constants)."""
+    :math:`\alpha \approx \max\{m\ln m/(\varepsilon n),\ \sqrt{\ln m/n}\}` (unit constants).
+    Generic (tolerance-α queries): ``private_sq_conjunction`` asks at τ = α/(2m) and learns
+    ~m/ln m times later — its own rate is :func:`rate_private_sq_run`."""
     n = np.asarray(n, dtype=float)
     return np.maximum(m * np.log(m) / (np.asarray(epsilon, dtype=float) * n), np.sqrt(np.log(m) / n))
 
