@@ -1,17 +1,35 @@
-"""Statistics shared by theory checks and figures: confidence intervals, log–log slopes,
-empirical sample complexity, bound checks.
+"""Statistics shared by theory checks and figures: curves that never pool settings, log–log
+slopes fitted on repetitions, a status flag per curve, empirical sample complexity, bound
+checks.
 
-The theory-check CSV of every experiment has the columns of :data:`THEORY_COLUMNS`:
-per learner and regime, the fitted log–log slope of the empirical curve with its 95% CI
-next to the theoretical exponent, and how many cells' empirical (1−β)-quantile exceeds the
-theoretical bound (``bound_kind='bound'``; ``'shape'`` rates with unit constants are not
-counted as violations).
+The theory-check CSV of every experiment has the columns of :data:`THEORY_COLUMNS`: per
+curve (learner × every identity column that varies, see :func:`curves`), the fitted log–log
+slope with its 95 % bootstrap interval over repetitions next to the theoretical exponent
+over the same range (``x_min``–``x_max``), how many cells exceed a proven bound
+(``bound_kind='bound'``; ``'shape'`` rates with unit constants are never counted), and a
+``status`` (one of :data:`STATUSES`) with a ``note`` in words.
+
+An experiment writes its theory check in a few lines::
+
+    rows = []
+    for curve in curves(df):                      # one per learner × varying setting
+        rate = lambda n: my_rate(curve.learner, n, curve.row)   # or None
+        rows.append(check_curve(curve, experiment="x", x="n", y="error", rate=rate,
+                                kind="bound", trivial=0.125, holds_with=1 - BETA))
+    return pd.DataFrame(rows)
+
+:func:`check_curve` picks the fitted range (points clearly below the trivial predictor,
+from where the theory says learning starts), bootstraps the slope over repetitions
+(:func:`fit_slope`), checks the bound at the stated level (:func:`bound_check`: the maximum
+over repetitions for a deterministic bound, the ``holds_with``-quantile for one that holds
+with that probability) and sets the status (:func:`curve_status`).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -32,7 +50,17 @@ THEORY_COLUMNS = [
     "cells",
     "cells_above_bound",
     "share_above_bound",
+    "status",
+    "note",
+    "x_min",
+    "x_max",
 ]
+
+#: The values of the ``status`` column, in the order they are tested (the first that
+#: applies wins): no data; the bound is above the trivial predictor's value over the whole
+#: range (it says nothing); the curve never drops clearly below the trivial predictor; fewer
+#: than 3 points to fit a slope on; a slope fitted (the only status with a slope).
+STATUSES = ("no_points", "vacuous_bound", "at_chance", "too_few_points", "ok")
 
 
 def clopper_pearson(successes: npt.ArrayLike, trials: npt.ArrayLike, confidence: float = 0.95) -> tuple[npt.NDArray, npt.NDArray]:
@@ -164,3 +192,391 @@ def theory_row(**values: object) -> dict[str, object]:
     if cells and above is not None:
         row["share_above_bound"] = above / cells
     return row
+
+
+# --------------------------------------------------------------------------- curves
+
+#: Columns that identify a setting, besides the learner: the distribution (its id and
+#: parameters), privacy, and the learner's own parameters (``lp_*``, see
+#: :func:`with_learner_params`). A curve never pools rows that differ in one of them.
+PROBLEM_COLUMNS = ("problem", "d", "k", "l", "r", "s", "rho", "noise", "p", "skew", "gap", "monotone", "kind", "order", "domain", "n_features")
+PRIVACY_COLUMNS = ("epsilon", "delta")
+
+
+def with_learner_params(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with one ``lp_<name>`` column per learner parameter, read from ``cell_key``
+    (the results schema records learner parameters only there). Learners without the
+    parameter get None."""
+    import json
+
+    if "cell_key" not in df or df.empty or any(c.startswith("lp_") for c in df.columns):
+        return df
+    parsed = {key: json.loads(key).get("learner_params", {}) for key in df["cell_key"].dropna().unique()}
+    names = sorted({name for params in parsed.values() for name in params})
+    if not names:
+        return df
+    out = df.copy()
+    for name in names:
+        lookup = {key: params.get(name) for key, params in parsed.items()}
+        out[f"lp_{name}"] = out["cell_key"].map(lookup)
+    return out
+
+
+def _nunique(series: pd.Series) -> int:
+    return series.astype(str).nunique(dropna=False)
+
+
+def varying_identity(df: pd.DataFrame, *, exclude: Sequence[str] = ()) -> list[str]:
+    """The identity columns (problem parameters, ε, δ, learner parameters ``lp_*``) whose
+    value differs between rows of the same learner, in a fixed order. ``problem_id`` is
+    added when two distributions differ in nothing that is recorded as a column."""
+    df = with_learner_params(df)
+    candidates = [c for c in (*PROBLEM_COLUMNS, *PRIVACY_COLUMNS) if c in df] + sorted(c for c in df if c.startswith("lp_"))
+    varying = [
+        c for c in candidates
+        if c not in exclude and any(_nunique(g[c]) > 1 for _, g in df.groupby("learner", sort=False))
+    ]
+    if "problem_id" in df and "problem_id" not in exclude:
+        shown = [c for c in varying if c in PROBLEM_COLUMNS]
+        per_problem = df.groupby("problem_id", sort=False)
+        if per_problem.ngroups > 1 and (not shown or df.drop_duplicates(shown).shape[0] < per_problem.ngroups):
+            varying.append("problem_id")
+    return varying
+
+
+def _fmt(value: object) -> str:
+    if isinstance(value, float | np.floating):
+        return "∞" if math.isinf(value) else f"{value:g}"
+    return str(value)
+
+
+_SYMBOL = {"epsilon": "ε", "delta": "δ", "rho": "ρ", "n_features": "|F|"}
+
+
+def setting_label(values: dict[str, object]) -> str:
+    """Readable label of a setting: ``"ε = 0.1, noise = 0.05"`` (learner parameters without
+    their ``lp_`` prefix)."""
+    parts = []
+    for col, value in values.items():
+        name = _SYMBOL.get(col, col.removeprefix("lp_"))
+        parts.append(f"{name} = {_fmt(value)}")
+    return ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class Curve:
+    """The rows of one learner in one setting: ``key`` holds the value of every identity
+    column that varies in the results (:func:`varying_identity`), ``label`` says it in words,
+    ``row`` is a representative row (problem parameters, recorded calibrations)."""
+
+    learner: str
+    key: dict
+    rows: pd.DataFrame
+
+    @property
+    def label(self) -> str:
+        setting = setting_label(self.key)
+        return f"{self.learner} ({setting})" if setting else self.learner
+
+    @property
+    def row(self) -> pd.Series:
+        return self.rows.iloc[0]
+
+
+def curves(df: pd.DataFrame, *, exclude: Sequence[str] = (), ok_only: bool = True) -> list[Curve]:
+    """Split results into curves: one per learner and value of every varying identity column
+    (minus ``exclude``, e.g. a column that is the x-axis), status ``ok`` rows only by
+    default, in legend order of the learners."""
+    df = with_learner_params(df)
+    if ok_only and "status" in df:
+        df = df[df["status"] == "ok"]
+    if df.empty:
+        return []
+    by = varying_identity(df, exclude=exclude)
+    out = []
+    for key, group in df.groupby(["learner", *by], sort=True, dropna=False):
+        key = key if isinstance(key, tuple) else (key,)
+        values = {
+            c: (v.item() if isinstance(v, np.generic) else v)
+            for c, v in zip(by, key[1:])
+            if not (c.startswith("lp_") and (v is None or (isinstance(v, float) and math.isnan(v))))  # not this learner's
+        }
+        out.append(Curve(learner=key[0], key=values, rows=group))
+    return out
+
+
+# --------------------------------------------------------------------------- slopes on repetitions
+
+
+@dataclass(frozen=True)
+class SlopeFit:
+    """A log–log slope fitted on repetitions: estimate, percentile-bootstrap interval over
+    repetitions, number of x points and the fitted range."""
+
+    slope: float
+    low: float
+    high: float
+    n_points: int
+    x_min: float
+    x_max: float
+
+
+def _per_x_matrix(x: npt.ArrayLike, y: npt.ArrayLike, reps: npt.ArrayLike) -> tuple[npt.NDArray, npt.NDArray]:
+    """Sorted distinct x and a (x, repetitions) matrix of y (NaN where a repetition is missing)."""
+    frame = pd.DataFrame({"x": np.asarray(x, dtype=float), "y": np.asarray(y, dtype=float), "rep": np.asarray(reps)})
+    table = frame.pivot_table(index="x", columns="rep", values="y", aggfunc="mean").sort_index()
+    return table.index.to_numpy(dtype=float), table.to_numpy(dtype=float)
+
+
+def _masked_ols(lx: npt.NDArray, ly: npt.NDArray, w: npt.NDArray) -> npt.NDArray:
+    """Slopes of ly on lx per row (last axis = points) with 0/1 weights ``w``; NaN where
+    fewer than 2 distinct weighted points."""
+    sw = w.sum(-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mx = (w * lx).sum(-1) / sw
+        my = (w * np.where(w > 0, ly, 0.0)).sum(-1) / sw
+        dx = lx - mx[..., None]
+        sxx = (w * dx**2).sum(-1)
+        sxy = (w * dx * np.where(w > 0, ly - my[..., None], 0.0)).sum(-1)
+        return np.where(sxx > 0, sxy / sxx, np.nan)
+
+
+def fit_slope(
+    x: npt.ArrayLike,
+    y: npt.ArrayLike,
+    reps: npt.ArrayLike,
+    *,
+    confidence: float = 0.95,
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> SlopeFit:
+    """Log–log slope of the mean of ``y`` in ``x``, with a bootstrap over repetitions.
+
+    The estimate is the OLS slope of ``log mean_r y(x, r)`` on ``log x``. The interval is the
+    percentile interval of the same slope over ``n_boot`` resamples of the repetitions (one
+    resample of repetition indices is used at every x: the repetitions of a curve share
+    their samples across x, so their values are paired). Points whose mean is ≤ 0 are left
+    out of that fit. Fewer than 3 points with positive mean (or fewer than 2 repetitions for
+    the interval) give NaN. ``seed`` fixes the resampling, so the CSV is reproducible.
+    """
+    xs, Y = _per_x_matrix(x, y, reps)
+    keep = xs > 0
+    xs, Y = xs[keep], Y[keep]
+    Y = Y[:, np.all(np.isfinite(Y), axis=0)]  # repetitions seen at every x (paired)
+    mean = Y.mean(axis=1) if Y.size else np.full(len(xs), np.nan)
+    pos = np.isfinite(mean) & (mean > 0)
+    m = int(pos.sum())
+    if m < 3 or np.ptp(np.log(xs[pos])) == 0:
+        return SlopeFit(math.nan, math.nan, math.nan, m, *(_range(xs[pos])))
+    lx = np.log(xs[pos])
+    slope = float(_masked_ols(lx, np.log(mean[pos]), np.ones(m)))
+    R = Y.shape[1]
+    if R < 2:
+        return SlopeFit(slope, math.nan, math.nan, m, *_range(xs[pos]))
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, R, size=(n_boot, R))
+    boot_mean = Y[pos][:, idx].mean(axis=2).T  # (n_boot, m)
+    w = (boot_mean > 0).astype(float)
+    with np.errstate(divide="ignore"):
+        slopes = _masked_ols(lx[None, :], np.log(np.where(w > 0, boot_mean, 1.0)), w)
+    slopes = slopes[(w.sum(1) >= 3) & np.isfinite(slopes)]
+    if len(slopes) < n_boot // 2:
+        return SlopeFit(slope, math.nan, math.nan, m, *_range(xs[pos]))
+    a = (1 - confidence) / 2
+    lo, hi = np.quantile(slopes, [a, 1 - a])
+    return SlopeFit(slope, float(lo), float(hi), m, *_range(xs[pos]))
+
+
+def _range(xs: npt.NDArray) -> tuple[float, float]:
+    return (float(xs.min()), float(xs.max())) if len(xs) else (math.nan, math.nan)
+
+
+def bootstrap_mean_ci(
+    values: npt.ArrayLike, *, confidence: float = 0.95, n_boot: int = 2000, seed: int = 0
+) -> tuple[float, float, float]:
+    """Mean and percentile-bootstrap interval of the mean of repetition values (NaN interval
+    with fewer than 2 values)."""
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    if len(v) == 0:
+        return math.nan, math.nan, math.nan
+    if len(v) < 2:
+        return float(v.mean()), math.nan, math.nan
+    boot = v[np.random.default_rng(seed).integers(0, len(v), size=(n_boot, len(v)))].mean(axis=1)
+    a = (1 - confidence) / 2
+    lo, hi = np.quantile(boot, [a, 1 - a])
+    return float(v.mean()), float(lo), float(hi)
+
+
+# --------------------------------------------------------------------------- bound checks and status
+
+
+def bound_check(
+    rows: pd.DataFrame, bound: Callable[[npt.NDArray], npt.ArrayLike], *, x: str, y: str = "error", holds_with: float = 1.0
+) -> tuple[int, int]:
+    """``(cells, cells above the bound)`` of one curve.
+
+    Per value of ``x`` the statistic compared with ``bound(x)`` is the maximum over
+    repetitions for a deterministic bound (``holds_with = 1``), else the empirical
+    ``holds_with``-quantile (a bound holding with probability ``1 − cβ`` is checked at
+    ``holds_with = 1 − cβ``). Cells where the bound is NaN or infinite are not counted."""
+    if not 0 < holds_with <= 1:
+        raise ValueError(f"holds_with must be in (0, 1], got {holds_with!r}")
+    per_x = rows.groupby(x)[y]
+    stat = per_x.max() if holds_with == 1 else per_x.quantile(holds_with)
+    b = np.broadcast_to(np.asarray(bound(stat.index.to_numpy(dtype=float)), dtype=float), stat.shape)
+    finite = np.isfinite(b)
+    return int(finite.sum()), int((stat.to_numpy()[finite] > b[finite]).sum())
+
+
+def clearly_below(rows: pd.DataFrame, trivial: float, *, x: str, y: str = "error", fraction: float = 0.5, confidence: float = 0.95) -> npt.NDArray:
+    """Values of ``x`` at which the curve is clearly below the trivial predictor's value:
+    its mean is at most ``fraction·trivial`` and the upper end of its bootstrap interval is
+    below ``trivial``."""
+    out = []
+    for value, group in rows.groupby(x, sort=True):
+        mean, _, hi = bootstrap_mean_ci(group[y], confidence=confidence)
+        if np.isfinite(mean) and mean <= fraction * trivial and (not np.isfinite(hi) or hi < trivial):
+            out.append(value)
+    return np.asarray(out, dtype=float)
+
+
+def curve_status(
+    *, n_values: int, fit: SlopeFit | None, trivial: float | None = None, learned: bool = True,
+    bound_vacuous: bool = False,
+) -> tuple[str, str]:
+    """``(status, note)`` of one curve, the first of :data:`STATUSES` that applies."""
+    if n_values == 0:
+        return "no_points", "no status-ok rows for this curve"
+    if bound_vacuous:
+        return "vacuous_bound", f"the bound is above the trivial predictor's value ({trivial:.3g}) over the whole range: it says nothing here"
+    if trivial is not None and not learned:
+        return "at_chance", f"the curve never drops clearly below the trivial predictor's value ({trivial:.3g}): no learning on this grid"
+    if fit is None or not np.isfinite(fit.slope):
+        m = 0 if fit is None else fit.n_points
+        return "too_few_points", f"{m} point(s) in the learning regime; a slope needs ≥ 3"
+    ci = "no interval (< 2 repetitions)" if not np.isfinite(fit.low) else f"95% bootstrap CI [{fit.low:.2f}, {fit.high:.2f}] over repetitions"
+    return "ok", f"slope fitted on {fit.n_points} points, x in [{fit.x_min:g}, {fit.x_max:g}]; {ci}"
+
+
+def check_curve(
+    curve: Curve,
+    *,
+    experiment: str,
+    x: str,
+    y: str = "error",
+    rate: Callable[[npt.NDArray], npt.ArrayLike | None] | None = None,
+    kind: str = "shape",
+    trivial: float | None = None,
+    learning_starts: float | None = None,
+    holds_with: float = 1.0,
+    exponent: float | None = None,
+    regime: str | None = None,
+    fraction: float = 0.5,
+) -> dict[str, object]:
+    """The theory-check row of one curve.
+
+    Parameters
+    ----------
+    curve
+        From :func:`curves`.
+    x, y
+        The size column (``n``, ``T``, ``t``) and the metric.
+    rate
+        ``rate(x_values) -> y_values`` of the theory for this curve (its setting is in
+        ``curve.row``), or None. Its local log–log slope over the fitted range is the
+        ``theory_exponent`` (unless ``exponent`` is given).
+    kind
+        ``"bound"`` (a proven bound: cells above it are counted), ``"shape"`` (an O(·) rate
+        with unit constants, or a reconstruction: drawn, never counted) or ``"none"``.
+    trivial
+        The metric of the trivial predictor (majority label, ½ mistake per round, …); the
+        fitted range is where the curve is clearly below it (:func:`clearly_below`), and a
+        curve that never gets there is ``at_chance``. None: no such check, the fitted range
+        is :func:`learning_regime`.
+    learning_starts
+        The x from which the theory says learning starts; points before it are not fitted.
+    holds_with
+        Level of the bound check (:func:`bound_check`): 1 for a deterministic bound, 1 − cβ
+        for one that holds with that probability.
+    """
+    rows = curve.rows
+    values = rows[np.isfinite(rows[y].astype(float))] if len(rows) else rows
+    xs = np.sort(values[x].unique()).astype(float) if len(values) else np.array([])
+    # the fitted range
+    if trivial is not None and np.isfinite(trivial):
+        fit_x = clearly_below(values, trivial, x=x, y=y, fraction=fraction)
+        learned = len(fit_x) > 0
+    else:
+        trivial, learned = None, True
+        means = values.groupby(x)[y].mean().sort_index() if len(values) else pd.Series(dtype=float)
+        fit_x = means.index.to_numpy(dtype=float)[learning_regime(means.index, means.to_numpy())] if len(means) else np.array([])
+    if learning_starts is not None and np.isfinite(learning_starts):
+        fit_x = fit_x[fit_x >= learning_starts]
+    fitted = values[values[x].astype(float).isin(fit_x)]
+    fit = fit_slope(fitted[x], fitted[y], fitted["rep"]) if len(fitted) else SlopeFit(math.nan, math.nan, math.nan, 0, math.nan, math.nan)
+    theory_exp, cells, above, vacuous = (math.nan if exponent is None else exponent), None, None, False
+    curve_x = rate(xs) if rate is not None and len(xs) else None
+    if curve_x is not None:
+        curve_x = np.broadcast_to(np.asarray(curve_x, dtype=float), xs.shape)
+        if trivial is not None and kind == "bound":
+            vacuous = bool(np.all(~np.isfinite(curve_x) | (curve_x >= trivial)))
+        if exponent is None and np.isfinite(fit.x_min):
+            span = np.geomspace(fit.x_min, fit.x_max, 16)
+            theory_exp = local_exponent(span, rate(span))
+        if kind == "bound":
+            cells, above = bound_check(values, rate, x=x, y=y, holds_with=holds_with)
+    status, note = curve_status(n_values=len(values), fit=fit, trivial=trivial, learned=learned, bound_vacuous=vacuous)
+    if kind == "bound" and cells is not None:
+        level = "maximum over repetitions" if holds_with == 1 else f"{holds_with:g}-quantile over repetitions"
+        note += f"; bound checked on the {level}"
+    return theory_row(
+        experiment=experiment, learner=curve.learner, regime=regime or setting_label(curve.key) or "all", x=x, y=y,
+        fitted_slope=fit.slope, slope_ci_low=fit.low, slope_ci_high=fit.high, theory_exponent=theory_exp,
+        n_points=fit.n_points, bound_kind=kind, cells=cells, cells_above_bound=above,
+        status=status, note=note, x_min=fit.x_min, x_max=fit.x_max,
+    )
+
+
+def _first_size(success_share: npt.NDArray, sizes: npt.NDArray, level: float) -> npt.NDArray:
+    """Per row of ``success_share`` (…, sizes): the first size whose share ≥ level, NaN if none."""
+    hit = success_share >= level
+    first = np.argmax(hit, axis=-1)
+    return np.where(hit.any(axis=-1), sizes[first], np.nan)
+
+
+def sample_complexity_slope(
+    rows: pd.DataFrame, *, alpha: float, beta: float, x: str = "epsilon", size: str = "n", y: str = "error",
+    confidence: float = 0.95, n_boot: int = 2000, seed: int = 0,
+) -> SlopeFit:
+    """Log–log slope of the empirical ``n*(α)`` (smallest ``size`` at which ≥ 1 − β of the
+    repetitions reach ``y ≤ α``) in ``x``, with a bootstrap over repetitions: each resample
+    of repetition indices recomputes n* at every x, then the slope. NaN with fewer than 3
+    values of x at which n* is found."""
+    xs = np.sort(rows[x].unique()).astype(float)
+    sizes = np.sort(rows[size].unique()).astype(float)
+    reps = np.sort(rows["rep"].unique())
+    success = np.full((len(xs), len(sizes), len(reps)), np.nan)
+    table = rows.pivot_table(index=[x, size], columns="rep", values=y, aggfunc="mean")
+    for i, xv in enumerate(xs):
+        for j, sv in enumerate(sizes):
+            if (xv, sv) in table.index:
+                success[i, j] = (table.loc[(xv, sv)].reindex(reps).to_numpy() <= alpha)
+    success = np.nan_to_num(success, nan=0.0)
+    n_star = _first_size(success.mean(axis=2), sizes, 1 - beta)
+    found = np.isfinite(n_star) & (xs > 0) & np.isfinite(xs)
+    m = int(found.sum())
+    if m < 3:
+        return SlopeFit(math.nan, math.nan, math.nan, m, *_range(xs[found]))
+    lx = np.log(xs[found])
+    slope = float(_masked_ols(lx, np.log(n_star[found]), np.ones(m)))
+    idx = np.random.default_rng(seed).integers(0, len(reps), size=(n_boot, len(reps)))
+    boot = _first_size(success[found][:, :, idx].mean(axis=3).transpose(2, 0, 1), sizes, 1 - beta)  # (B, m)
+    w = np.isfinite(boot).astype(float)
+    slopes = _masked_ols(lx[None, :], np.log(np.where(w > 0, boot, 1.0)), w)
+    slopes = slopes[(w.sum(1) >= 3) & np.isfinite(slopes)]
+    if len(slopes) < n_boot // 2:
+        return SlopeFit(slope, math.nan, math.nan, m, *_range(xs[found]))
+    a = (1 - confidence) / 2
+    lo, hi = np.quantile(slopes, [a, 1 - a])
+    return SlopeFit(slope, float(lo), float(hi), m, *_range(xs[found]))

@@ -134,3 +134,41 @@ def test_private_sq_budget_split():
     adv = PrivateSQConjunction(epsilon=1.0, delta=1e-6)
     assert adv.epsilon_per_query(20_000) > 1.0 / 20_000  # advanced composition beats basic for many queries
     assert learner.guarantee().epsilon == 1.0 and adv.guarantee().delta == 1e-6
+
+
+@pytest.mark.parametrize("delta", [0.0, 1e-6])
+def test_private_sq_theory_uses_the_learners_own_calibration(delta):
+    for m in (12, 20, 200):
+        assert theory.private_sq_epsilon_per_query(1.0, m, delta) == PrivateSQConjunction(epsilon=1.0, delta=delta).epsilon_per_query(m)
+
+
+def test_private_sq_threshold_is_where_the_union_bound_reaches_beta():
+    """At n₀ the noise bound ζ = ln(m/β)/(ε₀n) equals τ = α/(2m), i.e. m·P[|Lap(1/(ε₀n₀))| ≥ τ] = β."""
+    m, eps0, alpha, beta = 20, 0.05, 0.05, 0.1
+    n0 = theory.n_private_sq(eps0, m, alpha, beta)
+    assert m * math.exp(-(alpha / (2 * m)) * eps0 * n0) == pytest.approx(beta)
+    rate = theory.rate_private_sq_run([n0 * 0.99, n0 * 1.01, 1e12], eps0, m, alpha, beta)
+    assert math.isnan(rate[0]) and rate[1] == pytest.approx(alpha, rel=0.02) and rate[2] == pytest.approx(alpha / 2)
+
+
+def test_private_sq_learns_from_its_threshold():
+    """At n = 1.5·n₀ (d = 6, m = 12, α = 0.2, ε = 2, basic composition) the derived bound
+    α(n) < α holds w.p. ≥ 1 − β = 0.9 per repetition on the sample side; the population
+    error of 30 repetitions exceeds α at most 12 times (P[Bin(30, 0.1) > 12] < 1e-6; the
+    exact sampling slack is small at n ≈ 5000)."""
+    target = _target(d=6, k=2)
+    learner = PrivateSQConjunction(epsilon=2.0, alpha=0.2)
+    n = int(1.5 * theory.n_private_sq(learner.epsilon_per_query(12), 12, 0.2, 0.1))
+    errors = [mean_error(learner, target, n, 1, seed=200 + r) for r in range(30)]
+    assert sum(e > 0.2 for e in errors) <= 12
+
+
+def test_trivial_error_is_the_best_constant_predictors():
+    assert theory.trivial_error_conjunction(3, 0.5) == 0.125
+    assert theory.trivial_error_conjunction(3, 0.5, noise=0.1) == pytest.approx(0.125 * 0.9 + 0.875 * 0.1)
+    assert math.isnan(theory.trivial_error_conjunction(3, 0.3))  # depends on the drawn literal signs
+    target = _target(d=6, k=2)
+    from dpbench.problems.conjunction import Conjunction
+
+    all_negative = Conjunction(pos=np.ones(6, dtype=bool), neg=np.ones(6, dtype=bool))  # x_i ∧ ¬x_i: never true
+    assert target.population_error(all_negative) == pytest.approx(theory.trivial_error_conjunction(2, 0.5))

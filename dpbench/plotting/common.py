@@ -1,23 +1,35 @@
-"""Figure kinds shared by experiments (algorithms.md §8): a metric against a size axis
-faceted by ε, with theory curves; empirical sample complexity against ε, with the fitted
-slope beside the theoretical exponent.
+"""Figure kinds shared by experiments (algorithms.md §8), drawn with seaborn.
 
-Theory curves are passed in as callables that call :mod:`dpbench.theory` (never re-typed):
-``theory(learner, x, epsilon, row) -> y array or None`` where ``row`` is a results row of
-the panel carrying the problem parameters.
+- :func:`learning_curves`: a metric against a size axis (n, T, t), one panel per setting
+  (ε and every other identity column that varies — never pooled), hue per learner, 95 %
+  bootstrap bands over repetitions (none with < 5 repetitions), theory lines, the trivial
+  predictor's level, where the theory says learning starts, exact zeros on the axis.
+- :func:`sample_complexity_figure`: empirical n*(α) against ε per private learner (one
+  panel per other setting), Clopper–Pearson bars, theory n(α, ε), fitted slope (bootstrap
+  over repetitions) beside the theory exponent in the legend.
+
+A recipe is a few lines: it passes rows and callables that ask :mod:`dpbench.theory` for the
+curves of one setting (``theory(learner, row, xs) -> [TheoryLine]``, ``trivial(row) ->
+float``), ``row`` being a results row that carries the setting's parameters and recorded
+calibrations. ``metric_vs_size`` below is the pre-seaborn helper, kept until the
+experiments still using it are converted (phase 2).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from dpbench.analysis import loglog_slope, sample_complexity, summarise
+from dpbench.analysis import bootstrap_mean_ci, local_exponent, sample_complexity, setting_label, summarise, varying_identity, with_learner_params
 from dpbench.plotting.style import RC, color, eps_label, order, subplots
+
+if TYPE_CHECKING:
+    from dpbench.plotting.overlays import TheoryLine
 
 TheoryCurve = Callable[[str, np.ndarray, float, pd.Series], "np.ndarray | None"]
 
@@ -79,48 +91,228 @@ def metric_vs_size(
     return fig
 
 
-def sample_complexity_vs_epsilon(
+
+# --------------------------------------------------------------------------- seaborn figures
+
+TheoryFn = Callable[[str, pd.Series, np.ndarray], "list[TheoryLine]"]  # overlays.TheoryLine
+TrivialFn = Callable[[pd.Series], float]
+
+
+def _panels(ok: pd.DataFrame, x: str) -> tuple[list[str], list[tuple[dict, pd.DataFrame]]]:
+    """Panel columns (every varying identity column but learner parameters and ``x``) and,
+    per panel, its rows: non-private rows (ε = ∞) join every ε/δ panel of their setting;
+    a setting without a private learner gets a panel of its own."""
+    ok = with_learner_params(ok)
+    cols = [c for c in varying_identity(ok, exclude=(x,)) if not c.startswith("lp_")]
+    if not cols:
+        return cols, [({}, ok)]
+    privacy = [c for c in cols if c in ("epsilon", "delta")]
+    setting = [c for c in cols if c not in privacy]
+
+    def records(frame: pd.DataFrame) -> list[dict]:
+        return [{c: (v.item() if isinstance(v, np.generic) else v) for c, v in r.items()} for r in frame[cols].drop_duplicates().to_dict("records")]
+
+    keys = records(ok[ok["private"]]) if privacy else records(ok)
+    covered = {tuple(str(k[c]) for c in setting) for k in keys}
+    keys += [k for k in records(ok[~ok["private"]]) if tuple(str(k[c]) for c in setting) not in covered]
+    keys = list({tuple(str(k[c]) for c in cols): k for k in keys}.values())
+    keys.sort(key=lambda k: tuple((isinstance(k[c], str), k[c] if not isinstance(k[c], str) else 0, str(k[c])) for c in setting + privacy))
+    as_text = {c: ok[c].astype(str).to_numpy() for c in cols}
+    public = ~ok["private"].to_numpy()
+    out = []
+    for key in keys:
+        mask = np.ones(len(ok), dtype=bool)
+        for c, v in key.items():
+            same = as_text[c] == str(v)
+            mask &= (same | public) if c in privacy else same
+        out.append((key, ok[mask]))
+    return cols, out
+
+
+def learning_curves(
+    df: pd.DataFrame,
+    *,
+    x: str = "n",
+    y: str = "error",
+    ylabel: str = "population error",
+    xlabel: str | None = None,
+    theory: TheoryFn | None = None,
+    trivial: TrivialFn | None = None,
+    trivial_label: str = "best constant predictor",
+    zero_label: str = "mean exactly 0 (off the log axis)",
+    min_reps_band: int = 5,
+    title: str | None = None,
+) -> plt.Figure:
+    """Mean ``y`` against ``x`` per learner (hue) and setting (panel), log–log, seaborn's
+    band from a 95 % bootstrap over repetitions (:func:`_band`, fixed seed; none when a
+    curve has fewer than ``min_reps_band`` repetitions), theory lines above the data, the
+    trivial predictor's level in grey, triangles where the theory says learning starts, and
+    means of exactly 0 as hollow markers on the lower axis. One legend, outside the data."""
+    import seaborn as sns
+
+    from dpbench.plotting.layout import grid_shape, panel_size, place_legend, tidy_log_ticks
+    from dpbench.plotting.overlays import draw_theory, draw_trivial, mark_learning_starts, mark_off_axis
+    from dpbench.plotting.style import paper_style, palette
+
+    ok = df[df["status"] == "ok"]
+    ok = ok[np.isfinite(ok[y].astype(float))]
+    if ok.empty:
+        raise ValueError(f"no status-ok rows with a finite {y!r} to draw")
+    cols, panels = _panels(ok, x)
+    panels = [(key, rows.assign(panel=setting_label(key) or "all", _line=_line_labels(rows))) for key, rows in panels]
+    frames, zeros = [], []
+    for _, rows in panels:
+        means = rows.groupby(["_line", x])[y].transform("mean")
+        zeros.append(rows[means <= 0].drop_duplicates(["_line", x]))
+        frames.append(rows[means > 0])
+    data = pd.concat(frames, ignore_index=True)
+    panel_order = [setting_label(key) or "all" for key, _ in panels]
+    learners = order(pd.concat([rows for _, rows in panels])["learner"].unique())
+    several = data.groupby(["panel", "learner"])["_line"].nunique().max() > 1
+    reps = data.groupby(["panel", "_line", x])["rep"].nunique().min()
+    n_rows, n_cols = grid_shape(len(panel_order))
+    height, aspect = panel_size(n_cols)
+    with paper_style():
+        g = sns.relplot(
+            data=data, x=x, y=y, hue="learner", hue_order=learners, palette=palette(learners),
+            style="_line" if several else None, col="panel", col_order=panel_order, col_wrap=n_cols if len(panel_order) > 1 else None,
+            kind="line", errorbar=_band if reps >= min_reps_band else None,
+            marker="o", markersize=3, markeredgewidth=0, height=height, aspect=aspect, legend=False,
+            facet_kws={"sharey": True, "sharex": True},
+        )
+        g.set(xscale="log", yscale="log")
+        g.set_titles("{col_name}" if len(panel_order) > 1 else "")
+        g.set_axis_labels(xlabel or x, ylabel)
+        entries: dict = {name: plt.Line2D([], [], color=palette([name])[name], marker="o", ms=3, lw=1.2) for name in learners}
+        extra: dict = {}
+        axes = [g.axes_dict[p] for p in panel_order]
+        levels: list[float] = []
+        for ax, (key, rows), zero in zip(axes, panels, zeros):
+            level = trivial(rows.iloc[0]) if trivial is not None else None
+            extra.update(draw_trivial(ax, level, trivial_label))
+            if theory is not None:
+                xs = np.geomspace(float(rows[x].min()), float(rows[x].max()), 96)
+                lines = [line for _, r in rows.drop_duplicates("_line").iterrows() for line in theory(r["learner"], r, xs)]
+                extra.update(draw_theory(ax, lines))
+                extra.update(mark_learning_starts(ax, lines, level))
+            for learner, z in zero.groupby("learner"):
+                extra.update(mark_off_axis(ax, z[x], palette([learner])[learner], where="bottom", label=zero_label))
+            if level is not None and np.isfinite(level):
+                levels.append(level)
+        means = data.groupby(["panel", "_line", x])[y].mean()
+        top = max(means.max(), *levels) * 2
+        g.set(ylim=(means.min() / 2, min(1.0, top) if y == "error" else top))  # shared y: one range
+        for ax in axes:
+            tidy_log_ticks(ax)
+        if title:
+            g.figure.suptitle(title)
+        g.figure.tight_layout()
+        entries.update(extra)
+        place_legend(g.figure, axes, list(entries.values()), list(entries.keys()), n_panels=len(axes), cols=n_cols,
+                     ncol=1 if len(axes) % n_cols else None)
+    return g.figure
+
+
+def _band(values) -> tuple[float, float]:
+    """seaborn ``errorbar=`` callable: the 95 % percentile bootstrap interval of the mean over
+    repetitions (:func:`dpbench.analysis.bootstrap_mean_ci`, fixed seed, vectorised — seaborn's
+    own ``("ci", 95)`` resamples group by group in Python, ~30 ms a point)."""
+    _, low, high = bootstrap_mean_ci(values, n_boot=1000)
+    return low, high
+
+
+def _line_labels(rows: pd.DataFrame) -> list[str]:
+    """Per row: its learner and any learner parameter that varies (the line of a panel)."""
+    lp = [c for c in rows.columns if c.startswith("lp_") and rows[c].astype(str).nunique() > 1]
+    if not lp:
+        return rows["learner"].tolist()
+    return [f"{learner} ({setting_label({c: v for c, v in zip(lp, vals)})})" for learner, *vals in rows[["learner", *lp]].itertuples(index=False)]
+
+
+def sample_complexity_figure(
     df: pd.DataFrame,
     *,
     alpha: float,
     beta: float,
-    theory_n: Callable[[str, np.ndarray, pd.Series], "np.ndarray | None"],
-    theory_exponent: Callable[[str], float],
-    title: str = "",
+    theory: TheoryFn | None = None,
+    size: str = "n",
+    title: str | None = None,
 ) -> plt.Figure:
-    """Empirical ``n*(α)`` (Clopper–Pearson bars) vs ε per private learner, log–log, with
-    the theoretical ``n(α, ε)`` dashed and, in the legend, the fitted slope (95% CI) next
-    to the theoretical exponent. Non-private learners' ``n*`` are horizontal lines."""
-    ok = df[df["status"] == "ok"]
-    sc = sample_complexity(ok, ["learner", "epsilon", "private"], alpha, beta)
-    fig, (ax,) = subplots(1, width=4.2, height=3.2)
-    with plt.rc_context(RC):
-        private = sc[sc["private"] & np.isfinite(sc["epsilon"])]
-        eps_all = np.sort(private["epsilon"].unique()) if len(private) else np.array([0.1, 10.0])
-        for learner in order(sc["learner"].unique()):
-            s = sc[sc["learner"] == learner].sort_values("epsilon")
-            c = color(learner)
-            if not s["private"].iloc[0]:
-                if np.isfinite(s["n_star"].iloc[0]):
-                    ax.axhline(s["n_star"].iloc[0], color=c, lw=1.2, ls=":", label=f"{learner} (non-private)")
-                continue
-            s = s[np.isfinite(s["epsilon"])]
-            slope, lo, hi, m = loglog_slope(s["epsilon"], s["n_star"])
-            exponent = theory_exponent(learner)
-            fit = f"slope {slope:.2f} [{lo:.2f}, {hi:.2f}]" if np.isfinite(slope) else "slope n/a"
-            label = f"{learner}: {fit}; theory {exponent:.2f}"
-            yerr = np.vstack([s["n_star"] - s["n_low"], s["n_high"] - s["n_star"]])
-            ax.errorbar(s["epsilon"], s["n_star"], yerr=np.nan_to_num(np.abs(yerr)), marker="o", ms=3, lw=1.3, capsize=2, color=c, label=label)
-            row = ok[ok["learner"] == learner].iloc[0]
-            xs = np.geomspace(eps_all.min(), eps_all.max(), 60)
-            curve = theory_n(learner, xs, row)
-            if curve is not None:
-                ax.plot(xs, curve, ls="--", lw=1.0, color=c)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("ε")
-        ax.set_ylabel(f"n*(α={alpha:g}), ≥{1 - beta:.0%} of reps")
-        ax.set_title(title or "empirical sample complexity (dashed: theory)")
-        ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False)
+    """Empirical n*(α) against ε per private learner (:func:`dpbench.analysis.sample_complexity`,
+    Clopper–Pearson bars), one panel per other varying setting; non-private learners' n* as
+    horizontal lines; an ε where the grid never reaches α as a hollow marker on the upper
+    axis; ``theory(learner, row, eps) -> [TheoryLine]`` gives n(α, ε). The legend gives each
+    learner's slope (bootstrap over repetitions) beside the theory's local exponent."""
+    import seaborn as sns
+
+    from dpbench.analysis import sample_complexity_slope
+    from dpbench.plotting.layout import grid_shape, panel_size, place_legend, tidy_log_ticks
+    from dpbench.plotting.overlays import draw_theory, mark_off_axis
+    from dpbench.plotting.style import SHARED_THEORY, paper_style, palette
+
+    ok = with_learner_params(df[df["status"] == "ok"])
+    settings = [c for c in varying_identity(ok, exclude=("epsilon", "delta", size)) if not c.startswith("lp_")]
+    with_private = ok[ok["private"] & np.isfinite(ok["epsilon"])]
+    keys = (with_private if len(with_private) else ok)[settings].drop_duplicates().to_dict("records") if settings else [{}]
+    n_rows, n_cols = grid_shape(len(keys))
+    height, aspect = panel_size(n_cols, height=2.2)
+    with paper_style():
+        fig, axes = plt.subplots(n_rows, n_cols, figsize=(height * aspect * n_cols, height * n_rows), squeeze=False)
+        axes = list(axes.flat)
+        for ax in axes[len(keys):]:
+            fig.delaxes(ax)
+        axes = axes[: len(keys)]
+        entries: dict = {}
+        for ax, key in zip(axes, keys):
+            rows = ok
+            for c, v in key.items():
+                rows = rows[rows[c].astype(str) == str(v)]
+            private = rows[rows["private"] & np.isfinite(rows["epsilon"])]
+            eps = np.sort(private["epsilon"].unique()) if len(private) else np.array([])
+            sc = sample_complexity(rows, ["learner", "epsilon", "private"], alpha, beta, size=size)
+            public = sc[~sc["private"] & np.isfinite(sc["n_star"])]
+            for n_star, same in public.groupby("n_star"):  # coinciding levels drawn once, all named
+                names = order(same["learner"].unique())
+                c = palette(names)[names[0]] if len(names) == 1 else SHARED_THEORY
+                ax.axhline(n_star, color=c, lw=1.0, ls=(0, (6, 2, 1, 2)), zorder=2)
+                entries[f"{', '.join(names)} (non-private n* = {n_star:g})"] = plt.Line2D([], [], color=c, lw=1.0, ls=(0, (6, 2, 1, 2)))
+            for learner in order(sc["learner"].unique()):
+                s = sc[sc["learner"] == learner].sort_values("epsilon")
+                c = palette([learner])[learner]
+                if not s["private"].iloc[0]:
+                    continue
+                s = s[np.isfinite(s["epsilon"])]
+                found = s[np.isfinite(s["n_star"])]
+                fit = sample_complexity_slope(rows[rows["learner"] == learner], alpha=alpha, beta=beta, size=size)
+                lines = theory(learner, rows[rows["learner"] == learner].iloc[0], np.geomspace(eps.min(), eps.max(), 64)) if theory and len(eps) else []
+                slope = f"slope {fit.slope:.2f} [{fit.low:.2f}, {fit.high:.2f}]" if np.isfinite(fit.low) else ("slope n/a (< 3 ε with n*)" if not np.isfinite(fit.slope) else f"slope {fit.slope:.2f}")
+                primary = [l for l in lines if l.role == "primary"]
+                if primary and np.isfinite(fit.x_min):
+                    span = (primary[0].x >= fit.x_min) & (primary[0].x <= fit.x_max)
+                    exp = local_exponent(primary[0].x[span], primary[0].y[span])
+                    slope += f"; theory {exp:.2f}" if np.isfinite(exp) else ""
+                if len(found):
+                    sns.lineplot(x=found["epsilon"].to_numpy(), y=found["n_star"].to_numpy(), color=c, marker="o", ax=ax, lw=1.2, zorder=3)
+                    yerr = np.vstack([found["n_star"] - found["n_low"], found["n_high"] - found["n_star"]])
+                    ax.errorbar(found["epsilon"], found["n_star"], yerr=np.nan_to_num(np.abs(yerr)), fmt="none", ecolor=c, elinewidth=0.8, capsize=2, zorder=3)
+                entries[f"{learner}: {slope}"] = plt.Line2D([], [], color=c, marker="o", ms=3, lw=1.2)
+                entries.update(draw_theory(ax, lines))
+                missing = s[~np.isfinite(s["n_star"])]["epsilon"]
+                entries.update(mark_off_axis(ax, missing, c, where="top", label=f"n* beyond the grid (n > {int(rows[size].max())})"))
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_xlabel("ε")
+            ax.set_ylabel(f"n*(α = {alpha:g})")
+            if settings:
+                ax.set_title(setting_label(key))
+            if len(eps):
+                ax.set_xlim(eps.min() / 1.5, eps.max() * 1.5)
+            grid_n = rows[size].astype(float)
+            low, high = ax.get_ylim() if ax.has_data() and ax.get_ylim()[0] > 0 else (np.inf, 0)
+            ax.set_ylim(min(low, grid_n.min() / 1.5), max(high, grid_n.max() * 1.5))  # n* lives on the n grid
+            tidy_log_ticks(ax)
+        if title:
+            fig.suptitle(title)
         fig.tight_layout()
+        place_legend(fig, axes, list(entries.values()), list(entries.keys()), n_panels=len(axes), cols=n_cols, ncol=1)
     return fig

@@ -1,9 +1,20 @@
-"""One look for every figure: rc settings, a palette keyed by learner name (so a learner
-has the same colour in every figure), and ``save`` (PDF + PNG)."""
+"""One look for every figure: paper sizes and rc settings (text ≥ 7 pt at the printed size),
+a colour-blind-safe palette keyed by learner name (a learner has the same colour in every
+figure; a plugin learner gets a stable colour derived from its name), and ``save``
+(PDF + PNG).
+
+Sizes: :data:`SINGLE_COLUMN` (3.3 in) and :data:`DOUBLE_COLUMN` (7 in) wide; figures are
+saved at that size (``bbox_inches="tight"`` only trims), so the rc font sizes are the
+printed sizes. ``subplots`` and ``RC`` are the pre-seaborn helpers still used by the
+experiments not yet converted (phase 2); new recipes use :func:`paper_style` and
+:mod:`dpbench.plotting.layout`.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import math
+from contextlib import contextmanager
 from pathlib import Path
 
 import matplotlib
@@ -36,20 +47,69 @@ LEARNER_GROUPS = [
      "sklearn_logreg", "diffprivlib_logreg"],
 ]
 LEARNER_ORDER = [name for group in LEARNER_GROUPS for name in group]
-# Distinct tab10 hues within each group (figures never mix groups), the same colour for a
-# learner in every figure.
-_tab10 = [tuple(c) for c in matplotlib.colormaps["tab10"].colors]
-PALETTE = {name: _tab10[i % 10] for group in LEARNER_GROUPS for i, name in enumerate(group)}
+
+#: Paul Tol's "muted" scheme: 9 colours distinguishable under the common colour-vision
+#: deficiencies (https://personal.sron.nl/~pault/). Catalogue learners take them in group
+#: order, so the learners of one experiment have distinct colours (the largest group has 9).
+TOL_MUTED = ["#332288", "#CC6677", "#117733", "#DDCC77", "#88CCEE", "#882255", "#44AA99", "#999933", "#AA4499"]
+#: Okabe–Ito (without yellow and black): the colours of learners outside the catalogue
+#: (plugins), picked by a hash of the name, so they differ from the catalogue's.
+OKABE_ITO = ["#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7"]
+PALETTE = {name: TOL_MUTED[i % len(TOL_MUTED)] for group in LEARNER_GROUPS for i, name in enumerate(group)}
+#: Reference levels (trivial predictor) and theory lines shared by several learners.
+REFERENCE_GREY = "0.55"
+SHARED_THEORY = "0.15"
 
 
-def color(learner: str):
-    return PALETTE.get(learner, (0.3, 0.3, 0.3))
+def color(learner: str) -> str:
+    """The learner's colour in every figure (stable for unknown names: a hash of the name)."""
+    if learner in PALETTE:
+        return PALETTE[learner]
+    digest = int(hashlib.sha256(learner.encode()).hexdigest(), 16)
+    return OKABE_ITO[digest % len(OKABE_ITO)]
+
+
+def palette(learners) -> dict[str, str]:
+    """``{learner: colour}`` for seaborn's ``palette=``."""
+    return {name: color(name) for name in learners}
 
 
 def order(learners) -> list[str]:
     """Learners in legend order (unknown names last, alphabetically)."""
     known = [l for l in LEARNER_ORDER if l in set(learners)]
     return known + sorted(set(learners) - set(known))
+
+
+SINGLE_COLUMN = 3.3
+DOUBLE_COLUMN = 7.0
+#: rc settings of the seaborn figures: sizes in points at the printed size.
+PAPER_RC = {
+    "figure.dpi": 110,
+    "savefig.dpi": 300,
+    "font.size": 8,
+    "axes.titlesize": 8,
+    "axes.labelsize": 8,
+    "xtick.labelsize": 7,
+    "ytick.labelsize": 7,
+    "legend.fontsize": 7,
+    "legend.title_fontsize": 7,
+    "lines.linewidth": 1.2,
+    "lines.markersize": 3,
+    "axes.linewidth": 0.6,
+    "grid.linewidth": 0.4,
+    "pdf.fonttype": 42,
+}
+#: Smallest text allowed at the printed size (tests/test_figures.py checks every text).
+MIN_FONT_PT = 7.0
+
+
+@contextmanager
+def paper_style():
+    """seaborn's ``ticks`` style at paper size with :data:`PAPER_RC` (use as a context)."""
+    import seaborn as sns
+
+    with sns.axes_style("ticks", {"axes.grid": True, "grid.color": "0.9"}), plt.rc_context(PAPER_RC):
+        yield
 
 
 def eps_label(epsilon: float) -> str:
@@ -71,6 +131,6 @@ def save(fig, stem: str | Path) -> None:
     stem = Path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
     with plt.rc_context(RC):
-        fig.savefig(stem.with_suffix(".pdf"), bbox_inches="tight")
-        fig.savefig(stem.with_suffix(".png"), bbox_inches="tight")
+        fig.savefig(stem.with_suffix(".pdf"), bbox_inches="tight", pad_inches=0.02)
+        fig.savefig(stem.with_suffix(".png"), bbox_inches="tight", pad_inches=0.02)
     plt.close(fig)

@@ -8,6 +8,9 @@ an order-of-magnitude *shape* with unit constant where the source states only O(
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+
 import numpy as np
 import numpy.typing as npt
 
@@ -22,7 +25,26 @@ __all__ = [
     "rate_private_sq",
     "n_consistent",
     "n_exp_mech_pac",
+    "private_sq_epsilon_per_query",
+    "n_private_sq",
+    "rate_private_sq_run",
+    "n_private_sq_run",
+    "trivial_error_conjunction",
+    "ConjunctionRate",
+    "conjunction_rates",
+    "conjunction_rates_of",
+    "trivial_error_of",
+    "CONJUNCTIONS_BETA",
+    "CONJUNCTIONS_ALPHA",
+    "SQ_ALPHA",
 ]
+
+#: The ``conjunctions`` experiment's constants, shared by its theory check and its figures:
+#: failure probability of the high-probability bounds, the accuracy of n*(α), and the SQ
+#: learners' default accuracy parameter (their ``alpha``, τ = α/(2m)).
+CONJUNCTIONS_BETA = 0.1
+CONJUNCTIONS_ALPHA = 0.01
+SQ_ALPHA = 0.05
 
 Array = npt.ArrayLike
 
@@ -85,7 +107,9 @@ def rate_sq(n: Array, m: int) -> npt.NDArray:
 def rate_private_sq(n: Array, epsilon: Array, m: int) -> npt.NDArray:
     r"""Private SQ learning with ``m`` queries answered by Laplace noise, shape only (000 §11.1):
     :math:`n = O(\max\{m\ln m/(\varepsilon\alpha),\ \ln m/\alpha^2\})`, i.e.
-    :math:`\alpha \approx \max\{m\ln m/(\varepsilon n),\ \sqrt{\ln m/n}\}` (unit constants)."""
+    :math:`\alpha \approx \max\{m\ln m/(\varepsilon n),\ \sqrt{\ln m/n}\}` (unit constants).
+    Generic (tolerance-α queries): ``private_sq_conjunction`` asks at τ = α/(2m) and learns
+    ~m/ln m times later — its own rate is :func:`rate_private_sq_run`."""
     n = np.asarray(n, dtype=float)
     return np.maximum(m * np.log(m) / (np.asarray(epsilon, dtype=float) * n), np.sqrt(np.log(m) / n))
 
@@ -100,3 +124,155 @@ def n_exp_mech_pac(alpha: Array, epsilon: Array, log_class_size: float) -> npt.N
     while ε < α, flat (the non-private rate) once ε ≥ α."""
     alpha = np.asarray(alpha, dtype=float)
     return 8 * log_class_size / (alpha * np.minimum(alpha, np.asarray(epsilon, dtype=float)))
+
+
+def private_sq_epsilon_per_query(epsilon: float, m: int, delta: float = 0.0) -> float:
+    """Budget ε₀ of each of the ``m`` Laplace-answered queries of ``private_sq_conjunction``:
+    ε/m (basic composition, δ = 0) or the advanced-composition step for (ε, δ)
+    (:func:`dpbench.mechanisms.composition.advanced_per_step`, the learner's own calibration)."""
+    if math.isinf(epsilon):
+        return math.inf
+    if delta == 0:
+        return epsilon / m
+    from dpbench.mechanisms.composition import advanced_per_step
+
+    return advanced_per_step(epsilon, m, delta)
+
+
+def n_private_sq(epsilon_per_query: float, m: int, alpha: float, beta: float = 0.05) -> float:
+    r"""Sample size from which ``private_sq_conjunction`` (tolerance :math:`\tau = \alpha/(2m)`,
+    answers :math:`\hat a_\ell + \mathrm{Lap}(1/(\varepsilon_0 n))`) is guaranteed to keep
+    every target literal: all ``m`` noises are below :math:`\zeta = \ln(m/\beta)/(\varepsilon_0 n)`
+    w.p. ≥ 1 − β (union bound over Laplace tails :math:`e^{-\zeta\varepsilon_0 n}`), and
+    :math:`\zeta < \tau` iff
+
+    .. math:: n > n_0 = 2m\ln(m/\beta)/(\varepsilon_0\alpha)
+              \quad(= 2m^2\ln(m/\beta)/(\varepsilon\alpha) \text{ with basic composition}).
+
+    Derived here for the learner as run (000 §11.1 states only
+    :math:`O(m\ln m/(\varepsilon\alpha))` for a generic SQ learner, which predicts learning
+    ~10× too early at m = 20: the tolerance α/(2m) costs a second factor m)."""
+    return 2 * m * math.log(m / beta) / (epsilon_per_query * alpha)
+
+
+def rate_private_sq_run(n: Array, epsilon_per_query: float, m: int, alpha: float, beta: float = 0.05) -> npt.NDArray:
+    r"""Error of ``private_sq_conjunction`` as run, on the sample's side (derived here,
+    see :func:`n_private_sq`): for :math:`n > n_0` all target literals are kept and every
+    kept literal has empirical answer below :math:`\tau + \zeta`, so w.p. ≥ 1 − β the
+    conjunction errs on at most
+
+    .. math:: \alpha(n) = m(\tau + \zeta) = \alpha/2 + m\ln(m/\beta)/(\varepsilon_0 n)
+
+    of the sample's positives' mass (= α at :math:`n_0`, → α/2 as n grows); NaN (no guarantee)
+    for :math:`n \le n_0`. The step from empirical to population answers is the non-private
+    SQ term (:func:`rate_sq`), not included: a *shape*."""
+    n = np.asarray(n, dtype=float)
+    n0 = n_private_sq(epsilon_per_query, m, alpha, beta)
+    with np.errstate(divide="ignore"):
+        value = alpha / 2 + m * math.log(m / beta) / (epsilon_per_query * n)
+    return np.where(n > n0, value, np.nan)
+
+
+def n_private_sq_run(alpha_target: Array, epsilon_per_query: Array, m: int, alpha: float, beta: float = 0.05) -> npt.NDArray:
+    """Sample size at which :func:`rate_private_sq_run` reaches ``alpha_target`` (NaN if it
+    never does, i.e. ``alpha_target ≤ α/2``); at least :func:`n_private_sq`."""
+    target = np.asarray(alpha_target, dtype=float)
+    eps0 = np.asarray(epsilon_per_query, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        n = m * math.log(m / beta) / (eps0 * (target - alpha / 2))
+        n0 = 2 * m * math.log(m / beta) / (eps0 * alpha)
+        return np.where(target > alpha / 2, np.maximum(n, n0), np.nan)
+
+
+def trivial_error_conjunction(k: int, p: float, noise: float = 0.0, monotone: bool = False) -> float:
+    r"""Error of the best constant predictor on the conjunction problem: with
+    :math:`q = P[c(x) = 1] = p^k` (every target coordinate has :math:`P[x_i = 1] = p`; exact for
+    monotone targets or p = ½, where negated literals have the same probability) and label
+    noise η, :math:`\min(q', 1 - q')` with :math:`q' = q(1-\eta) + (1-q)\eta`. NaN when the
+    value depends on the drawn literal signs (non-monotone, p ≠ ½)."""
+    if not monotone and p != 0.5:
+        return math.nan
+    q = p**k
+    q_noisy = q * (1 - noise) + (1 - q) * noise
+    return float(min(q_noisy, 1 - q_noisy))
+
+
+@dataclass(frozen=True)
+class ConjunctionRate:
+    """One theory curve of a conjunction learner: ``error(n)`` and ``n_at(alpha, epsilon)``
+    (the sample complexity, None where not drawn), its ``kind`` (``bound`` counted, ``shape``
+    drawn only), a legend ``label`` and whether it is the ``primary`` overlay (the one the
+    theory check compares with) or the seed's formula drawn beside it."""
+
+    label: str
+    kind: str
+    error: object
+    n_at: object = None
+    primary: bool = True
+
+
+def conjunction_rates(
+    learner: str, *, epsilon: float, delta: float, d: int, monotone: bool, noise: float,
+    log_class_size: float, alpha: float, beta: float,
+) -> list[ConjunctionRate]:
+    """The theory curves of a ``conjunctions`` learner in one setting (algorithms.md §2).
+
+    ``alpha`` is the SQ learners' accuracy parameter (τ = α/(2m)), ``beta`` the failure
+    probability of the high-probability bounds. Realizable (``noise = 0``): the consistent
+    learners' bound (001 Thm 1); the exponential mechanism's derived bound
+    (:func:`rate_exp_mech_realizable`, primary) *and* 001 §1's stated
+    ``8 ln|C|/(α min(α, ε))`` (:func:`rate_exp_mech_pac`); the SQ shape; the private SQ
+    learner's rate as run (:func:`rate_private_sq_run`). Noisy labels: agnostic ERM
+    (Hoeffding) for ``erm`` and the exponential mechanism (plus its empirical-risk term);
+    ``elimination`` has no agnostic guarantee (empty list)."""
+    m = d if monotone else 2 * d
+    eps, logc = float(epsilon), float(log_class_size)
+    if noise > 0:
+        if learner == "erm":
+            return [ConjunctionRate("agnostic ERM (000 §11.1)", "bound", lambda n: rate_agnostic_erm(n, logc, beta, opt=noise))]
+        if learner == "exp_mech_erm":
+            return [ConjunctionRate(
+                "exp. mech., agnostic (000 §11.1)", "bound",
+                lambda n: rate_exp_mech_empirical(n, eps, logc, beta, opt=noise) + rate_agnostic_erm(n, logc, beta),
+            )]
+        if learner in ("elimination", "private_sq_conjunction", "sq_conjunction"):
+            return []
+    if learner in ("elimination", "erm"):
+        return [ConjunctionRate("consistent learner (001 Thm 1)", "bound", lambda n: rate_consistent(n, logc, beta), lambda a, e: n_consistent(a, logc, beta))]
+    if learner == "exp_mech_erm":
+        return [
+            ConjunctionRate("exp. mech., derived (multiplicative Chernoff)", "bound",
+                            lambda n: rate_exp_mech_realizable(n, eps, logc, beta),
+                            lambda a, e: n_exp_mech_realizable(a, e, logc, beta)),
+            ConjunctionRate("exp. mech., 001 §1: 8 ln|C|/(α min(α, ε))", "bound",
+                            lambda n: rate_exp_mech_pac(n, eps, logc),
+                            lambda a, e: n_exp_mech_pac(a, e, logc), primary=False),
+        ]
+    if learner == "sq_conjunction":
+        return [ConjunctionRate("SQ, shape √(ln m/n) (000)", "shape", lambda n: rate_sq(n, m))]
+    if learner == "private_sq_conjunction":
+        eps0 = private_sq_epsilon_per_query(eps, m, delta)
+        return [ConjunctionRate(
+            "private SQ as run: α/2 + m ln(m/β)/(ε₀n), n > 2m ln(m/β)/(ε₀α)", "shape",
+            lambda n: rate_private_sq_run(n, eps0, m, alpha, beta),
+            lambda a, e: n_private_sq_run(a, np.asarray([private_sq_epsilon_per_query(float(x), m, delta) for x in np.atleast_1d(e)]), m, alpha, beta),
+        )]
+    return []
+
+
+def conjunction_rates_of(learner: str, row, *, epsilon: float | None = None) -> list[ConjunctionRate]:
+    """:func:`conjunction_rates` in the setting a results row records (problem parameters,
+    ``log_class_size``, ε, δ, and the learner's ``alpha`` as ``lp_alpha`` when it was set),
+    with β = :data:`CONJUNCTIONS_BETA`; ``epsilon`` overrides the row's."""
+    alpha = row.get("lp_alpha")
+    return conjunction_rates(
+        learner, epsilon=float(row["epsilon"] if epsilon is None else epsilon), delta=float(row["delta"]),
+        d=int(row["d"]), monotone=bool(row["monotone"]), noise=float(row["noise"]),
+        log_class_size=float(row["log_class_size"]),
+        alpha=SQ_ALPHA if alpha is None or alpha != alpha else float(alpha), beta=CONJUNCTIONS_BETA,
+    )
+
+
+def trivial_error_of(row) -> float:
+    """:func:`trivial_error_conjunction` in the setting a results row records."""
+    return trivial_error_conjunction(int(row["k"]), float(row["p"]), float(row["noise"]), bool(row["monotone"]))

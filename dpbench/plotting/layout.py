@@ -1,0 +1,79 @@
+"""Panel layout and legend placement shared by the seaborn figures.
+
+- :func:`grid_shape`: at most 4 panels a row, rows as even as possible (5 panels → 3 + 2).
+- :func:`place_legend`: one figure legend outside every axes — in the free slot of the
+  last row when the grid has one (so no slot stays empty), else below the panels; never
+  over tick or axis labels (``tests/test_figures.py`` checks it after drawing).
+- :func:`panel_size`: the panel width and height that make a grid 3.3 in (one column) or
+  7 in (two columns) wide.
+"""
+
+from __future__ import annotations
+
+import math
+
+import matplotlib.pyplot as plt
+from matplotlib.transforms import Bbox
+
+from dpbench.plotting.style import DOUBLE_COLUMN, SINGLE_COLUMN
+
+
+def grid_shape(n_panels: int, max_cols: int = 4) -> tuple[int, int]:
+    """``(rows, cols)`` for ``n_panels``: ≤ ``max_cols`` a row, rows as even as possible."""
+    if n_panels < 1:
+        raise ValueError(f"n_panels must be ≥ 1, got {n_panels!r}")
+    rows = math.ceil(n_panels / max_cols)
+    return rows, math.ceil(n_panels / rows)
+
+
+def panel_size(cols: int, *, height: float = 1.75) -> tuple[float, float]:
+    """``(height, aspect)`` for seaborn's figure-level functions: one column wide for a
+    single panel, two columns wide otherwise."""
+    width = SINGLE_COLUMN if cols == 1 else DOUBLE_COLUMN
+    return height, (width / cols) / height
+
+
+def _tight_extent(fig, axes) -> Bbox:
+    renderer = fig.canvas.get_renderer()
+    return Bbox.union([ax.get_tightbbox(renderer) for ax in axes]).transformed(fig.transFigure.inverted())
+
+
+def place_legend(fig: plt.Figure, axes, handles, labels, *, n_panels: int, cols: int, ncol: int | None = None):
+    """Put one legend for the whole figure outside the data: in the empty area right of the
+    last row's panels when the grid has free slots, else below every panel (and their tick
+    and axis labels). Call after the layout is final (``tight_layout``)."""
+    if not handles:
+        return None
+    fig.canvas.draw()
+    free = cols * math.ceil(n_panels / cols) - n_panels
+    if free > 0:
+        last = _tight_extent(fig, axes[-1:])
+        legend = fig.legend(handles, labels, loc="upper left", bbox_to_anchor=(last.x1 + 0.02, last.y1), frameon=False,
+                            ncol=ncol or 1, borderaxespad=0.0, handlelength=2.2, columnspacing=1.0)
+        box = legend.get_window_extent(fig.canvas.get_renderer()).transformed(fig.transFigure.inverted())
+        if box.x1 <= 1.0:
+            return legend
+        legend.remove()  # wider than the free slot: below the panels instead
+    extent = _tight_extent(fig, axes)
+    for columns in (2, 1) if fig.get_figwidth() > 4 and len(handles) > 1 else (1,):
+        legend = fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, extent.y0 - 0.01), frameon=False,
+                            ncol=columns, borderaxespad=0.0, handlelength=2.2, columnspacing=1.0)
+        box = legend.get_window_extent(fig.canvas.get_renderer()).transformed(fig.transFigure.inverted())
+        if columns == 1 or (box.x0 >= 0 and box.x1 <= 1):
+            return legend
+        legend.remove()
+    return legend
+
+
+def tidy_log_ticks(ax) -> None:
+    """Labels only at major ticks of log axes (matplotlib labels minor ticks on short ranges,
+    where they collide); a range of less than ~1.5 decades gets 1-2-5 ticks instead."""
+    from matplotlib.ticker import FormatStrFormatter, LogFormatterSciNotation, LogLocator, NullFormatter
+
+    for axis, (lo, hi) in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
+        if axis.get_scale() != "log" or not (lo > 0 and hi > 0):
+            continue
+        decades = abs(math.log10(hi / lo))
+        axis.set_major_locator(LogLocator(base=10, subs=(1.0,) if decades >= 1.5 else (1.0, 2.0, 5.0)))
+        axis.set_major_formatter(LogFormatterSciNotation() if decades >= 1.5 else FormatStrFormatter("%g"))
+        axis.set_minor_formatter(NullFormatter())

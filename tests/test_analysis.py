@@ -1,0 +1,117 @@
+"""dpbench.analysis: curves that never pool settings, slopes on repetitions, statuses, bound
+checks — with real numbers."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpbench.analysis import (
+    STATUSES, bound_check, check_curve, curves, fit_slope, sample_complexity_slope, with_learner_params,
+)
+
+
+def _rows(n_values, reps, error, *, learner="erm", private=False, epsilon=math.inf, noise=0.0, problem_id="p0", params=None):
+    """Results rows of one curve: ``error(n, rep)``."""
+    key = json.dumps({"learner_params": params or {}})
+    return pd.DataFrame(
+        [
+            {"learner": learner, "private": private, "epsilon": epsilon, "delta": 0.0, "noise": noise, "d": 6,
+             "problem": "conjunction", "problem_id": problem_id, "n": n, "rep": r, "error": error(n, r),
+             "status": "ok", "cell_key": key}
+            for n in n_values for r in range(reps)
+        ]
+    )
+
+
+def test_slope_interval_covers_the_true_exponent():
+    """200 data sets y = 3 n^-1 · exp(0.3 Z_r + 0.2 Z_{n,r}) (a per-repetition offset, as with
+    shared samples, and per-cell noise), 10 repetitions, 5 sizes: the 95 % bootstrap
+    interval covers −1 in ≥ 160 of 200. Its coverage is ≥ 0.9 (percentile bootstrap with 10
+    repetitions), so failing has probability P[Bin(200, 0.9) < 160] ≈ 1e-6."""
+    rng = np.random.default_rng(0)
+    n = np.repeat([100, 200, 400, 800, 1600], 10)
+    rep = np.tile(np.arange(10), 5)
+    covered = 0
+    for _ in range(200):
+        offset = rng.normal(0, 0.3, 10)[rep]
+        y = 3 / n * np.exp(offset + rng.normal(0, 0.2, len(n)))
+        fit = fit_slope(n, y, rep, n_boot=400)
+        covered += fit.low <= -1 <= fit.high
+    assert covered >= 160
+
+
+def test_slope_interval_reflects_repetition_variance():
+    n = np.repeat([10, 100, 1000], 8)
+    rep = np.tile(np.arange(8), 3)
+    exact = fit_slope(n, 1 / np.sqrt(n), rep)
+    assert exact.slope == pytest.approx(-0.5) and exact.high - exact.low == pytest.approx(0, abs=1e-12)
+    noisy = fit_slope(n, np.exp(np.random.default_rng(1).normal(0, 1, len(n))) / np.sqrt(n), rep)
+    assert noisy.high - noisy.low > 0.2  # 3 means of 8 log-normal(σ = 1) values: a wide interval
+    assert (noisy.x_min, noisy.x_max, noisy.n_points) == (10, 1000, 3)
+
+
+def test_fewer_than_three_points_or_zeros_give_no_slope():
+    fit = fit_slope([10, 100, 1000], [0.1, 0.0, 0.0], [0, 0, 0])
+    assert math.isnan(fit.slope) and fit.n_points == 1
+
+
+def test_curves_never_pool_settings_and_label_them():
+    df = pd.concat([
+        _rows([10, 100], 2, lambda n, r: 0.1, noise=0.0, problem_id="a"),
+        _rows([10, 100], 2, lambda n, r: 0.2, noise=0.05, problem_id="b"),
+        _rows([10, 100], 2, lambda n, r: 0.1, learner="sq", params={"alpha": 0.05}, problem_id="a"),
+        _rows([10, 100], 2, lambda n, r: 0.1, learner="sq", params={"alpha": 0.1}, problem_id="a"),
+    ])
+    found = {c.label: len(c.rows) for c in curves(df)}
+    assert found == {
+        "erm (noise = 0)": 4, "erm (noise = 0.05)": 4,
+        "sq (noise = 0, alpha = 0.05)": 4, "sq (noise = 0, alpha = 0.1)": 4,
+    }
+    assert list(with_learner_params(df)["lp_alpha"].dropna().unique()) == [0.05, 0.1]
+
+
+def test_bound_check_uses_the_maximum_or_the_stated_quantile():
+    rows = _rows([10], 10, lambda n, r: r / 10)  # 0.0 … 0.9
+    assert bound_check(rows, lambda n: np.full(len(n), 0.85), x="n") == (1, 1)  # max 0.9 > 0.85
+    assert bound_check(rows, lambda n: np.full(len(n), 0.85), x="n", holds_with=0.7) == (1, 0)  # 0.7-quantile 0.63
+    assert bound_check(rows, lambda n: np.full(len(n), np.nan), x="n") == (0, 0)
+
+
+@pytest.mark.parametrize(
+    "error,rate,kind,expected",
+    [
+        (lambda n, r: 0.5 / n * (1 + 0.1 * r), lambda n: 1 / n, "bound", "ok"),
+        (lambda n, r: 0.12 + 0.01 * (r % 2), lambda n: 1 / n, "bound", "at_chance"),
+        (lambda n, r: 0.5 / n, lambda n: np.full(len(n), 0.5), "bound", "vacuous_bound"),
+        (lambda n, r: 0.5 / n if n < 1000 else 0.0, None, "none", "too_few_points"),
+    ],
+    ids=["ok", "at_chance", "vacuous_bound", "too_few_points"],
+)
+def test_status(error, rate, kind, expected):
+    curve = curves(_rows([10, 100, 1000, 10000], 6, error))[0]
+    row = check_curve(curve, experiment="x", x="n", rate=rate, kind=kind, trivial=0.125)
+    assert row["status"] == expected and row["note"]
+    assert row["status"] in STATUSES
+    if expected == "ok":
+        assert row["fitted_slope"] == pytest.approx(-1, abs=0.01) and row["theory_exponent"] == pytest.approx(-1)
+        assert (row["x_min"], row["x_max"], row["cells"], row["cells_above_bound"]) == (10, 10000, 4, 0)
+    else:
+        assert row["status"] != "ok"
+
+
+def test_no_points_status():
+    curve = curves(_rows([10, 100], 2, lambda n, r: np.nan))[0]
+    assert check_curve(curve, experiment="x", x="n", trivial=0.125)["status"] == "no_points"
+
+
+def test_sample_complexity_slope_recovers_one_over_epsilon():
+    """error = 1 at n < 100/ε, 0 after: n*(α) is the first grid n ≥ 100/ε, slope −1."""
+    n_grid = 2 ** np.arange(4, 16)
+    df = pd.concat([_rows(n_grid, 4, lambda n, r, e=e: float(n < 100 / e), private=True, epsilon=e) for e in (0.1, 0.3, 1, 3, 10)])
+    fit = sample_complexity_slope(df, alpha=0.01, beta=0.1)
+    assert fit.slope == pytest.approx(-1, abs=0.1) and fit.n_points == 5
