@@ -111,10 +111,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
         experiment = registry.experiment(args.experiment)
     except KeyError:
         raise UsageError(f"--experiment: {nearest(args.experiment, registry.EXPERIMENTS, 'experiment')}") from None
-    private = registry.is_learner(args.learner) and registry.learner(args.learner).private
+    known = registry.is_learner(args.learner)
+    private = known and registry.learner(args.learner).private
     if private and args.epsilon is None:
         raise UsageError(f"--epsilon is required: learner {args.learner!r} is private (give a value > 0, or inf for its non-private limit)")
-    if not private and args.epsilon is not None:
+    if known and not private and args.epsilon is not None:
         print(f"note: learner {args.learner!r} is not private; --epsilon is ignored", file=sys.stderr)
     block = {
         "problem": args.problem or experiment.problems[0],
