@@ -10,8 +10,8 @@ What changes, per experiment block and each of its sweeps:
 - the size list (``n`` or ``T``): sizes above a cap are dropped and at most
   :data:`MAX_SIZES` are kept, evenly spread over the remaining list (ends included: the
   lists are geometric grids, so the kept sizes are too); a list that would keep fewer than ``min(3, len)`` sizes instead keeps its
-  smallest ``min(3, len)`` sizes scaled down so the largest equals the cap — so every
-  curve of ≥ 3 sizes keeps ≥ 3, and no size grows;
+  smallest ``min(3, len)`` sizes scaled down so the largest equals the cap (kept distinct,
+  so at least 1, 2, 3) — every curve of ≥ 3 sizes keeps ≥ 3, and no size grows;
 - the cap is the largest of the block's sizes (over its sweeps), or below the smallest
   the smallest halved up to :data:`MAX_HALVINGS` times, for which the predicted CPU
   seconds of the block's cells (:func:`dpbench.cost.shard_seconds`, shared work counted
@@ -51,9 +51,10 @@ def shrink_sizes(sizes: list[int], cap: int) -> list[int]:
     sizes = sorted({int(s) for s in sizes})
     want = min(3, len(sizes))
     kept = [s for s in sizes if s <= cap]
-    if len(kept) < want:
-        base = sizes[:want]
-        kept = sorted({max(1, round(s * cap / base[-1])) for s in base})
+    if len(kept) < want:  # scale the smallest `want` down to the cap, keeping them distinct
+        kept = []
+        for s in sizes[:want]:
+            kept.append(max(len(kept) + 1, kept[-1] + 1 if kept else 1, round(s * cap / sizes[want - 1])))
     if len(kept) > MAX_SIZES:
         index = np.unique(np.round(np.linspace(0, len(kept) - 1, MAX_SIZES)).astype(int))
         kept = [kept[i] for i in index]
