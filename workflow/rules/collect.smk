@@ -5,5 +5,7 @@ rule collect:
         "results/{experiment}.parquet",
     log:
         "results/logs/collect/{experiment}.log",
+    conda:
+        CONDA_ENV
     script:
         "../scripts/collect.py"

@@ -14,5 +14,7 @@ for experiment in GRID.experiments:
         params:
             experiment=experiment,
         localrule: True
+        conda:
+            CONDA_ENV
         script:
             "../scripts/figures.py"

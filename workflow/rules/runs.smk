@@ -11,5 +11,7 @@ rule run_shard:
     resources:
         runtime=shard_runtime,
         mem_mb=shard_mem_mb,
+    conda:
+        CONDA_ENV
     script:
         "../scripts/run_shard.py"

@@ -11,5 +11,7 @@ rule theory_check:
         ),
     log:
         "results/logs/theory_check/{experiment}.log",
+    conda:
+        CONDA_ENV
     script:
         "../scripts/theory_check.py"
