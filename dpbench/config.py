@@ -45,8 +45,9 @@ def error_line(source: str | Path, exc: ConfigError) -> str:
     return f"invalid config {source}: {exc}"
 
 
-def nearest(name: object, choices, what: str) -> str:
-    """``unknown WHAT 'NAME'`` with the closest valid names (difflib), or all of them if few."""
+def nearest(name: object, choices, what: str, of: str = "") -> str:
+    """``unknown WHAT 'NAME' [OF]`` with the closest valid names (difflib), or all of them
+    if they are few."""
     choices = sorted(str(c) for c in choices)
     close = difflib.get_close_matches(str(name), choices, n=3, cutoff=0.6)
     if close:
@@ -55,7 +56,7 @@ def nearest(name: object, choices, what: str) -> str:
         hint = "allowed: " + ", ".join(choices)
     else:
         hint = "`dpbench list` shows all"
-    return f"unknown {what} {name!r}; {hint}"
+    return f"unknown {what} {name!r}{' ' + of if of else ''}; {hint}"
 
 
 @dataclass(frozen=True)
@@ -172,13 +173,13 @@ def _expand_block(exp_id: str, block: Mapping, where: str) -> list[Cell]:
             raise ConfigError(f"{where}.{key}", "is required")
     problem_name = block["problem"]
     if problem_name not in experiment.problems:
-        raise ConfigError(f"{where}.problem", nearest(problem_name, experiment.problems, f"problem of experiment {exp_id!r}"))
+        raise ConfigError(f"{where}.problem", nearest(problem_name, experiment.problems, "problem", f"for experiment {exp_id!r}"))
     problem_cls = registry.problem(problem_name)
     raw_params = block.get("problem_params", {})
     for name in raw_params:
         if name not in problem_cls.param_names():
             raise ConfigError(
-                f"{where}.problem_params.{name}", nearest(name, problem_cls.param_names(), f"parameter of problem {problem_name!r}")
+                f"{where}.problem_params.{name}", nearest(name, problem_cls.param_names(), "parameter", f"of problem {problem_name!r}")
             )
     problems = []
     for params in _product(raw_params):
@@ -210,7 +211,7 @@ def _expand_block(exp_id: str, block: Mapping, where: str) -> list[Cell]:
         for param in learner_params.get(name, {}):
             if param not in names or param in ("epsilon", "delta"):
                 valid = [n for n in names if n not in ("epsilon", "delta")]
-                raise ConfigError(f"{where}.learner_params.{name}.{param}", nearest(param, valid, f"parameter of learner {name!r}"))
+                raise ConfigError(f"{where}.learner_params.{name}.{param}", nearest(param, valid, "parameter", f"of learner {name!r}"))
         eps_grid = epsilons if "epsilon" in names else [float("inf")]
         delta_grid = deltas if "delta" in names else [0.0]
         for params in _product(learner_params.get(name, {})):
@@ -230,6 +231,16 @@ def _target_seconds(shard_minutes: object) -> float | None:
     return None if shard_minutes is None else 60.0 * float(shard_minutes)
 
 
+def _check_sweep_keys(block: Mapping, where: str) -> None:
+    """A sweep may set any key of a block except the job sizing and nested sweeps (the
+    schema only says that a sweep is a mapping, so a typo would otherwise be ignored)."""
+    allowed = set(_schema()["$defs"]["block"]["properties"]) - {"sweeps", "shards", "shard_minutes"}
+    for i, sweep in enumerate(block.get("sweeps", [])):
+        for key in sweep:
+            if key not in allowed:
+                raise ConfigError(f"{where}.sweeps[{i}].{key}", nearest(key, allowed, "key", "in a sweep"))
+
+
 def from_dict(config: Mapping[str, Any]) -> Grid:
     """Validate a config mapping and expand it into cells; raise :class:`ConfigError`."""
     check_schema(config)
@@ -240,6 +251,7 @@ def from_dict(config: Mapping[str, Any]) -> Grid:
             registry.experiment(exp_id)
         except KeyError:
             raise ConfigError("experiments", nearest(exp_id, registry.EXPERIMENTS, "experiment")) from None
+        _check_sweep_keys(block, where)
         blocks = (
             [(_merge(block, s), f"{where}.sweeps[{i}]") for i, s in enumerate(block["sweeps"])]
             if "sweeps" in block
