@@ -5,7 +5,5 @@ rule collect:
         "results/{experiment}.parquet",
     log:
         "results/logs/collect/{experiment}.log",
-    conda:
-        CONDA_ENV
     script:
         "../scripts/collect.py"

@@ -19,11 +19,6 @@ except ConfigError as exc:
 
 SHARDS = {exp: plan.shards() for exp, plan in GRID.experiments.items()}
 
-# Every job runs in the project's environment: with --use-conda, the named conda environment
-# of environment.yml (`conda env create -f environment.yml && conda activate dpbench &&
-# pip install -e . --no-deps`, README "Quick start"); without it, the current one.
-CONDA_ENV = "dpbench"
-
 
 wildcard_constraints:
     experiment="|".join(GRID.experiments),

@@ -14,7 +14,5 @@ for experiment in GRID.experiments:
         params:
             experiment=experiment,
         localrule: True
-        conda:
-            CONDA_ENV
         script:
             "../scripts/figures.py"

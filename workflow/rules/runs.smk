@@ -11,7 +11,5 @@ rule run_shard:
     resources:
         runtime=shard_runtime,
         mem_mb=shard_mem_mb,
-    conda:
-        CONDA_ENV
     script:
         "../scripts/run_shard.py"

@@ -11,7 +11,5 @@ rule theory_check:
         ),
     log:
         "results/logs/theory_check/{experiment}.log",
-    conda:
-        CONDA_ENV
     script:
         "../scripts/theory_check.py"
