@@ -1,18 +1,28 @@
-# dpbench: generate distributions, run every learner over the grid in shards, collect tidy
-# Parquet, check the theory, draw the figures. See README.md ("Configuration").
+# dpbench: run every learner over the grid in shards, collect tidy Parquet, check the
+# theory, draw the figures. See README.md ("Configuration").
 from snakemake.utils import min_version, validate
 
 min_version("9.0")
 
 
-configfile: "config/config.yaml"
+# The default grid, used only when no --configfile is given: a config given on the
+# command line replaces it (Snakemake would otherwise merge the two).
+if not workflow.overwrite_configfiles:
+
+    configfile: "config/config.yaml"
+
+
+# common.smk runs dpbench's own checks first: a bad config stops with one line naming the
+# file and key, exit status 2, before Snakemake's schema validation below.
+include: "workflow/rules/common.smk"
 
 
 validate(config, schema="config/schema.yaml")
 
 
-include: "workflow/rules/common.smk"
-include: "workflow/rules/distributions.smk"
+report: "workflow/report/workflow.rst"
+
+
 include: "workflow/rules/runs.smk"
 include: "workflow/rules/collect.smk"
 include: "workflow/rules/theory.smk"

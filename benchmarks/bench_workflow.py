@@ -1,49 +1,115 @@
-"""Benchmark: the default workflow (config/config.yaml) from scratch — wall time and jobs.
+"""Benchmark: the default workflow (config/config.yaml) from scratch — jobs, wall time and
+the share of the machine spent outside the experiments' cells.
 
-Runs `snakemake --cores all` in a fresh temporary directory (its own results/), after a
-dry run that counts the jobs. Run: python benchmarks/bench_workflow.py [CONFIG]
+Runs `snakemake --cores N` (N = 2 unless given) in a fresh temporary directory (its own
+results/ and .snakemake/), after a dry run that counts the jobs, then once more to check
+that nothing re-runs. Run: python benchmarks/bench_workflow.py [CONFIG] [--cores N]
+
+Definitions (what the numbers printed mean):
+
+- ``wall``: seconds of the `snakemake` run from scratch, DAG building included.
+- ``cell work``: the sum over every ``run_shard`` job of the seconds spent inside its
+  cells (drawing the target, fitting, scoring, building rows), read from the job logs'
+  ``… N rows in X s`` lines (dpbench.experiment.run_shard).
+- ``overhead share`` = 1 − cell work / (N × wall): the fraction of the N cores' wall time
+  not spent in cells — Snakemake (DAG, scheduling, script wrappers), interpreter start-up
+  and imports of every job, Parquet writes, collect, theory checks, figures, and cores
+  left idle while the last jobs finish. Issue 13's target is ≤ 25 % on 2 idle cores.
+- per rule: the sum of the jobs' durations from Snakemake's own log (1 s resolution).
+
+The load average before and after is printed: on a shared machine, timings are only
+comparable at equal load.
 """
 
 from __future__ import annotations
 
+import argparse
+import os
 import re
 import subprocess
 import sys
 import tempfile
 import time
+from collections import defaultdict
+from datetime import datetime
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+CELL_LINE = re.compile(r": \d+ rows in ([0-9.]+)s$", flags=re.M)
+STAMP = re.compile(r"^\[(\w{3} \w{3} +\d+ [\d:]+ \d{4})\]$")
 
 
-def snakemake(workdir: Path, config: Path, *args: str) -> subprocess.CompletedProcess:
+def snakemake(workdir: Path, config: Path, cores: int, *args: str) -> subprocess.CompletedProcess:
     cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-           "--configfile", str(config), "--cores", "all", *args]
+           "--configfile", str(config), "--cores", str(cores), *args]  # fmt: skip
     return subprocess.run(cmd, capture_output=True, text=True)
 
 
-def main(config: Path = REPO / "config" / "config.yaml") -> None:
+def cell_seconds(workdir: Path) -> float:
+    """Seconds inside cells, summed over every run_shard job log."""
+    logs = (workdir / "results" / "logs" / "run_shard").rglob("*.log")
+    return sum(float(s) for log in logs for s in CELL_LINE.findall(log.read_text()))
+
+
+def rule_seconds(workdir: Path) -> dict[str, tuple[int, float]]:
+    """Rule → (jobs, summed job seconds), from the Snakemake log of the run."""
+    log = sorted((workdir / ".snakemake" / "log").glob("*.log"))[0].read_text().splitlines()
+    start: dict[str, tuple[str, datetime]] = {}
+    out: dict[str, list[float]] = defaultdict(lambda: [0, 0.0])
+    stamp = None
+    for i, line in enumerate(log):
+        if m := STAMP.match(line):
+            stamp = datetime.strptime(m.group(1), "%a %b %d %H:%M:%S %Y")
+        elif m := re.match(r"^(?:local)?rule (\w+):$", line):
+            jobid = next(re.match(r"\s+jobid: (\d+)", x).group(1) for x in log[i:] if re.match(r"\s+jobid: ", x))
+            start[jobid] = (m.group(1), stamp)
+        elif m := re.match(r"^Finished jobid: (\d+)", line):
+            rule, began = start[m.group(1)]
+            out[rule][0] += 1
+            out[rule][1] += (stamp - began).total_seconds()
+    return {rule: (int(n), s) for rule, (n, s) in out.items()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("config", nargs="?", default=str(REPO / "config" / "config.yaml"))
+    parser.add_argument("--cores", type=int, default=2)
+    args = parser.parse_args()
+    config = Path(args.config).resolve()
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
+        load_before = os.getloadavg()
         start = time.perf_counter()
-        dry = snakemake(workdir, config, "-n")
+        dry = snakemake(workdir, config, args.cores, "-n")
         dag_seconds = time.perf_counter() - start
         counts = dict(re.findall(r"^(\w+)\s+(\d+)$", dry.stdout, flags=re.M))
         start = time.perf_counter()
-        run = snakemake(workdir, config)
+        run = snakemake(workdir, config, args.cores)
         wall = time.perf_counter() - start
         if run.returncode != 0:
             print(run.stderr[-3000:])
             raise SystemExit("workflow failed")
-        print(f"config: {config.relative_to(REPO)}")
+        load_after = os.getloadavg()
+        work = cell_seconds(workdir)
+        print(f"config: {config}")
+        print(f"load average (1, 5, 15 min): before {load_before[0]:.1f} {load_before[1]:.1f} {load_before[2]:.1f}, "
+              f"after {load_after[0]:.1f} {load_after[1]:.1f} {load_after[2]:.1f} ({os.cpu_count()} CPUs)")  # fmt: skip
         print(f"jobs: {counts.get('total')} ({', '.join(f'{k} {v}' for k, v in counts.items() if k != 'total')})")
         print(f"dry run (DAG build): {dag_seconds:.1f} s")
-        print(f"wall time, from scratch: {wall:.1f} s")
+        print(f"wall time, from scratch, {args.cores} cores: {wall:.1f} s")
+        print(f"cell work (inside run_shard cells): {work:.1f} CPU-s")
+        print(f"overhead share = 1 - cell work / ({args.cores} x wall) = {1 - work / (args.cores * wall):.0%}")
+        grouped: dict[str, tuple[int, float]] = defaultdict(lambda: (0, 0.0))
+        for rule, (n, seconds) in rule_seconds(workdir).items():
+            key = "figures_*" if rule.startswith("figures_") else rule
+            grouped[key] = (grouped[key][0] + n, grouped[key][1] + seconds)
+        for rule, (n, seconds) in sorted(grouped.items(), key=lambda kv: -kv[1][1]):
+            print(f"  {rule:<14} {n:>3} jobs {seconds:>7.0f} s")
         start = time.perf_counter()
-        again = snakemake(workdir, config)
+        again = snakemake(workdir, config, args.cores)
         print(f"re-run (nothing to do): {time.perf_counter() - start:.1f} s, "
               f"{'nothing to be done' if 'Nothing to be done' in again.stdout + again.stderr else 'JOBS RAN AGAIN'}")
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else REPO / "config" / "config.yaml")
+    main()

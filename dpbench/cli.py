@@ -4,6 +4,13 @@
 - ``dpbench run``: one cell from flags, without Snakemake; prints a small table.
 - ``dpbench validate CONFIG``: the same checks as the workflow, before any job.
 - ``dpbench plan CONFIG``: cells, shards, jobs and predicted CPU-hours per experiment.
+- ``dpbench shrink CONFIG -o OUT``: the same grid shape, small enough to run in minutes.
+- ``dpbench audit LEARNER``: the empirical privacy audit of one learner (dpbench.audit).
+- ``dpbench check NAME``: the conformance suite on one learner (dpbench.check).
+
+Bad input (a missing or malformed config, an unknown name, a bad value) prints one line
+naming the file, key or name — with the closest valid names for a typo — and exits with
+status 2, never a traceback.
 """
 
 from __future__ import annotations
@@ -13,6 +20,20 @@ import math
 import sys
 
 import yaml
+
+
+class UsageError(Exception):
+    """Bad input from the command line: printed as one line, exit status 2."""
+
+
+def _load(path: str):
+    """The validated grid of config file ``path`` (a UsageError naming file and key)."""
+    from dpbench.config import ConfigError, error_line, load
+
+    try:
+        return load(path)
+    except ConfigError as exc:
+        raise UsageError(error_line(path, exc)) from None
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
@@ -30,13 +51,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from dpbench.config import ConfigError, load
-
-    try:
-        grid = load(args.config)
-    except ConfigError as exc:
-        print(f"invalid config {args.config}: {exc}", file=sys.stderr)
-        return 2
+    grid = _load(args.config)
     for exp_id, plan in grid.experiments.items():
         print(f"{exp_id}: {len(plan.cells)} cells in {len(plan.shards())} shards")
     print(f"{args.config}: valid")
@@ -46,15 +61,10 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 def _cmd_plan(args: argparse.Namespace) -> int:
     import time
 
-    from dpbench.config import ConfigError, load
     from dpbench.plan import format_plan, make_plan
 
     start = time.perf_counter()
-    try:
-        grid = load(args.config)
-    except ConfigError as exc:
-        print(f"invalid config {args.config}: {exc}", file=sys.stderr)
-        return 2
+    grid = _load(args.config)
     print(format_plan(make_plan(grid), source=args.config))
     print(f"(planned in {time.perf_counter() - start:.1f} s)")
     return 0
@@ -68,27 +78,51 @@ def _key_values(pairs: list[str], flag: str) -> dict[str, object]:
     out = {}
     for pair in pairs:
         if "=" not in pair:
-            raise SystemExit(f"{flag} takes NAME=VALUE, got {pair!r}")
+            raise UsageError(f"{flag} takes NAME=VALUE, got {pair!r}")
         key, value = pair.split("=", 1)
         out[key] = _parse_value(value)
     return out
 
 
+METRICS = ("error", "train_error", "regret", "expected_regret", "mistakes", "loss", "excess_loss", "fit_seconds")
+
+
+def _summary(df, keys: list[str]):
+    """Per group: every measured metric as ``mean ± sd`` over the repetitions, and their number."""
+    import pandas as pd
+
+    metrics = [c for c in METRICS if df[c].notna().any()]
+    groups = df.groupby(keys, dropna=False)
+    table = groups.size().rename("reps").to_frame()
+    mean, sd = groups[metrics].mean(), groups[metrics].std(ddof=1)
+    for m in metrics:
+        table[m] = [f"{a:.4g} ± {b:.2g}" if pd.notna(b) else f"{a:.4g}" for a, b in zip(mean[m], sd[m])]
+    return table.reset_index()
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from dpbench.config import ConfigError, from_dict
-    from dpbench.experiment import draw_target
     from dpbench import registry
+    from dpbench.config import ConfigError, from_dict, nearest
+    from dpbench.experiment import draw_target
 
-    registry.load_all()
-    experiment = registry.experiment(args.experiment)
+    try:
+        experiment = registry.experiment(args.experiment)
+    except KeyError:
+        raise UsageError(f"--experiment: {nearest(args.experiment, registry.EXPERIMENTS, 'experiment')}") from None
+    known = registry.is_learner(args.learner)
+    private = known and registry.learner(args.learner).private
+    if private and args.epsilon is None:
+        raise UsageError(f"--epsilon is required: learner {args.learner!r} is private (give a value > 0, or inf for its non-private limit)")
+    if known and not private and args.epsilon is not None:
+        print(f"note: learner {args.learner!r} is not private; --epsilon is ignored", file=sys.stderr)
     block = {
         "problem": args.problem or experiment.problems[0],
         "problem_params": _key_values(args.param, "--param"),
         "learners": [args.learner],
         "learner_params": {args.learner: _key_values(args.learner_param, "--learner-param")} if args.learner_param else {},
-        "epsilon": [args.epsilon],
+        "epsilon": [math.inf if args.epsilon is None else args.epsilon],
         "delta": args.delta,
         experiment.size: [args.size],
         "repetitions": args.reps,
@@ -97,56 +131,123 @@ def _cmd_run(args: argparse.Namespace) -> int:
     try:
         grid = from_dict({"seed": args.seed, "experiments": {args.experiment: block}})
     except ConfigError as exc:
-        print(f"invalid cell: {exc}", file=sys.stderr)
-        return 2
+        raise UsageError(f"invalid cell: {exc}") from None
     rows = []
     for cell in grid.experiments[args.experiment].cells:
         rows += experiment.run_cell(cell, draw_target(cell, args.seed), args.seed)
     df = pd.DataFrame(rows)
-    metrics = [c for c in ("error", "train_error", "regret", "expected_regret", "mistakes", "loss", "excess_loss", "fit_seconds") if df[c].notna().any()]
+    ok, skipped = df[df["status"] == "ok"], df[df["status"] != "ok"]
     keys = ["learner", "epsilon", "delta", experiment.size] + (["t"] if df["t"].notna().any() else [])
-    summary = df[df["status"] == "ok"].groupby(keys, dropna=False)[metrics].mean()
-    skipped = df[df["status"] != "ok"]
-    with pd.option_context("display.width", 160, "display.max_columns", 20):
-        print(summary.reset_index().to_string(index=False))
+    print(f"{args.experiment}: {block['problem']} {block['problem_params'] or ''}, seed {args.seed}; "
+          f"mean ± sd over {args.reps} repetitions")  # fmt: skip
+    if len(ok):
+        with pd.option_context("display.width", 200, "display.max_columns", 20):
+            print(_summary(ok, keys).to_string(index=False))
     if len(skipped):
         print(f"{len(skipped)} repetitions skipped: {skipped['reason'].iloc[0]}")
     return 0
+
+
+def _cmd_shrink(args: argparse.Namespace) -> int:
+    from dpbench.config import ConfigError, error_line, read_yaml
+    from dpbench.shrink import shrink
+
+    try:
+        config = read_yaml(args.config)
+        small = shrink(config, budget_seconds=args.budget, repetitions=args.reps)
+    except ConfigError as exc:
+        raise UsageError(error_line(args.config, exc)) from None
+    text = yaml.safe_dump(small, sort_keys=False, default_flow_style=None, width=120)
+    header = (f"# {args.output}: `dpbench shrink {args.config}` — the same experiments, sweeps, problems,\n"
+              f"# learners and epsilons with smaller sizes and {args.reps} repetitions (budget {args.budget:g} s per experiment).\n")  # fmt: skip
+    with open(args.output, "w") as fh:
+        fh.write(header + text)
+    print(f"wrote {args.output}; `dpbench plan {args.output}` shows its cost")
+    return 0
+
+
+def _cmd_audit(args: argparse.Namespace) -> int:
+    from dpbench.audit import cli_audit
+
+    return cli_audit(args.learner, epsilon=args.epsilon, delta=args.delta, runs=args.runs, seed=args.seed)
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from dpbench.check import cli_check
+
+    return cli_check(args.name, config=args.config)
+
+
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Every option's help ends with its default, where it has one."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        if action.required or action.default is None or action.default is argparse.SUPPRESS or action.default == []:
+            return action.help
+        return super()._get_help_string(action)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="dpbench", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("list", help="list registered problems, learners and experiments")
+    def command(name: str, help: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=help, description=help, formatter_class=_HelpFormatter)
+
+    p = command("list", "list registered problems, learners and experiments")
     p.set_defaults(func=_cmd_list)
 
-    p = sub.add_parser("validate", help="validate a config file (same checks as the workflow)")
-    p.add_argument("config")
+    p = command("validate", "validate a config file (the same checks as the workflow)")
+    p.add_argument("config", help="YAML config file")
     p.set_defaults(func=_cmd_validate)
 
-    p = sub.add_parser("plan", help="cells, shards, jobs and predicted CPU-hours of a config, before submitting")
-    p.add_argument("config")
+    p = command("plan", "cells, shards, jobs and predicted CPU-hours of a config, before submitting")
+    p.add_argument("config", help="YAML config file")
     p.set_defaults(func=_cmd_plan)
 
-    p = sub.add_parser("run", help="run one cell without snakemake and print a summary")
-    p.add_argument("--experiment", required=True)
+    p = command("shrink", "write a small config with the same shape (experiments, sweeps, problems, learners, ε) "
+                          "that runs in minutes: try a grid before a cluster run")  # fmt: skip
+    p.add_argument("config", help="YAML config file to shrink")
+    p.add_argument("-o", "--output", required=True, help="where to write the shrunk config")
+    p.add_argument("--budget", type=float, default=20.0, help="predicted CPU-seconds of cells per experiment (dpbench.cost)")
+    p.add_argument("--reps", type=int, default=2, help="repetitions per cell (at least 2)")
+    p.set_defaults(func=_cmd_shrink)
+
+    p = command("run", "run one cell without Snakemake and print mean ± sd of each metric over the repetitions")
+    p.add_argument("--experiment", required=True, help="experiment id (dpbench list)")
     p.add_argument("--problem", help="problem name (default: the experiment's first)")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="problem parameter (repeatable)")
-    p.add_argument("--learner", required=True)
+    p.add_argument("--learner", required=True, help="learner name (dpbench list)")
     p.add_argument("--learner-param", action="append", default=[], metavar="NAME=VALUE", help="learner parameter (repeatable)")
-    p.add_argument("--epsilon", type=float, default=math.inf)
-    p.add_argument("--delta", type=float, default=0.0)
+    p.add_argument("--epsilon", type=float, help="privacy parameter ε > 0 (inf: non-private limit); required for a private learner")
+    p.add_argument("--delta", type=float, default=0.0, help="privacy parameter δ (ignored by pure-DP and non-private learners)")
     p.add_argument("--size", "-n", type=int, required=True, help="n (batch) or T (online, experts)")
-    p.add_argument("--reps", type=int, default=5)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--reps", type=int, default=5, help="repetitions")
+    p.add_argument("--seed", type=int, default=0, help="root seed")
     p.set_defaults(func=_cmd_run)
+
+    p = command("audit", "empirical privacy audit of one private learner: its correct and a deliberately broken copy")
+    p.add_argument("learner", help="learner (or mechanism) with registered audit cases")
+    p.add_argument("--epsilon", type=float, help="claimed ε to audit (default: the audit cases' own)")
+    p.add_argument("--delta", type=float, help="claimed δ to audit (default: the audit cases' own)")
+    p.add_argument("--runs", type=int, help="runs per side (default: the audit's own)")
+    p.add_argument("--seed", type=int, default=0, help="root seed of the audit")
+    p.set_defaults(func=_cmd_audit)
+
+    p = command("check", "conformance suite on one learner (a registry name or module:Class); non-zero exit on a failure")
+    p.add_argument("name", help="learner name or module:Class")
+    p.add_argument("--config", help="config file whose conventions (problems, plugins) the checks use")
+    p.set_defaults(func=_cmd_check)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except UsageError as exc:
+        print(f"dpbench {args.command}: error: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import difflib
 import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -33,7 +34,30 @@ class ConfigError(ValueError):
 
     def __init__(self, key: str, message: str):
         self.key = key
+        self.message = message
         super().__init__(f"{key}: {message}")
+
+
+def error_line(source: str | Path, exc: ConfigError) -> str:
+    """The one line a user sees for a bad config ``source`` (``dpbench`` and Snakemake alike):
+    ``invalid config SOURCE: KEY: MESSAGE`` (the key is left out when it is the file itself)."""
+    if exc.key == str(source):
+        return f"invalid config {source}: {exc.message}"
+    return f"invalid config {source}: {exc}"
+
+
+def nearest(name: object, choices, what: str, of: str = "") -> str:
+    """``unknown WHAT 'NAME' [OF]`` with the closest valid names (difflib), or all of them
+    if they are few."""
+    choices = sorted(str(c) for c in choices)
+    close = difflib.get_close_matches(str(name), choices, n=3, cutoff=0.6)
+    if close:
+        hint = "did you mean " + " or ".join(repr(c) for c in close) + "?"
+    elif len(choices) <= 8:
+        hint = "allowed: " + ", ".join(choices)
+    else:
+        hint = "`dpbench list` shows all"
+    return f"unknown {what} {name!r}{' ' + of if of else ''}; {hint}"
 
 
 @dataclass(frozen=True)
@@ -57,20 +81,29 @@ class Grid:
     seed: int
     experiments: dict[str, ExperimentPlan]
 
-    def problem_cells(self) -> dict[str, Cell]:
-        """One representative cell per distinct problem (problem_id → cell)."""
-        out: dict[str, Cell] = {}
-        for plan in self.experiments.values():
-            for cell in plan.cells:
-                out.setdefault(cell.problem_id, cell)
-        return out
+
+def read_yaml(path: str | Path) -> Any:
+    """The parsed YAML file; a missing/unreadable file or a syntax error is a
+    :class:`ConfigError` whose key is the path (line and column of a syntax error)."""
+    try:
+        with open(path) as fh:
+            return yaml.safe_load(fh)
+    except FileNotFoundError:
+        raise ConfigError(str(path), "no such file") from None
+    except IsADirectoryError:
+        raise ConfigError(str(path), "is a directory, not a YAML file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(str(path), f"cannot be read ({exc})") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError(str(path), f"YAML syntax error{where}: {problem}") from None
 
 
 def load(path: str | Path) -> Grid:
     """Read, validate and expand a YAML config."""
-    with open(path) as fh:
-        config = yaml.safe_load(fh)
-    return from_dict(config)
+    return from_dict(read_yaml(path))
 
 
 def _schema() -> dict:
@@ -97,6 +130,13 @@ def check_schema(config: Any) -> None:
             best = max(err.context, key=lambda e: len(e.absolute_path))
             path = list(err.absolute_path) + list(best.relative_path)
             raise ConfigError(_dotted(path), f"{best.message} (got {best.instance!r})")
+        if err.validator == "additionalProperties" and isinstance(err.instance, Mapping):
+            allowed = err.schema.get("properties", {})
+            extra = sorted(k for k in err.instance if k not in allowed)[0]
+            raise ConfigError(_dotted([*err.absolute_path, extra]), nearest(extra, allowed, "key"))
+        if err.validator == "enum":  # e.g. an experiment id (propertyNames)
+            what = "experiment" if list(err.absolute_path) == ["experiments"] else "value"
+            raise ConfigError(_dotted(err.absolute_path), nearest(err.instance, err.validator_value, what))
         raise ConfigError(_dotted(err.absolute_path), err.message)
 
 
@@ -134,14 +174,13 @@ def _expand_block(exp_id: str, block: Mapping, where: str) -> list[Cell]:
             raise ConfigError(f"{where}.{key}", "is required")
     problem_name = block["problem"]
     if problem_name not in experiment.problems:
-        raise ConfigError(f"{where}.problem", f"must be one of {list(experiment.problems)}, got {problem_name!r}")
+        raise ConfigError(f"{where}.problem", nearest(problem_name, experiment.problems, "problem", f"for experiment {exp_id!r}"))
     problem_cls = registry.problem(problem_name)
     raw_params = block.get("problem_params", {})
     for name in raw_params:
         if name not in problem_cls.param_names():
             raise ConfigError(
-                f"{where}.problem_params.{name}",
-                f"unknown parameter of problem {problem_name!r}; allowed: {list(problem_cls.param_names())}",
+                f"{where}.problem_params.{name}", nearest(name, problem_cls.param_names(), "parameter", f"of problem {problem_name!r}")
             )
     problems = []
     for params in _product(raw_params):
@@ -163,13 +202,17 @@ def _expand_block(exp_id: str, block: Mapping, where: str) -> list[Cell]:
     cells = []
     for i, name in enumerate(block["learners"]):
         if not registry.is_learner(name):
-            raise ConfigError(f"{where}.learners[{i}]", f"unknown learner {name!r}; known: {sorted(registry.LEARNERS)}")
+            raise ConfigError(f"{where}.learners[{i}]", nearest(name, registry.LEARNERS, "learner"))
         learner_cls = registry.learner(name)
         if problem_name not in learner_cls.problems:
             raise ConfigError(
                 f"{where}.learners[{i}]", f"learner {name!r} does not run on problem {problem_name!r} (runs on {list(learner_cls.problems)})"
             )
         names = learner_cls.field_names()
+        for param in learner_params.get(name, {}):
+            if param not in names or param in ("epsilon", "delta"):
+                valid = [n for n in names if n not in ("epsilon", "delta")]
+                raise ConfigError(f"{where}.learner_params.{name}.{param}", nearest(param, valid, "parameter", f"of learner {name!r}"))
         eps_grid = epsilons if "epsilon" in names else [float("inf")]
         delta_grid = deltas if "delta" in names else [0.0]
         for params in _product(learner_params.get(name, {})):
@@ -202,6 +245,16 @@ def load_config_plugins(config: Mapping[str, Any]) -> tuple[str, ...]:
     return modules
 
 
+def _check_sweep_keys(block: Mapping, where: str) -> None:
+    """A sweep may set any key of a block except the job sizing and nested sweeps (the
+    schema only says that a sweep is a mapping, so a typo would otherwise be ignored)."""
+    allowed = set(_schema()["$defs"]["block"]["properties"]) - {"sweeps", "shards", "shard_minutes"}
+    for i, sweep in enumerate(block.get("sweeps", [])):
+        for key in sweep:
+            if key not in allowed:
+                raise ConfigError(f"{where}.sweeps[{i}].{key}", nearest(key, allowed, "key", "in a sweep"))
+
+
 def from_dict(config: Mapping[str, Any]) -> Grid:
     """Validate a config mapping and expand it into cells; raise :class:`ConfigError`."""
     check_schema(config)
@@ -209,6 +262,11 @@ def from_dict(config: Mapping[str, Any]) -> Grid:
     plans = {}
     for exp_id, block in config["experiments"].items():
         where = f"experiments.{exp_id}"
+        try:
+            registry.experiment(exp_id)
+        except KeyError:
+            raise ConfigError("experiments", nearest(exp_id, registry.EXPERIMENTS, "experiment")) from None
+        _check_sweep_keys(block, where)
         blocks = (
             [(_merge(block, s), f"{where}.sweeps[{i}]") for i, s in enumerate(block["sweeps"])]
             if "sweeps" in block

@@ -1,16 +1,15 @@
-"""Run cells: the code behind the ``distribution`` and ``run_shard`` rules.
+"""Run cells: the code behind the ``run_shard`` rule.
 
 An :class:`Experiment` (one module per experiment in ``dpbench/experiments/``) says which
 problems it runs, whether its size axis is ``n`` or ``T``, how one cell turns into rows,
 how its theory check is computed and which figures it draws. This module holds what all
-experiments share: materialising targets, the shard loop, and the batch (PAC) cell runner
-with its sample sharing across cells.
+experiments share: drawing targets, the shard loop, and the batch (PAC) cell runner with
+its sample sharing across cells.
 """
 
 from __future__ import annotations
 
 import importlib
-import json
 import logging
 import time
 from collections import OrderedDict
@@ -73,33 +72,14 @@ class Experiment:
 
 
 def draw_target(cell: Cell, root_seed: int) -> Any:
-    """Draw the cell's distribution from its ``target`` stream."""
+    """Draw the cell's distribution from its ``target`` stream.
+
+    The stream is keyed by the problem and its parameters only, so every shard (and
+    ``dpbench run``) that needs this problem draws the same target: every learner faces
+    the same distribution without a file passed between jobs.
+    """
     problem = registry.problem(cell.problem)(**dict(cell.problem_params))
     return problem.draw_target(rng=make_rng(root_seed, "target", cell.problem_key()))
-
-
-def write_target(cell: Cell, root_seed: int, out: str | Path) -> None:
-    """Materialise the cell's target as JSON (the ``distribution`` rule)."""
-    target = draw_target(cell, root_seed)
-    payload = {"problem": cell.problem, "params": dict(cell.problem_params), "target": target.to_json()}
-    if cell.plugins:  # a plugin problem's module, for the jobs that read the target back
-        payload["plugins"] = list(cell.plugins)
-    Path(out).parent.mkdir(parents=True, exist_ok=True)
-    Path(out).write_text(json.dumps(payload, indent=1, default=_json_default))
-
-
-def _json_default(value: Any) -> Any:
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    raise TypeError(f"not JSON-serialisable: {type(value).__name__}")
-
-
-def read_target(path: str | Path) -> Any:
-    payload = json.loads(Path(path).read_text())
-    registry.load_plugins(payload.get("plugins", ()))
-    return registry.problem(payload["problem"]).target_from_json(payload["target"])
 
 
 # --------------------------------------------------------------------------- shards
@@ -109,19 +89,21 @@ def run_shard(
     cells: Iterable[Cell],
     *,
     root_seed: int,
-    targets: Mapping[str, Any],
     out: str | Path,
     config_hash: str = "",
 ) -> None:
     """Run every cell of a shard and write its rows to ``out`` (atomically).
 
-    ``targets`` maps problem_id → target (from :func:`read_target`). A cell that raises
-    fails the job: nothing is silently dropped, and no partial file is left.
+    Each distinct problem's target is drawn once per shard (:func:`draw_target`). A cell
+    that raises fails the job: nothing is silently dropped, and no partial file is left.
     """
     rows: list[dict] = []
+    targets: dict[str, Any] = {}
     for cell in cells:
         experiment = registry.experiment(cell.experiment)
-        start = time.perf_counter()
+        start = time.perf_counter()  # the cell's work includes drawing its target, once per shard
+        if cell.problem_id not in targets:
+            targets[cell.problem_id] = draw_target(cell, root_seed)
         cell_rows = experiment.run_cell(cell, targets[cell.problem_id], root_seed)
         for row in cell_rows:
             row["config_hash"] = config_hash

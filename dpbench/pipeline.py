@@ -1,36 +1,92 @@
-"""The aggregate steps behind the ``theory_check`` and ``figure`` rules."""
+"""The aggregate steps behind the ``theory_check`` and ``figures_*`` rules, and the names
+of their outputs (the Snakefile asks here, so rules and package cannot disagree).
+
+Figure files are ``results/figures/{experiment}_{name}.pdf|png``, except that the figure
+named ``""`` is ``results/figures/{experiment}.pdf|png``. Each figure's caption goes to
+``results/captions/{stem}.rst`` as reStructuredText with every markup character escaped,
+so the report shows the caption text as written (``|F|``, ``*``, backslashes).
+"""
 
 from __future__ import annotations
 
 import os
+import re
+import string
 import tempfile
 from pathlib import Path
 
 from dpbench import registry
-from dpbench.analysis import THEORY_COLUMNS
-from dpbench.results import read_results
+
+FIGURES_DIR = Path("results/figures")
+CAPTIONS_DIR = Path("results/captions")
+
+#: every ASCII punctuation character: backslash-escaped in a caption, it is a literal in
+#: reStructuredText (docutils spec, "Escaping Mechanism") and never a Jinja delimiter
+_RST_SPECIAL = re.compile("([" + re.escape(string.punctuation) + "])")
 
 
-def write_theory_check(experiment: str, results: str | Path, out: str | Path) -> None:
-    """Run the experiment's theory check on its collected results; write CSV atomically."""
-    exp = registry.experiment(experiment)
-    table = exp.theory_check(read_results(results))
-    table = table.reindex(columns=list(exp.theory_columns or THEORY_COLUMNS))
-    out = Path(out)
+def figure_stem(experiment: str, name: str) -> str:
+    """File stem of one figure: ``{experiment}_{name}``, or ``{experiment}`` for ``name == ""``."""
+    return f"{experiment}_{name}" if name else experiment
+
+
+def figure_stems(experiment: str) -> dict[str, str]:
+    """Figure name → file stem, for every figure the experiment registers."""
+    return {name: figure_stem(experiment, name) for name in registry.experiment(experiment).figures}
+
+
+def rst_literal(text: str) -> str:
+    """``text`` as one reStructuredText paragraph that renders as written: whitespace runs
+    (newlines, indentation) become one space and every punctuation character is escaped."""
+    return _RST_SPECIAL.sub(r"\\\1", " ".join(text.split()))
+
+
+def _atomic_write(out: Path, write) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
     os.close(fd)
     try:
-        table.to_csv(tmp, index=False, float_format="%.6g")
+        write(tmp)
         os.replace(tmp, out)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
 
 
-def write_figure(experiment: str, figure: str, results: str | Path, out_pdf: str | Path) -> None:
-    """Draw one figure of the experiment; writes ``out_pdf`` and the PNG beside it."""
-    from dpbench.plotting.style import save
+def _write_text(out: Path, text: str) -> None:
+    _atomic_write(out, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
 
-    recipe = registry.experiment(experiment).figures[figure]
-    save(recipe(read_results(results)), Path(out_pdf).with_suffix(""))
+
+def write_theory_check(experiment: str, results: str | Path, out: str | Path, html: str | Path | None = None) -> None:
+    """Run the experiment's theory check on its collected results; write CSV (and, for
+    the report, the same table as HTML) atomically."""
+    from dpbench.analysis import THEORY_COLUMNS
+    from dpbench.results import read_results
+
+    exp = registry.experiment(experiment)
+    table = exp.theory_check(read_results(results))
+    table = table.reindex(columns=list(exp.theory_columns or THEORY_COLUMNS))
+    _atomic_write(Path(out), lambda tmp: table.to_csv(tmp, index=False, float_format="%.6g"))
+    if html is not None:
+        page = (
+            f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{experiment}: theory check</title>"
+            "<style>body{font-family:sans-serif;font-size:13px} table{border-collapse:collapse}"
+            " td,th{border:1px solid #ccc;padding:2px 6px;text-align:right} th{background:#eee}</style></head><body>"
+            f"<h3>{experiment}: theory check</h3>"
+            + table.to_html(index=False, na_rep="", float_format=lambda v: f"{v:.4g}", border=0)
+            + "</body></html>"
+        )
+        _write_text(Path(html), page)
+
+
+def write_figures(experiment: str, results: str | Path, figures_dir: str | Path = FIGURES_DIR, captions_dir: str | Path = CAPTIONS_DIR) -> None:
+    """Draw every figure of the experiment from its collected results, in one process:
+    ``{figures_dir}/{stem}.pdf|png`` and the escaped caption ``{captions_dir}/{stem}.rst``."""
+    from dpbench.plotting.style import save
+    from dpbench.results import read_results
+
+    df = read_results(results)
+    for name, recipe in registry.experiment(experiment).figures.items():
+        stem = figure_stem(experiment, name)
+        save(recipe(df), Path(figures_dir) / stem)
+        _write_text(Path(captions_dir) / f"{stem}.rst", rst_literal(recipe.caption) + "\n")

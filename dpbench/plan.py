@@ -23,7 +23,7 @@ class ExperimentCost:
     cells: int
     repetitions: int  # total over cells
     shards: int
-    aggregate_jobs: int  # collect + theory_check + figures (local rules)
+    aggregate_jobs: int  # collect + theory_check + one figures job (local rules)
     cell_seconds: float  # work inside the cells
     shard_seconds: tuple[float, ...]  # per shard, cells only
     largest_shard_cells: int
@@ -43,7 +43,6 @@ class ExperimentCost:
 @dataclass(frozen=True)
 class Plan:
     experiments: tuple[ExperimentCost, ...]
-    distributions: int  # one `distribution` job per distinct problem
 
     @property
     def shard_jobs(self) -> int:
@@ -51,8 +50,8 @@ class Plan:
 
     @property
     def jobs(self) -> int:
-        """Every job of the DAG: distributions, shards, aggregates, and `all`."""
-        return self.distributions + sum(e.shards + e.aggregate_jobs for e in self.experiments) + 1
+        """Every job of the DAG: shards, aggregates, and `all`."""
+        return sum(e.shards + e.aggregate_jobs for e in self.experiments) + 1
 
     @property
     def cpu_hours(self) -> float:
@@ -73,7 +72,7 @@ def make_plan(grid: Grid) -> Plan:
                 cells=len(plan.cells),
                 repetitions=sum(c.repetitions for c in plan.cells),
                 shards=len(shards),
-                aggregate_jobs=2 + len(registry.experiment(exp_id).figures),
+                aggregate_jobs=2 + bool(registry.experiment(exp_id).figures),
                 cell_seconds=sum(seconds),
                 shard_seconds=seconds,
                 largest_shard_cells=len(shards[largest]),
@@ -81,7 +80,7 @@ def make_plan(grid: Grid) -> Plan:
                 target_seconds=plan.target_seconds,
             )
         )
-    return Plan(experiments=tuple(experiments), distributions=len(grid.problem_cells()))
+    return Plan(experiments=tuple(experiments))
 
 
 def _duration(seconds: float) -> str:
@@ -109,7 +108,7 @@ def format_plan(plan: Plan, source: str = "") -> str:
     aggregates = sum(e.aggregate_jobs for e in plan.experiments)
     lines.append(
         f"jobs: {plan.jobs} in the DAG = {plan.shard_jobs} run_shard (submitted to the cluster) "
-        f"+ {plan.distributions} distribution + {aggregates} collect/theory_check/figure + 1 all (local rules)"
+        f"+ {aggregates} collect/theory_check/figures_* + 1 all (local rules)"
     )
     lines.append(
         f"CPU-hours are predicted by dpbench.cost (calibrated per learner; per-family defaults for others) "

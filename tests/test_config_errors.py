@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from dpbench.cli import main
-from dpbench.config import ConfigError, from_dict
+from dpbench.config import ConfigError, from_dict, load
 from tests.conftest import TINY_CONFIG
 
 
@@ -41,7 +41,10 @@ BAD = {
     "bad learner parameter": (_with("learner_params", {"sq_conjunction": {"alpha": 2.0}}), "experiments.conjunctions.learner_params.sq_conjunction"),
     "learner on wrong problem": (_with("problem", "decision_list_does_not_exist"), "experiments.conjunctions.problem"),
     "repetitions < 1": (_with("repetitions", 0), "experiments.conjunctions.repetitions"),
-    "unknown experiment key": (_with("colour", "red"), "experiments.conjunctions"),
+    "unknown experiment key": (_with("colour", "red"), "experiments.conjunctions.colour"),
+    "typo in a sweep": (_with("sweeps", [{}, {"epsilonn": [1.0]}]), "experiments.conjunctions.sweeps[1].epsilonn: unknown key 'epsilonn' in a sweep; did you mean 'epsilon'?"),
+    "typo'd learner parameter": (_with("learner_params", {"sq_conjunction": {"alpah": 0.1}}), "experiments.conjunctions.learner_params.sq_conjunction.alpah: unknown parameter 'alpah' of learner 'sq_conjunction'; did you mean 'alpha'?"),
+    "typo'd experiment": ({"seed": 1, "experiments": {"conjunctionz": {}}}, "experiments: unknown experiment 'conjunctionz'; did you mean 'conjunctions'?"),
 }
 
 
@@ -51,6 +54,16 @@ def test_bad_config_names_the_key(case):
     with pytest.raises(ConfigError) as info:
         from_dict(cfg)
     assert str(info.value).startswith(key), str(info.value)
+
+
+def test_unreadable_config_files(tmp_path):
+    with pytest.raises(ConfigError, match="no such file") as info:
+        load(tmp_path / "missing.yaml")
+    assert info.value.key == str(tmp_path / "missing.yaml")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("seed: 1\nexperiments:\n  - a\n  b: 2\n")
+    with pytest.raises(ConfigError, match=r"YAML syntax error at line 4, column 3"):
+        load(bad)
 
 
 def test_missing_and_empty_top_level():

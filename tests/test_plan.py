@@ -28,12 +28,12 @@ def test_plan_of_tiny_config_counts_cells_shards_and_jobs():
     plan = make_plan(load(TINY_SLURM))
     (exp,) = plan.experiments
     assert (exp.id, exp.cells, exp.shards, exp.repetitions) == ("conjunctions", 18, 3, 54)
-    # 1 distribution + 3 run_shard + collect + theory_check + 2 figures + all
-    assert plan.jobs == 9 and plan.shard_jobs == 3 and plan.distributions == 1
+    # 3 run_shard + collect + theory_check + one figures job + all
+    assert plan.jobs == 7 and plan.shard_jobs == 3
     assert 0 < exp.largest_shard_seconds <= exp.cell_seconds
     assert exp.cpu_hours > exp.cell_seconds / 3600  # includes per-job start-up
     text = format_plan(plan, source="tiny")
-    assert "conjunctions" in text and "jobs: 9 in the DAG" in text
+    assert "conjunctions" in text and "jobs: 7 in the DAG" in text
 
 
 def test_shard_minutes_block_overrides_top_level():
@@ -79,15 +79,33 @@ def test_cli_plan(capsys, tmp_path):
     assert "shard_minutes" in capsys.readouterr().err
 
 
+def _one_experiment_config(tmp_path: Path) -> Path:
+    """decision_lists of config.yaml alone: a config with one experiment (and its sweeps)."""
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    config["experiments"] = {"decision_lists": config["experiments"]["decision_lists"]}
+    path = tmp_path / "one.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
 @pytest.mark.slow
-def test_plan_matches_the_snakemake_dag(tmp_path):
-    """The job count the plan prints is the one Snakemake builds (dry run)."""
+@pytest.mark.parametrize("name", ["tiny_slurm", "config", "paper", "one_experiment"])
+def test_plan_matches_the_snakemake_dag(tmp_path, name):
+    """`snakemake -n --configfile X` schedules exactly the jobs `dpbench plan X` predicts:
+    the config given on the command line replaces config/config.yaml (issue 11)."""
+    config = {
+        "tiny_slurm": TINY_SLURM,
+        "config": REPO / "config" / "config.yaml",
+        "paper": REPO / "config" / "paper.yaml",
+        "one_experiment": _one_experiment_config(tmp_path) if name == "one_experiment" else None,
+    }[name]
     cmd = [sys.executable, "-m", "snakemake", "-n", "--snakefile", str(REPO / "Snakefile"), "--directory", str(tmp_path),
-           "--configfile", str(TINY_SLURM), "--cores", "1"]  # fmt: skip
+           "--configfile", str(config), "--cores", "2"]  # fmt: skip
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     counts = dict(re.findall(r"^(\w+)\s+(\d+)$", done.stdout + done.stderr, flags=re.M))
-    plan = make_plan(load(TINY_SLURM))
-    assert int(counts["total"]) == plan.jobs
+    plan = make_plan(load(config))
     assert int(counts["run_shard"]) == plan.shard_jobs
-    assert int(counts["distribution"]) == plan.distributions
+    assert int(counts["total"]) == plan.jobs
+    figure_jobs = {k for k in counts if k.startswith("figures_")}
+    assert figure_jobs == {f"figures_{e.id}" for e in plan.experiments}

@@ -33,7 +33,7 @@ def test_cells_give_deterministic_rows_and_the_audit_csv(tmp_path):
     strip = lambda rows: [{k: v for k, v in r.items() if k not in TIMING_COLUMNS} for r in rows]  # noqa: E731
     assert strip(first) == strip(second)
     assert [r["variant"] for r in first] == ["correct", "broken"]
-    run_shard(cells, root_seed=grid.seed, targets={c.problem_id: target for c in cells}, out=tmp_path / "s.parquet")
+    run_shard(cells, root_seed=grid.seed, out=tmp_path / "s.parquet")
     write_theory_check("privacy_audit", tmp_path / "s.parquet", tmp_path / "privacy_audit.csv")
     table = pd.read_csv(tmp_path / "privacy_audit.csv")
     assert list(table.columns) == AUDIT_COLUMNS

@@ -13,6 +13,7 @@ import yaml
 
 from dpbench import registry
 from dpbench.analysis import THEORY_COLUMNS
+from dpbench.pipeline import figure_stems
 from dpbench.results import SCHEMA, TIMING_COLUMNS
 from tests.conftest import TINY_CONFIG, run_snakemake
 
@@ -39,9 +40,10 @@ def test_outputs_exist_with_the_schema(first_run):
         assert (df["status"] != "failed").all()
         theory = pd.read_csv(first_run / "results" / "theory" / f"{exp}.csv")
         assert list(theory.columns) == THEORY_COLUMNS and len(theory) > 0
-        for fig in registry.experiment(exp).figures:
+        assert "<table" in (first_run / "results" / "theory" / f"{exp}.html").read_text()
+        for stem in figure_stems(exp).values():
             for ext in ("pdf", "png"):
-                path = first_run / "results" / "figures" / f"{exp}_{fig}.{ext}"
+                path = first_run / "results" / "figures" / f"{stem}.{ext}"
                 assert path.stat().st_size > 5_000, path
 
 
@@ -62,9 +64,19 @@ def test_rerun_does_nothing(first_run):
 
 
 def test_report_renders(first_run):
+    """The report builds, every caption is valid reStructuredText (no Docutils system
+    message), it opens on the list of experiments, and every theory table is in it."""
     proc = run_snakemake(first_run, "--report", "results/report.html")
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert (first_run / "results" / "report.html").stat().st_size > 10_000
+    html = (first_run / "results" / "report.html").read_text()
+    assert len(html) > 10_000
+    assert "system-message" not in html and "System Message" not in html
+    assert "Experiments (the name opens all its results" in html
+    for exp in EXPERIMENTS:
+        assert f"app.showCategory('{exp}')" in html, exp
+        assert f"results/theory/{exp}.html" in html, exp
+        for name, stem in figure_stems(exp).items():
+            assert f"results/figures/{stem}.png" in html, stem
 
 
 def test_same_config_gives_identical_results(first_run, tmp_path):
@@ -78,17 +90,19 @@ def test_same_config_gives_identical_results(first_run, tmp_path):
 
 
 @pytest.mark.parametrize(
-    "mutate,key",
+    "mutate,line",
     [
-        (lambda b: b.update(epsilon=[-1.0]), "epsilon"),
-        (lambda b: b.update(learners=["erm", "nonexistent_learner"]), "learners"),
+        (lambda b: b.update(epsilon=[-1.0]), "experiments.conjunctions.epsilon[0]"),
+        (lambda b: b.update(learners=["erm", "nonexistent_learner"]), "experiments.conjunctions.learners[1]: unknown learner"),
+        (lambda b: b.update(repetitons=b.pop("repetitions")), "experiments.conjunctions.repetitons: unknown key 'repetitons'; did you mean 'repetitions'"),
     ],
-    ids=["epsilon<=0", "unknown-learner"],
+    ids=["epsilon<=0", "unknown-learner", "typo-key"],
 )
-def test_bad_config_stops_before_any_job(tmp_path, mutate, key):
-    """Through snakemake itself (a schema error and a registry error); every other bad
-    input (δ ≥ 1, n < 1, empty grids, bad parameters, ...) is covered through the same
-    ``dpbench.config.from_dict`` in tests/test_config_errors.py."""
+def test_bad_config_stops_before_any_job(tmp_path, mutate, line):
+    """Through snakemake itself (a schema error, a registry error, a typo'd key): one line
+    naming the file and key, exit status 2, no traceback, no job. Every other bad input
+    (δ ≥ 1, n < 1, empty grids, bad parameters, ...) goes through the same
+    ``dpbench.config.from_dict`` in tests/test_config_errors.py and tests/test_cli.py."""
     config = yaml.safe_load(TINY_CONFIG.read_text())
     block = config["experiments"]["conjunctions"]
     config["experiments"] = {"conjunctions": block}
@@ -96,8 +110,10 @@ def test_bad_config_stops_before_any_job(tmp_path, mutate, key):
     path = tmp_path / "bad.yaml"
     path.write_text(yaml.safe_dump(config))
     proc = run_snakemake(tmp_path, configfile=path)
-    assert proc.returncode != 0
-    assert key in proc.stderr + proc.stdout
+    assert proc.returncode == 2, proc.stderr[-3000:]
+    assert "Traceback" not in proc.stderr + proc.stdout
+    assert proc.stderr.strip().splitlines() == [proc.stderr.strip()], proc.stderr
+    assert proc.stderr.startswith(f"invalid config {path}: ") and line in proc.stderr, proc.stderr
     assert not (tmp_path / "results").exists(), "no job may run on a bad config"
 
 

@@ -50,7 +50,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import brentq
-from scipy.special import log_ndtr, logsumexp
+from scipy.special import logsumexp
 
 from dpbench.audit import AuditCase
 from dpbench.audits import register_audit
@@ -58,7 +58,7 @@ from dpbench.learners.dp_gd import DPGD
 from dpbench.learners.dp_sgd import DPSGD
 from dpbench.learners.exp_mech_grid import ExpMechGrid, grid, score_sensitivity
 from dpbench.learners.logistic_common import minimise
-from dpbench.learners.objective_perturbation import ObjectivePerturbation, calibration
+from dpbench.learners.objective_perturbation import ObjectivePerturbation
 from dpbench.learners.output_perturbation import OutputPerturbation, sensitivity
 from dpbench.mechanisms.exponential import ExponentialMechanism
 from dpbench.mechanisms.gaussian import analytic_epsilon

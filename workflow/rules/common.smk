@@ -1,38 +1,39 @@
-# Named helpers over the validated grid (dpbench.config / dpbench.grid: package code,
-# tested without Snakemake). An invalid config raises a WorkflowError here, before any job.
+# Named helpers over the validated grid (dpbench.config / dpbench.grid / dpbench.pipeline:
+# package code, tested without Snakemake). An invalid config stops here, before any job,
+# with the one line `dpbench validate` prints and exit status 2.
 import json
 import math
+import os
+import sys
 
-from dpbench.config import ConfigError, from_dict
-from dpbench import registry
+from dpbench.config import ConfigError, error_line, from_dict
 from dpbench.cost import shard_memory_mb, shard_seconds
+from dpbench.pipeline import CAPTIONS_DIR, FIGURES_DIR, figure_stems
 
+CONFIG_SOURCE = ", ".join(map(str, workflow.overwrite_configfiles)) or "config/config.yaml"
 try:
     GRID = from_dict(config)
 except ConfigError as exc:
-    raise WorkflowError(f"invalid config: {exc}") from None
+    print(error_line(CONFIG_SOURCE, exc), file=sys.stderr)
+    sys.exit(2)
 
 SHARDS = {exp: plan.shards() for exp, plan in GRID.experiments.items()}
-PROBLEMS = GRID.problem_cells()
 
 
 wildcard_constraints:
     experiment="|".join(GRID.experiments),
     shard=r"\d{3}",
-    figure=r"[a-z0-9_]+",
-    problem_id=r"[a-z_]+-[0-9a-f]{12}",
 
 
-# Aggregates, and drawing a target (well under a second: never worth a queue wait).
+# Aggregates: seconds of work each, never worth a queue wait (the figures_* rules say
+# `localrule: True` themselves).
 localrules:
-    distribution,
     collect,
     theory_check,
-    figure,
 
 
 def shard_cells(wildcards):
-    """The shard's cells as JSON (a rule param: a changed grid re-runs the shard)."""
+    """The shard's cells as JSON (a parameter: a changed grid re-runs the shard)."""
     cells = SHARDS[wildcards.experiment][int(wildcards.shard)]
     return json.dumps([c.to_dict() for c in cells])
 
@@ -48,15 +49,6 @@ def shard_mem_mb(wildcards, attempt):
     return attempt * math.ceil(shard_memory_mb(SHARDS[wildcards.experiment][int(wildcards.shard)]))
 
 
-def shard_distributions(wildcards):
-    cells = SHARDS[wildcards.experiment][int(wildcards.shard)]
-    return sorted({f"results/distributions/{c.problem_id}.json" for c in cells})
-
-
-def problem_cell(wildcards):
-    return json.dumps(PROBLEMS[wildcards.problem_id].to_dict())
-
-
 def experiment_shards(wildcards):
     n = len(SHARDS[wildcards.experiment])
     return [f"results/runs/{wildcards.experiment}/{i:03d}.parquet" for i in range(n)]
@@ -66,14 +58,26 @@ def config_hash(wildcards):
     return GRID.experiments[wildcards.experiment].config_hash
 
 
-def figure_caption(wildcards):
-    return registry.experiment(wildcards.experiment).figures[wildcards.figure].caption
+def figure_outputs(experiment):
+    """Every figure file of the experiment (PNG in the report, with its own escaped caption
+    file written by the same job; PDF) and the caption files."""
+    outputs = []
+    for name, stem in figure_stems(experiment).items():
+        caption = f"{CAPTIONS_DIR}/{stem}.rst"
+        png = report(
+            f"{FIGURES_DIR}/{stem}.png",
+            caption=os.path.abspath(caption),
+            category=experiment,
+            labels={"figure": name or experiment},
+        )
+        outputs += [png, f"{FIGURES_DIR}/{stem}.pdf", caption]
+    return outputs
 
 
 def final_targets():
     targets = []
     for exp in GRID.experiments:
-        targets += [f"results/{exp}.parquet", f"results/theory/{exp}.csv"]
-        for fig in registry.experiment(exp).figures:
-            targets += [f"results/figures/{exp}_{fig}.pdf", f"results/figures/{exp}_{fig}.png"]
+        targets += [f"results/{exp}.parquet", f"results/theory/{exp}.csv", f"results/theory/{exp}.html"]
+        for stem in figure_stems(exp).values():
+            targets += [f"{FIGURES_DIR}/{stem}.pdf", f"{FIGURES_DIR}/{stem}.png"]
     return targets

@@ -1,6 +1,4 @@
 rule run_shard:
-    input:
-        shard_distributions,
     output:
         "results/runs/{experiment}/{shard}.parquet",
     log:

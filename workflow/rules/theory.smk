@@ -2,8 +2,9 @@ rule theory_check:
     input:
         "results/{experiment}.parquet",
     output:
-        report(
-            "results/theory/{experiment}.csv",
+        csv="results/theory/{experiment}.csv",
+        html=report(
+            "results/theory/{experiment}.html",
             caption="../report/theory.rst",
             category="{experiment}",
             labels={"figure": "theory check"},

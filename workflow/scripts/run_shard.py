@@ -3,17 +3,15 @@ import logging
 import os
 import socket
 
-from dpbench.experiment import read_target, run_shard
+from dpbench.experiment import run_shard
 from dpbench.grid import cells_from_json
 
 logging.basicConfig(stream=open(snakemake.log[0], "w"), level=logging.INFO)
 # where the shard ran: SLURM_JOB_ID is set inside a SLURM allocation (tests/test_slurm.py)
 logging.info("host=%s SLURM_JOB_ID=%s runtime=%smin mem_mb=%s", socket.gethostname(), os.environ.get("SLURM_JOB_ID", "none"), snakemake.resources.get("runtime"), snakemake.resources.get("mem_mb"))
-targets = {path.rsplit("/", 1)[-1].removesuffix(".json"): read_target(path) for path in snakemake.input}
 run_shard(
     cells_from_json(snakemake.params.cells),
     root_seed=snakemake.params.seed,
-    targets=targets,
     out=snakemake.output[0],
     config_hash=snakemake.params.config_hash,
 )
