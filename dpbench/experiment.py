@@ -101,14 +101,18 @@ def run_shard(
     targets: dict[str, Any] = {}
     for cell in cells:
         experiment = registry.experiment(cell.experiment)
-        start = time.perf_counter()  # the cell's work includes drawing its target, once per shard
+        start, cpu = time.perf_counter(), time.process_time()  # includes drawing the target, once per shard
         if cell.problem_id not in targets:
             targets[cell.problem_id] = draw_target(cell, root_seed)
         cell_rows = experiment.run_cell(cell, targets[cell.problem_id], root_seed)
         for row in cell_rows:
             row["config_hash"] = config_hash
         rows.extend(cell_rows)
-        log.info("%s %s eps=%s size=%s: %d rows in %.2fs", cell.experiment, cell.learner, cell.epsilon, cell.size, len(cell_rows), time.perf_counter() - start)
+        log.info(
+            "%s %s eps=%s size=%s: %d rows in %.2fs (cpu %.2fs)",
+            cell.experiment, cell.learner, cell.epsilon, cell.size, len(cell_rows),
+            time.perf_counter() - start, time.process_time() - cpu,
+        )  # fmt: skip
     write_rows(rows, out)
 
 
