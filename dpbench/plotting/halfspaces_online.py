@@ -52,7 +52,10 @@ def _rate_lines(learner: str, row: pd.Series, t: np.ndarray) -> list[TheoryLine]
     bound = float(row["mistake_bound"])
     if not np.isfinite(bound):
         return []
-    return [TheoryLine(learner, _bound_label(learner, row), t, bound / t, color(learner))]
+    label = _bound_label(learner, row)
+    if bound / float(row["T"]) >= 0.5:
+        label += f" (≥ ½ up to T = {int(row['T']):.0e}: vacuous, above the plot)"
+    return [TheoryLine(learner, label, t, bound / t, color(learner))]
 
 
 def _private_streams(df: pd.DataFrame) -> pd.DataFrame:
