@@ -116,16 +116,28 @@ def _sweep_lines(axis: str):
     return lines
 
 
+def _show_bounds(fig):
+    """Raise the shared upper y limit to the largest drawn bound (the helper fits the data),
+    so every bound line is seen over its whole range."""
+    top = max((np.nanmax(np.asarray(line.get_ydata(), dtype=float)) for ax in fig.axes for line in ax.get_lines()
+               if line.get_linestyle() == "--" and len(line.get_ydata())), default=np.nan)
+    for ax in fig.axes:
+        low, high = ax.get_ylim()
+        if np.isfinite(top) and top * 1.5 > high:
+            ax.set_ylim(low, top * 1.5)
+    return fig
+
+
 def mistakes_vs_d(df: pd.DataFrame):
     """Final mistakes against N along the d sweep (one panel per stream order)."""
-    return learning_curves(_sweep_rows(df, "d"), x="n_features", y="mistakes", xlabel="learner features N",
-                           ylabel="final mistakes (t = T)", theory=_sweep_lines("n_features"))
+    return _show_bounds(learning_curves(_sweep_rows(df, "d"), x="n_features", y="mistakes", xlabel="learner features N",
+                           ylabel="final mistakes (t = T)", theory=_sweep_lines("n_features")))
 
 
 def mistakes_vs_rho(df: pd.DataFrame):
     """Final mistakes against the margin ρ along the ρ sweep."""
-    return learning_curves(_sweep_rows(df, "rho"), x="rho", y="mistakes", xlabel="margin ρ",
-                           ylabel="final mistakes (t = T)", theory=_sweep_lines("rho"))
+    return _show_bounds(learning_curves(_sweep_rows(df, "rho"), x="rho", y="mistakes", xlabel="margin ρ",
+                                        ylabel="final mistakes (t = T)", theory=_sweep_lines("rho")))
 
 
 def mistakes_vs_epsilon(df: pd.DataFrame):
