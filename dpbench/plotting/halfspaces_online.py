@@ -29,6 +29,37 @@ BETA = 0.1
 TRIVIAL_RATE = "trivial predictor (½ mistake per round)"
 
 
+class NoData(ValueError):
+    """The config has no runs of the kind a figure draws."""
+
+
+def _note(message: str):
+    """A one-column figure saying why there is nothing to draw (a config without, e.g., a
+    d sweep still gets every figure file, so the workflow does not fail)."""
+    import matplotlib.pyplot as plt
+
+    from dpbench.plotting.style import SINGLE_COLUMN, paper_style
+
+    with paper_style():
+        fig, ax = plt.subplots(figsize=(SINGLE_COLUMN, 1.0))
+        ax.text(0.5, 0.5, message, ha="center", va="center", transform=ax.transAxes, wrap=True)
+        ax.set_axis_off()
+    return fig
+
+
+def _or_note(recipe):
+    """``recipe(df)``, or a :func:`_note` figure when the config has no such runs."""
+    import functools
+
+    @functools.wraps(recipe)
+    def draw(df: pd.DataFrame):
+        try:
+            return recipe(df)
+        except NoData as missing:
+            return _note(f"halfspaces_online: {missing} in this config")
+    return draw
+
+
 def _ok(df: pd.DataFrame) -> pd.DataFrame:
     return df[df["status"] == "ok"]
 
@@ -64,22 +95,24 @@ def _private_streams(df: pd.DataFrame) -> pd.DataFrame:
     return hs[hs["problem_id"].isin(hs.loc[hs["private"], "problem_id"])]
 
 
+@_or_note
 def mistakes_vs_t(df: pd.DataFrame):
     """Cumulative mistake rate against t on the streams where the private learners ran."""
     rows = _private_streams(df)
     if rows.empty:
-        raise ValueError("no halfspace stream with a private learner to draw")
+        raise NoData("no halfspace stream with a private learner")
     return learning_curves(_rate(rows), x="t", y="mistake_rate", xlabel="round t", ylabel="mistakes / t",
                            theory=_rate_lines, trivial=lambda r: 0.5, trivial_label=TRIVIAL_RATE,
                            zero_label="no mistake yet (rate 0, off the log axis)")
 
 
+@_or_note
 def dl_as_halfspace(df: pd.DataFrame):
     """Decision lists as margin-1/(2^(l+1)−1) halfspaces: mistake rate against t per l and ε."""
     ok = _ok(df)
     rows = ok[ok["problem"] == "dl_as_halfspace"]
     if rows.empty:
-        raise ValueError("no dl_as_halfspace runs to draw")
+        raise NoData("no dl_as_halfspace runs")
     return learning_curves(_rate(rows), x="t", y="mistake_rate", xlabel="round t", ylabel="mistakes / t",
                            theory=_rate_lines, trivial=lambda r: 0.5, trivial_label=TRIVIAL_RATE,
                            zero_label="no mistake yet (rate 0, off the log axis)")
@@ -94,7 +127,7 @@ def _sweep_rows(df: pd.DataFrame, axis: str) -> pd.DataFrame:
     others = [c for c in ("d", "s", "rho", "order", "domain", "monotone") if c != axis and c in rows and rows[c].notna().any()] + ["T"]
     keep = [g for _, g in rows.groupby(others, dropna=False, sort=True) if g[axis].nunique() >= 3]
     if not keep:
-        raise ValueError(f"no sweep along {axis!r} with ≥ 3 values to draw")
+        raise NoData(f"no sweep along {axis} with ≥ 3 values")
     out = pd.concat(keep)
     return out.assign(problem_id="sweep", **({"d": None} if axis == "d" else {}))
 
@@ -128,25 +161,28 @@ def _show_bounds(fig):
     return fig
 
 
+@_or_note
 def mistakes_vs_d(df: pd.DataFrame):
     """Final mistakes against N along the d sweep (one panel per stream order)."""
     return _show_bounds(learning_curves(_sweep_rows(df, "d"), x="n_features", y="mistakes", xlabel="learner features N",
                            ylabel="final mistakes (t = T)", theory=_sweep_lines("n_features")))
 
 
+@_or_note
 def mistakes_vs_rho(df: pd.DataFrame):
     """Final mistakes against the margin ρ along the ρ sweep."""
     return _show_bounds(learning_curves(_sweep_rows(df, "rho"), x="rho", y="mistakes", xlabel="margin ρ",
                                         ylabel="final mistakes (t = T)", theory=_sweep_lines("rho")))
 
 
+@_or_note
 def mistakes_vs_epsilon(df: pd.DataFrame):
     """Private learners' final mistakes against ε per stream, with each run's calibrated
     bound (recorded, at the ε of the grid) and 004 Thm 4.5's reconstructed shape."""
     final = _final(_private_streams(df))
     rows = final[final["private"] & np.isfinite(final["epsilon"])]
     if rows.empty:
-        raise ValueError("no private runs to draw")
+        raise NoData("no private runs")
     recorded = rows.groupby(["learner", "problem_id", "epsilon"])["mistake_bound"].first()
 
     def lines(learner: str, row: pd.Series, eps: np.ndarray) -> list[TheoryLine]:
