@@ -187,7 +187,8 @@ def _figures():
             "learner's colour: its mistake bound divided by t — the proven bound of Winnow / ConfidentWinnow / "
             "the perceptron, and for dp_winnow / dp_winnow_tight the calibrated bound (M+1)(2L−B+1) of the run "
             "(dpbench.theory.dp_winnow_calibrated_bound, holds w.p. ≥ 1 − β = 0.9); a bounded number of mistakes "
-            "makes the rate fall as 1/t. Grey line: the trivial predictor's ½ mistake per round. Triangle on the "
+            "makes the rate fall as 1/t; a bound line above the plotted range is ≥ ½ per round up to T there (vacuous: "
+            "theory check status vacuous_bound). Grey line: the trivial predictor's ½ mistake per round. Triangle on the "
             "axis: the round at which the bound/t drops below ½, where the theory says learning starts.")
     return {
         "mistakes_vs_t": Figure("dpbench.plotting.halfspaces_online:mistakes_vs_t",

@@ -68,6 +68,13 @@ def _rate(df: pd.DataFrame) -> pd.DataFrame:
     return df.assign(mistake_rate=df["mistakes"] / df["t"])
 
 
+def _titles(df: pd.DataFrame, *implied: str) -> pd.DataFrame:
+    """``df`` without the identity columns another one implies (so panel titles name each
+    setting once): N = d on the monotone private streams, ρ = 1/(2^(l+1)−1) for decision
+    lists. Recorded columns the recipes read (``mistake_bound``) are kept."""
+    return df.assign(**dict.fromkeys(implied))
+
+
 def _final(df: pd.DataFrame) -> pd.DataFrame:
     ok = _ok(df)
     return ok[ok["t"] == ok["T"]]
@@ -79,14 +86,21 @@ def _bound_label(learner: str, row: pd.Series) -> str:
     return "mistake bound / t"
 
 
-def _rate_lines(learner: str, row: pd.Series, t: np.ndarray) -> list[TheoryLine]:
-    bound = float(row["mistake_bound"])
-    if not np.isfinite(bound):
-        return []
-    label = _bound_label(learner, row)
-    if bound / float(row["T"]) >= 0.5:
-        label += f" (≥ ½ up to T = {int(row['T']):.0e}: vacuous, above the plot)"
-    return [TheoryLine(learner, label, t, bound / t, color(learner))]
+def _rate_lines(rows: pd.DataFrame):
+    """``theory(learner, row, t)`` for the mistake-rate figures: the run's recorded bound / t.
+    A learner whose bound is ≥ ½ per round up to T on every panel says so in its label (its
+    lines are above the plot); the caption explains the panels where only some are."""
+    always_vacuous = (rows["mistake_bound"] / rows["T"] >= 0.5).groupby(rows["learner"]).all()
+
+    def lines(learner: str, row: pd.Series, t: np.ndarray) -> list[TheoryLine]:
+        bound = float(row["mistake_bound"])
+        if not np.isfinite(bound):
+            return []
+        label = _bound_label(learner, row)
+        if always_vacuous.get(learner, False):
+            label += " (≥ ½ up to T on every panel: vacuous, above the plot)"
+        return [TheoryLine(learner, label, t, bound / t, color(learner))]
+    return lines
 
 
 def _private_streams(df: pd.DataFrame) -> pd.DataFrame:
@@ -101,8 +115,10 @@ def mistakes_vs_t(df: pd.DataFrame):
     rows = _private_streams(df)
     if rows.empty:
         raise NoData("no halfspace stream with a private learner")
+    if (rows["n_features"] == rows["d"]).all():
+        rows = _titles(rows, "n_features")
     return learning_curves(_rate(rows), x="t", y="mistake_rate", xlabel="round t", ylabel="mistakes / t",
-                           theory=_rate_lines, trivial=lambda r: 0.5, trivial_label=TRIVIAL_RATE,
+                           theory=_rate_lines(rows), trivial=lambda r: 0.5, trivial_label=TRIVIAL_RATE,
                            zero_label="no mistake yet (rate 0, off the log axis)")
 
 
@@ -113,8 +129,8 @@ def dl_as_halfspace(df: pd.DataFrame):
     rows = ok[ok["problem"] == "dl_as_halfspace"]
     if rows.empty:
         raise NoData("no dl_as_halfspace runs")
-    return learning_curves(_rate(rows), x="t", y="mistake_rate", xlabel="round t", ylabel="mistakes / t",
-                           theory=_rate_lines, trivial=lambda r: 0.5, trivial_label=TRIVIAL_RATE,
+    return learning_curves(_rate(_titles(rows, "rho")), x="t", y="mistake_rate", xlabel="round t", ylabel="mistakes / t",
+                           theory=_rate_lines(rows), trivial=lambda r: 0.5, trivial_label=TRIVIAL_RATE,
                            zero_label="no mistake yet (rate 0, off the log axis)")
 
 
@@ -150,14 +166,16 @@ def _sweep_lines(axis: str):
 
 
 def _show_bounds(fig):
-    """Raise the shared upper y limit to the largest drawn bound (the helper fits the data),
-    so every bound line is seen over its whole range."""
-    top = max((np.nanmax(np.asarray(line.get_ydata(), dtype=float)) for ax in fig.axes for line in ax.get_lines()
-               if line.get_linestyle() == "--" and len(line.get_ydata())), default=np.nan)
-    for ax in fig.axes:
-        low, high = ax.get_ylim()
-        if np.isfinite(top) and top * 1.5 > high:
-            ax.set_ylim(low, top * 1.5)
+    """Widen the shared y range to the drawn theory lines (the helper fits it to the data),
+    so every bound or shape line is seen over its whole range."""
+    ys = [np.asarray(line.get_ydata(), dtype=float) for ax in fig.axes for line in ax.get_lines()
+          if line.get_linestyle() in ("--", ":") and len(line.get_ydata())]
+    ys = np.concatenate(ys) if ys else np.array([])
+    ys = ys[np.isfinite(ys) & (ys > 0)]
+    if len(ys):
+        for ax in fig.axes:
+            low, high = ax.get_ylim()
+            ax.set_ylim(min(low, ys.min() / 1.5), max(high, ys.max() * 1.5))
     return fig
 
 
@@ -183,14 +201,17 @@ def mistakes_vs_epsilon(df: pd.DataFrame):
     rows = final[final["private"] & np.isfinite(final["epsilon"])]
     if rows.empty:
         raise NoData("no private runs")
+    n_features = rows.groupby("problem_id")["n_features"].first()
+    if (rows["n_features"] == rows["d"]).all():
+        rows = _titles(rows, "n_features")
     recorded = rows.groupby(["learner", "problem_id", "epsilon"])["mistake_bound"].first()
 
     def lines(learner: str, row: pd.Series, eps: np.ndarray) -> list[TheoryLine]:
         b = recorded.loc[(learner, row["problem_id"])]
         out = [TheoryLine(learner, "calibrated bound (M+1)(2L−B+1)", b.index.to_numpy(float), b.to_numpy(float), color(learner))]
-        shape = theory.dp_winnow_mistake_shape(row["n_features"], row["rho"], eps, float(row["delta"]), row["T"], BETA)
+        shape = theory.dp_winnow_mistake_shape(n_features[row["problem_id"]], row["rho"], eps, float(row["delta"]), row["T"], BETA)
         out.append(TheoryLine(learner, "004 Thm 4.5 shape (reconstructed, unit constant; not this learner's rate)", eps, shape, "0.3", "secondary"))
         return out
 
-    return learning_curves(rows, x="epsilon", y="mistakes", xlabel="ε", ylabel="final mistakes (t = T)", theory=lines,
-                           trivial=lambda r: float(r["T"]) / 2, trivial_label="trivial predictor (T/2 mistakes)")
+    return _show_bounds(learning_curves(rows, x="epsilon", y="mistakes", xlabel="ε", ylabel="final mistakes (t = T)", theory=lines,
+                                        trivial=lambda r: float(r["T"]) / 2, trivial_label="trivial predictor (T/2 mistakes)"))
