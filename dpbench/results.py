@@ -57,6 +57,7 @@ SCHEMA = pa.schema(
         ("eta", _F64),
         ("sigma", _F64),
         ("updates", _I64),
+        ("mistake_bound", _F64),  # online: the run's proven (or calibrated, w.p. 1 − β) mistake bound
         # metrics
         ("error", _F64),
         ("train_error", _F64),

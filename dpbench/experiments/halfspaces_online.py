@@ -5,15 +5,26 @@ Problems ``halfspace`` and ``dl_as_halfspace``; learners ``perceptron``, ``winno
 ``confident_winnow``, ``dp_winnow``, ``dp_winnow_tight``; size axis ``T``. Each
 repetition runs one stream of length T and records cumulative ``mistakes`` and
 ``updates`` at log-spaced checkpoints ``t`` (one row per checkpoint; ``options:
-checkpoints_per_decade``, default 5). Private rows report the composed (ε, δ) of their
-calibration in ``eps_reported``/``delta_reported`` and the rate in ``eta``.
+checkpoints_per_decade``, default 5). Every row records the run's mistake bound
+(``mistake_bound``, :func:`mistake_bound`: the proven bound of a non-private learner at its
+recorded rate, or the calibrated bound ``(M+1)(2L−B+1)`` of the DP-Winnow run, computed
+from the run's own calibration — figures and the theory check read it, never recalibrate);
+private rows report the composed (ε, δ) in ``eps_reported``/``delta_reported`` and the rate
+in ``eta``.
 
-Theory (:mod:`dpbench.theory.winnow`): final mistakes against ``ln N`` (Winnow family,
-exponent 1) and ``N`` (perceptron bound, exponent 1), against ρ (exponent −2), the
-private learners against ε (Thm 4.5 shape, exponent −1) and the local slope of their
-cumulative mistakes in t over the last decade (1 = linear, 0 = learned), with the round
-from which the mistakes are sublinear; bound checks for the proven bounds (Winnow,
-ConfidentWinnow, perceptron, and each DP run's calibrated bound).
+Theory check (:mod:`dpbench.analysis`), one row per curve (learner × every setting that
+varies):
+
+- the cumulative mistake rate ``mistakes/t`` against t: a bounded number of mistakes means
+  rate ∝ 1/t (exponent −1) once learned; trivial predictor ½; the recorded bound checked
+  (÷ t) on the maximum over repetitions (non-private, deterministic) or the (1 − β)-quantile
+  (DP-Winnow, holds w.p. ≥ 1 − β); a bound above ½ over the whole horizon is
+  ``vacuous_bound``, a curve never clearly below ½ is ``at_chance``;
+- final mistakes against ``ln N`` (Winnow family) or ``N`` (perceptron) along the d sweep,
+  against ρ (exponent −2) along the ρ sweep, bounds on the maximum;
+- the private learners' final mistakes against ε per stream, beside 004 Thm 4.5's
+  **reconstructed** shape ``ln^1.5 N … /(ε ρ³)`` (``shape``: exponent −1, never counted as a
+  bound — it is not the rate of the learner as run).
 """
 
 from __future__ import annotations
@@ -25,7 +36,9 @@ import numpy as np
 import pandas as pd
 
 from dpbench import theory
-from dpbench.analysis import bound_violations, loglog_slope, summarise, theory_row
+from collections.abc import Callable
+
+from dpbench.analysis import THEORY_COLUMNS, check_curve, curves, setting_label
 from dpbench.experiment import Experiment, Figure, base_row, data_rng, make_learner, mech_rng
 from dpbench.grid import Cell
 from dpbench.problems.halfspace import log_checkpoints
@@ -59,6 +72,7 @@ def run_online_cell(cell: Cell, target, root_seed: int) -> list[dict]:
             row = base_row(cell, rep, root_seed, learner)
             row.update(target.columns())
             row.update(t=int(t), mistakes=int(m), updates=int(u), eta=float(diag.get("eta", math.nan)), fit_seconds=seconds)
+            row.update(mistake_bound=mistake_bound(cell.learner, row, diag))
             if type(learner).private and math.isfinite(cell.epsilon):
                 row.update(eps_reported=float(diag["epsilon"]), delta_reported=float(diag["delta"]))
             rows.append(row)
@@ -68,134 +82,135 @@ def run_online_cell(cell: Cell, target, root_seed: int) -> list[dict]:
 # --------------------------------------------------------------------------- theory
 
 
-def mistake_bound(learner: str, row: pd.Series) -> float:
-    """The proven bound on total mistakes for one cell (NaN where there is none)."""
-    N, rho = float(row["n_features"]), float(row["rho"])
+def mistake_bound(learner: str, row: dict, diagnostics: dict | None = None) -> float:
+    """The run's mistake bound (NaN where there is none), from its recorded rate ``eta`` and,
+    for DP-Winnow, the calibration in the run's ``diagnostics`` (``M``, ``threshold``,
+    ``batch``; :func:`dpbench.theory.dp_winnow_calibrated_bound`, holds w.p. ≥ 1 − β)."""
+    N, rho, eta = float(row["n_features"]), float(row["rho"]), float(row.get("eta", math.nan))
     if learner == "winnow":
-        return float(theory.winnow_mistake_bound(N, rho))
-    if learner == "confident_winnow" or (learner.startswith("dp_winnow") and math.isinf(row["epsilon"])):
-        return float(theory.confident_winnow_update_bound(N, rho))
+        return float(theory.winnow_mistake_bound(N, rho, eta if math.isfinite(eta) else None))
     if learner == "perceptron":
         return float(theory.perceptron_mistake_bound(N, rho))
-    if learner.startswith("dp_winnow"):
-        from dpbench.learners.dp_winnow import calibrate
-
-        p = calibrate(epsilon=float(row["epsilon"]), delta=float(row["delta"]), rho=rho, n_features=int(N), T=int(row["T"]), beta=BETA,
-                      accountant="zcdp" if learner.endswith("tight") else "advanced")
-        return float(theory.dp_winnow_calibrated_bound(p.M, p.threshold))
+    if learner == "confident_winnow" or (learner.startswith("dp_winnow") and math.isinf(row["epsilon"])):
+        return float(theory.confident_winnow_update_bound(N, rho))
+    if learner.startswith("dp_winnow") and diagnostics is not None and "M" in diagnostics:
+        return float(theory.dp_winnow_calibrated_bound(diagnostics["M"], diagnostics["threshold"], diagnostics["batch"]))
     return math.nan
 
 
-def sweep_axis(axis: str, learner: str, values: pd.Series) -> tuple[pd.Series, str, float]:
-    """``(x, unit, theoretical exponent)`` of final mistakes along a sweep: linear in N for
-    the perceptron, linear in ln N for the Winnow family (``axis='d'``), ρ⁻² along ``'rho'``."""
-    if axis == "d":
-        return (values, "N", 1.0) if learner == "perceptron" else (np.log(values), "ln N", 1.0)
-    return values, "ρ", -2.0
-
-
 def final_rows(df: pd.DataFrame) -> pd.DataFrame:
+    """Status-ok rows at the end of each stream (t = T)."""
     ok = df[df["status"] == "ok"]
     return ok[ok["t"] == ok["T"]]
 
 
-def sweeps(final: pd.DataFrame, axis: str, problem: str = "halfspace") -> list[tuple[tuple, pd.DataFrame]]:
-    """Groups of final rows that vary only along ``axis`` (≥ 3 values), keyed by the rest."""
-    rows = final[final["problem"] == problem]
+def with_rate(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with the cumulative mistake rate ``mistake_rate = mistakes/t``."""
+    return df.assign(mistake_rate=df["mistakes"] / df["t"])
+
+
+def sweeps(final: pd.DataFrame, axis: str, problem: str = "halfspace") -> list[pd.DataFrame]:
+    """Final rows of the non-private learners that vary only along ``axis`` (≥ 3 values):
+    one frame per value of the other problem parameters and T."""
+    rows = final[(final["problem"] == problem) & ~final["private"]]
     others = [c for c in PROBLEM_AXES if c != axis and c in rows and rows[c].notna().any()] + ["T"]
-    out = []
-    for key, group in rows.groupby(others, dropna=False, sort=True):
-        if group[axis].nunique() >= 3:
-            out.append((key if isinstance(key, tuple) else (key,), group))
-    return out
+    return [group for _, group in rows.groupby(others, dropna=False, sort=True) if group[axis].nunique() >= 3]
 
 
-def sublinear_from(curve: pd.DataFrame, slope_max: float = 0.5) -> float:
-    """Smallest checkpoint t from which cumulative mistakes grow with local log–log slope
-    ≤ ``slope_max`` over the next factor 10 of t, up to the end of the run (NaN if never)."""
-    t = curve["t"].to_numpy(float)
-    m = np.maximum(curve["mean"].to_numpy(float), 0.5)
-    ok = np.zeros(len(t), dtype=bool)
-    for i in range(len(t)):
-        j = np.searchsorted(t, 10 * t[i])
-        if j >= len(t):
-            ok[i] = np.log(m[-1] / m[i]) <= slope_max * np.log(t[-1] / t[i]) if t[-1] > t[i] else ok[i - 1] if i else False
-        else:
-            ok[i] = np.log(m[j] / m[i]) <= slope_max * np.log(t[j] / t[i])
-    bad = np.flatnonzero(~ok)
-    first = bad[-1] + 1 if len(bad) else 0
-    return float(t[first]) if first < len(t) else math.nan
+def private_streams(df: pd.DataFrame) -> pd.DataFrame:
+    """Status-ok rows of the halfspace streams on which a private learner ran (every learner)."""
+    ok = df[(df["status"] == "ok") & (df["problem"] == "halfspace")]
+    return ok[ok["problem_id"].isin(ok.loc[ok["private"], "problem_id"])]
+
+
+def _bound_over_t(curve) -> "Callable[[np.ndarray], np.ndarray]":
+    bound = float(curve.row["mistake_bound"])
+    return lambda t: np.full(np.shape(t), np.nan) if not np.isfinite(bound) else bound / np.asarray(t, dtype=float)
+
+
+def _sweep_bound(learner: str, axis: str, row: pd.Series) -> "Callable[[np.ndarray], np.ndarray]":
+    """The bound along a sweep axis (``n_features`` or ``rho``) with the rest of ``row`` fixed."""
+    def at(x):
+        values = {**row.to_dict(), axis: np.asarray(x, dtype=float)}
+        if learner == "winnow":
+            return theory.winnow_mistake_bound(values["n_features"], values["rho"], values["rho"] * float(row["eta"]) / float(row["rho"]))
+        if learner == "perceptron":
+            return theory.perceptron_mistake_bound(values["n_features"], values["rho"])
+        return theory.confident_winnow_update_bound(values["n_features"], values["rho"])
+    return at
 
 
 def theory_check(df: pd.DataFrame) -> pd.DataFrame:
-    rows = []
-    final = final_rows(df)
+    """The theory-check rows (module docstring): mistake rate vs t per curve, final mistakes
+    along the N and ρ sweeps, private final mistakes vs ε."""
     E = EXPERIMENT_ID
-    # final mistakes vs N (ln N for the multiplicative learners), vs rho
-    for axis, xs in (("d", "n_features"), ("rho", "rho")):
-        for key, group in sweeps(final, axis):
-            for learner, g in group.groupby("learner"):
-                if g["private"].any() and not np.isinf(g["epsilon"]).all():
-                    continue
-                s = summarise(g, [xs], "mistakes").sort_values(xs)
-                x, label, exponent = sweep_axis(axis, learner, s[xs])
-                slope, lo, hi, m = loglog_slope(x, s["mean"])
-                cells, above = bound_violations(g, [xs, "problem_id"], lambda r, L=learner: mistake_bound(L, r), BETA, "mistakes")
-                rows.append(theory_row(experiment=E, learner=learner, regime=f"{axis} sweep " + ", ".join(f"{c}={g.iloc[0][c]}" for c in ("d", "s", "rho", "order", "domain", "T") if c != axis),
-                                       x=label, y="final mistakes", fitted_slope=slope, slope_ci_low=lo, slope_ci_high=hi, theory_exponent=exponent,
-                                       n_points=m, bound_kind="bound", cells=cells, cells_above_bound=above))
-    # private learners: vs epsilon, and over t (sublinearity)
-    hs = final[final["problem"] == "halfspace"]
-    for (learner, pid), g in hs[hs["private"]].groupby(["learner", "problem_id"]):
-        finite = g[np.isfinite(g["epsilon"])]
-        r0 = g.iloc[0]
-        tag = f"N={int(r0['n_features'])}, rho={r0['rho']:g}, T={int(r0['T'])}"
-        if finite["epsilon"].nunique() >= 3:
-            s = summarise(finite, ["epsilon"], "mistakes").sort_values("epsilon")
-            slope, lo, hi, m = loglog_slope(s["epsilon"], s["mean"])
-            cells, above = bound_violations(g, ["epsilon", "T"], lambda r, L=learner: mistake_bound(L, r), BETA, "mistakes")
-            rows.append(theory_row(experiment=E, learner=learner, regime=f"final mistakes vs epsilon ({tag})", x="epsilon", y="final mistakes",
-                                   fitted_slope=slope, slope_ci_low=lo, slope_ci_high=hi, theory_exponent=-1.0, n_points=m,
-                                   bound_kind="bound", cells=cells, cells_above_bound=above))
-        ok = df[(df["status"] == "ok") & (df["problem_id"] == pid) & (df["learner"] == learner)]
-        for eps, ge in ok.groupby("epsilon"):
-            curve = summarise(ge, ["t"], "mistakes").sort_values("t")
-            last = curve[curve["t"] >= curve["t"].max() / 10]
-            slope, lo, hi, m = loglog_slope(last["t"], last["mean"])
-            t_sub = sublinear_from(curve)
-            rows.append(theory_row(experiment=E, learner=learner, regime=f"epsilon={eps:g}, last decade of t ({tag}); sublinear from t={t_sub:.3g}",
-                                   x="t", y="cumulative mistakes", fitted_slope=slope, slope_ci_low=lo, slope_ci_high=hi,
-                                   theory_exponent=0.0, n_points=m, bound_kind="shape"))
-    # decision lists as halfspaces
-    dl = final[final["problem"] == "dl_as_halfspace"]
-    for learner, g in dl.groupby("learner"):
-        if g["private"].any() and not np.isinf(g["epsilon"]).all():
-            continue
-        s = summarise(g, ["rho"], "mistakes").sort_values("rho")
-        slope, lo, hi, m = loglog_slope(s["rho"], s["mean"])
-        cells, above = bound_violations(g, ["problem_id"], lambda r, L=learner: mistake_bound(L, r), BETA, "mistakes")
-        rows.append(theory_row(experiment=E, learner=learner, regime="dl_as_halfspace, rho = 1/(2^(l+1)-1)", x="rho", y="final mistakes",
-                               fitted_slope=slope, slope_ci_low=lo, slope_ci_high=hi, theory_exponent=-2.0, n_points=m,
-                               bound_kind="bound", cells=cells, cells_above_bound=above))
-    return pd.DataFrame(rows)
+    rows = []
+    ok = with_rate(df[df["status"] == "ok"])
+    for _, per_problem in ok.groupby("problem", sort=True):
+        for curve in curves(per_problem, exclude=("T",)):
+            private = bool(curve.row["private"]) and math.isfinite(curve.row["epsilon"])
+            rows.append(check_curve(curve, experiment=E, x="t", y="mistake_rate", rate=_bound_over_t(curve), kind="bound",
+                                    trivial=0.5, holds_with=1 - BETA if private else 1.0, exponent=-1.0,
+                                    regime=f"{curve.row['problem']}: mistakes/t vs t ({setting_label(curve.key)})"))
+    final = final_rows(df)
+    for axis, x in (("d", "n_features"), ("rho", "rho")):
+        for group in sweeps(final, axis):
+            for curve in curves(group, exclude=("d", "n_features", "problem_id") if axis == "d" else ("rho", "problem_id")):
+                fx = curve.rows.assign(ln_N=np.log(curve.rows["n_features"].astype(float))) if axis == "d" else curve.rows
+                xcol = "ln_N" if axis == "d" and curve.learner != "perceptron" else x
+                bound = _sweep_bound(curve.learner, x, curve.row)
+                rate = (lambda v, b=bound: b(np.exp(v))) if xcol == "ln_N" else bound
+                c = type(curve)(learner=curve.learner, key=curve.key, rows=fx)
+                r = curve.row
+                where = ", ".join(f"{k} = {r[k]:g}" if isinstance(r[k], float) else f"{k} = {r[k]}" for k in ("s", "rho", "d", "order", "domain") if k not in (axis, "d" if axis == "d" else "") and pd.notna(r[k]))
+                rows.append(check_curve(c, experiment=E, x=xcol, y="mistakes", rate=rate, kind="bound", holds_with=1.0,
+                                        exponent=1.0 if axis == "d" else -2.0, trivial=float(r["T"]) / 2,
+                                        regime=f"final mistakes along the {'N' if axis == 'd' else 'ρ'} sweep ({where}, T = {int(r['T'])})"))
+    priv = final[final["private"] & np.isfinite(final["epsilon"])]
+    for curve in (c for _, p in priv.groupby("problem", sort=True) for c in curves(p, exclude=("epsilon", "T"))):
+        r = curve.row
+        shape = lambda eps, r=r: theory.dp_winnow_mistake_shape(r["n_features"], r["rho"], eps, float(r["delta"]), r["T"], BETA)  # noqa: E731
+        setting = f"{r['problem']}, " + (setting_label(curve.key) or f"N = {int(r['n_features'])}, ρ = {r['rho']:g}")
+        rows.append(check_curve(curve, experiment=E, x="epsilon", y="mistakes", rate=shape, kind="shape",
+                                trivial=float(r["T"]) / 2, exponent=-1.0,
+                                regime=f"final mistakes vs ε ({setting}, T = {int(r['T'])}); theory: 004 Thm 4.5 reconstructed shape"))
+    return pd.DataFrame(rows, columns=THEORY_COLUMNS)
+
+
+_BANDS = ("lines are means over repetitions with 95% bootstrap bands over repetitions (no band with fewer than 5 "
+          "repetitions); a mean of exactly 0 is a hollow marker on the lower axis")
 
 
 def _figures():
+    rate = ("The cumulative mistake rate mistakes/t against the round t, log–log, one panel per stream setting and ε "
+            "(non-private learners, ε = ∞, repeat in every panel of their stream); " + _BANDS + ". Dashed, in the "
+            "learner's colour: its mistake bound divided by t — the proven bound of Winnow / ConfidentWinnow / "
+            "the perceptron, and for dp_winnow / dp_winnow_tight the calibrated bound (M+1)(2L−B+1) of the run "
+            "(dpbench.theory.dp_winnow_calibrated_bound, holds w.p. ≥ 1 − β = 0.9); a bounded number of mistakes "
+            "makes the rate fall as 1/t; a bound line above the plotted range is ≥ ½ per round up to T there (vacuous: "
+            "theory check status vacuous_bound). Grey line: the trivial predictor's ½ mistake per round. Triangle on the "
+            "axis: the round at which the bound/t drops below ½, where the theory says learning starts.")
     return {
-        "mistakes_vs_t": Figure("dpbench.plotting.halfspaces_online:mistakes_vs_t", "Cumulative mistakes against round t, one panel per learner, colour = ε (grey: non-private), "
-                                "on the small-N large-margin streams where the private learners can learn; means over repetitions with 95% "
-                                "bands; dashed: the learner's mistake bound (non-private) or calibrated bound (private, in ε's colour); dotted: "
-                                "t (every round a mistake) and the ln T/ε lower-bound shape."),
-        "mistakes_vs_d": Figure("dpbench.plotting.halfspaces_online:mistakes_vs_d", "Final mistakes against the number of learner features N (log scale), per stream order; "
-                                "dashed: Winnow's 2 ln N/ρ², ConfidentWinnow's 8 ln N/ρ² and the perceptron's N/ρ²; legend: fitted slope "
-                                "(in ln N, or N for the perceptron) beside the theoretical exponent 1."),
-        "mistakes_vs_rho": Figure("dpbench.plotting.halfspaces_online:mistakes_vs_rho", "Final mistakes against the margin ρ, log–log; dashed: the bounds (∝ ρ⁻²); legend: fitted "
-                                  "slope beside −2."),
-        "mistakes_vs_epsilon": Figure("dpbench.plotting.halfspaces_online:mistakes_vs_epsilon", "Private learners' final mistakes at t = T against ε, log–log, with the "
-                                      "non-private ConfidentWinnow (ε = ∞) as a horizontal line, the horizon T as the trivial bound, and "
-                                      "the Thm 4.5 shape (∝ 1/ε, dashed); legend: fitted slope beside −1."),
-        "dl_as_halfspace": Figure("dpbench.plotting.halfspaces_online:dl_as_halfspace", "Online decision lists as margin-1/(2^(l+1)−1) halfspaces (Lemma 4.10): cumulative "
-                                  "mistakes against t, one panel per list length l; dashed: the learners' mistake bounds."),
+        "mistakes_vs_t": Figure("dpbench.plotting.halfspaces_online:mistakes_vs_t",
+                                rate + " Streams: the small-N, margin-1 halfspaces on which the private learners run."),
+        "mistakes_vs_d": Figure("dpbench.plotting.halfspaces_online:mistakes_vs_d",
+                                "Final mistakes (t = T) of the non-private learners against the number of learner features N, "
+                                "log–log, one panel per stream order; " + _BANDS + ". Dashed: Winnow's ln N/(ηρ − η²/2), "
+                                "ConfidentWinnow's 8 ln N/ρ² and the perceptron's N/ρ² (proven bounds; the theory check fits "
+                                "the slope in ln N, or in N for the perceptron, beside the exponent 1). The trivial "
+                                "predictor's T/2 mistakes is far above the drawn range."),
+        "mistakes_vs_rho": Figure("dpbench.plotting.halfspaces_online:mistakes_vs_rho",
+                                  "Final mistakes (t = T) of the non-private learners against the margin ρ, log–log; " + _BANDS +
+                                  ". Dashed: the proven bounds (∝ ρ⁻²). The trivial predictor's T/2 mistakes is far above "
+                                  "the drawn range."),
+        "mistakes_vs_epsilon": Figure("dpbench.plotting.halfspaces_online:mistakes_vs_epsilon",
+                                      "Private learners' final mistakes (t = T) against ε, log–log, one panel per stream; " + _BANDS +
+                                      ". Dashed, in the learner's colour: the run's calibrated bound (M+1)(2L−B+1) at each ε of "
+                                      "the grid (holds w.p. ≥ 0.9); triangle: the smallest ε at which it is below T/2. Dotted: "
+                                      "004 Thm 4.5's reconstructed shape ln^1.5 N·√ln(1/δ)·ln(T/β)/(ερ³) with a unit constant — "
+                                      "a shape, not this learner's rate and not a bound. Grey line: the trivial predictor's T/2."),
+        "dl_as_halfspace": Figure("dpbench.plotting.halfspaces_online:dl_as_halfspace",
+                                  "Online decision lists as margin-1/(2^(l+1)−1) halfspaces (004 Lemma 4.10). " + rate),
     }
 
 

@@ -1,236 +1,217 @@
-"""Figures of the ``halfspaces_online`` experiment (algorithms.md §8, "Mistakes").
+"""Figures of the ``halfspaces_online`` experiment (algorithms.md §8, "Mistakes"), drawn with
+the shared seaborn helpers (:func:`dpbench.plotting.common.learning_curves`).
 
-Every figure: empirical means with 95% CI bands over repetitions, theory curves from
-:mod:`dpbench.theory` (via :func:`dpbench.experiments.halfspaces_online.mistake_bound`),
-log axes, fitted slopes beside the theoretical exponents in the legends.
+Rows and :mod:`dpbench.theory` only: every mistake bound is the run's recorded
+``mistake_bound`` column (DP-Winnow's calibrated ``(M+1)(2L−B+1)``, never recalibrated
+here) or, along the N and ρ sweeps, the closed-form bounds of :mod:`dpbench.theory.winnow`.
+
+- :func:`mistakes_vs_t`, :func:`dl_as_halfspace`: the cumulative mistake rate ``mistakes/t``
+  against t, one panel per stream and ε; the bound drawn as ``bound/t``, the trivial
+  predictor's ½ mistake per round in grey, a triangle where ``bound/t`` drops below ½ (the
+  theory's learning start);
+- :func:`mistakes_vs_d`, :func:`mistakes_vs_rho`: final mistakes along the sweeps with the
+  Winnow / ConfidentWinnow / perceptron bounds;
+- :func:`mistakes_vs_epsilon`: the private learners' final mistakes against ε with their
+  calibrated bounds and 004 Thm 4.5's reconstructed shape (dotted: a shape, not a bound).
 """
 
 from __future__ import annotations
 
-import math
-
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
 from dpbench import theory
-from dpbench.analysis import loglog_slope, summarise
-from dpbench.plotting.style import RC, color, eps_label, order, subplots
+from dpbench.plotting.common import learning_curves
+from dpbench.plotting.overlays import TheoryLine
+from dpbench.plotting.style import color
 
-FLOOR = 0.5  # zero mistakes are drawn at this floor on log axes
-
-
-def _eps_colors(eps_values) -> dict[float, tuple]:
-    finite = sorted(e for e in eps_values if np.isfinite(e))
-    cmap = plt.get_cmap("viridis")
-    out = {e: cmap(0.1 + 0.75 * i / max(1, len(finite) - 1)) for i, e in enumerate(finite)}
-    out[math.inf] = (0.35, 0.35, 0.35, 1.0)
-    return out
+BETA = 0.1
+TRIVIAL_RATE = "trivial predictor (½ mistake per round)"
 
 
-def _band(ax, x, s, c, label=None, marker="o"):
-    ax.plot(x, s["mean"].clip(lower=FLOOR), marker=marker, ms=2.5, lw=1.3, color=c, label=label)
-    ax.fill_between(x, s["lo"].clip(lower=FLOOR), s["hi"].clip(lower=FLOOR), color=c, alpha=0.18, lw=0)
+class NoData(ValueError):
+    """The config has no runs of the kind a figure draws."""
 
 
-def _empty(msg: str):
-    fig, (ax,) = subplots(1, width=4, height=2.5)
-    ax.text(0.5, 0.5, msg, ha="center", va="center", transform=ax.transAxes)
-    ax.set_axis_off()
+def _note(message: str):
+    """A one-column figure saying why there is nothing to draw (a config without, e.g., a
+    d sweep still gets every figure file, so the workflow does not fail)."""
+    import matplotlib.pyplot as plt
+
+    from dpbench.plotting.style import SINGLE_COLUMN, paper_style
+
+    with paper_style():
+        fig, ax = plt.subplots(figsize=(SINGLE_COLUMN, 1.0))
+        ax.text(0.5, 0.5, message, ha="center", va="center", transform=ax.transAxes, wrap=True)
+        ax.set_axis_off()
     return fig
 
 
-def _dp_problem(df: pd.DataFrame):
-    """problem_id of the halfspace streams on which private learners ran (most rows)."""
-    hs = df[(df["problem"] == "halfspace") & (df["status"] == "ok") & df["private"]]
-    if hs.empty:
-        return None
-    return hs["problem_id"].value_counts().index[0]
+def _or_note(recipe):
+    """``recipe(df)``, or a :func:`_note` figure when the config has no such runs."""
+    import functools
+
+    @functools.wraps(recipe)
+    def draw(df: pd.DataFrame):
+        try:
+            return recipe(df)
+        except NoData as missing:
+            return _note(f"halfspaces_online: {missing} in this config")
+    return draw
 
 
-def _bound(learner: str, row: pd.Series) -> float:
-    from dpbench.experiments.halfspaces_online import mistake_bound
-
-    return mistake_bound(learner, row)
+def _ok(df: pd.DataFrame) -> pd.DataFrame:
+    return df[df["status"] == "ok"]
 
 
+def _rate(df: pd.DataFrame) -> pd.DataFrame:
+    return df.assign(mistake_rate=df["mistakes"] / df["t"])
+
+
+def _titles(df: pd.DataFrame, *implied: str) -> pd.DataFrame:
+    """``df`` without the identity columns another one implies (so panel titles name each
+    setting once): N = d on the monotone private streams, ρ = 1/(2^(l+1)−1) for decision
+    lists. Recorded columns the recipes read (``mistake_bound``) are kept."""
+    return df.assign(**dict.fromkeys(implied))
+
+
+def _final(df: pd.DataFrame) -> pd.DataFrame:
+    ok = _ok(df)
+    return ok[ok["t"] == ok["T"]]
+
+
+def _bound_label(learner: str, row: pd.Series) -> str:
+    if bool(row["private"]) and np.isfinite(row["epsilon"]):
+        return "calibrated bound (M+1)(2L−B+1) / t"
+    return "mistake bound / t"
+
+
+def _rate_lines(rows: pd.DataFrame):
+    """``theory(learner, row, t)`` for the mistake-rate figures: the run's recorded bound / t.
+    A learner whose bound is ≥ ½ per round up to T on every panel says so in its label (its
+    lines are above the plot); the caption explains the panels where only some are."""
+    always_vacuous = (rows["mistake_bound"] / rows["T"] >= 0.5).groupby(rows["learner"]).all()
+
+    def lines(learner: str, row: pd.Series, t: np.ndarray) -> list[TheoryLine]:
+        bound = float(row["mistake_bound"])
+        if not np.isfinite(bound):
+            return []
+        label = _bound_label(learner, row)
+        if always_vacuous.get(learner, False):
+            label += " (≥ ½ up to T on every panel: vacuous, above the plot)"
+        return [TheoryLine(learner, label, t, bound / t, color(learner))]
+    return lines
+
+
+def _private_streams(df: pd.DataFrame) -> pd.DataFrame:
+    ok = _ok(df)
+    hs = ok[ok["problem"] == "halfspace"]
+    return hs[hs["problem_id"].isin(hs.loc[hs["private"], "problem_id"])]
+
+
+@_or_note
 def mistakes_vs_t(df: pd.DataFrame):
-    pid = _dp_problem(df)
-    if pid is None:
-        return _empty("no private runs")
-    ok = df[(df["status"] == "ok") & (df["problem_id"] == pid)]
-    learners = order(ok["learner"].unique())
-    colors = _eps_colors(ok["epsilon"].unique())
-    fig, axes = subplots(len(learners), width=2.7, height=2.4, max_cols=5)
-    r0 = ok.iloc[0]
-    with plt.rc_context(RC):
-        for ax, learner in zip(axes, learners):
-            g = ok[ok["learner"] == learner]
-            T = g["T"].max()
-            ts = np.geomspace(1, T, 100)
-            ax.plot(ts, ts, ls=":", lw=0.9, color="0.5", label="t (all wrong)" if ax is axes[0] else None)
-            for eps in sorted(g["epsilon"].unique()):
-                ge = g[g["epsilon"] == eps]
-                s = summarise(ge, ["t"], "mistakes").sort_values("t")
-                c = colors[eps]
-                _band(ax, s["t"], s, c, label=eps_label(eps) if g["private"].any() else "mistakes")
-                bound = _bound(learner, ge.iloc[0])
-                if np.isfinite(bound) and bound < 10 * T:
-                    ax.axhline(bound, ls="--", lw=0.9, color=c)
-                if np.isfinite(eps):
-                    ax.plot(ts, theory.private_online_lower_bound_shape(ts, eps).clip(FLOOR), ls=(0, (1, 2)), lw=0.9, color=c)
-            ax.set_xscale("log")
-            ax.set_yscale("log")
-            ax.set_ylim(FLOOR * 0.8, T * 1.5)
-            ax.set_title(learner)
-            ax.set_xlabel("round t")
-            if g["private"].any():
-                ax.legend(loc="upper left", frameon=False, fontsize=6.5)
-        axes[0].set_ylabel("cumulative mistakes")
-        fig.suptitle(f"Halfspaces online: cumulative mistakes vs t  (N = {int(r0['n_features'])}, ρ = {r0['rho']:g}, "
-                     f"{r0['order']} order; dashed: bound, dotted: ln t/ε shape and t)")
-        fig.tight_layout()
-    return fig
+    """Cumulative mistake rate against t on the streams where the private learners ran."""
+    rows = _private_streams(df)
+    if rows.empty:
+        raise NoData("no halfspace stream with a private learner")
+    if (rows["n_features"] == rows["d"]).all():
+        rows = _titles(rows, "n_features")
+    return learning_curves(_rate(rows), x="t", y="mistake_rate", xlabel="round t", ylabel="mistakes / t",
+                           theory=_rate_lines(rows), trivial=lambda r: 0.5, trivial_label=TRIVIAL_RATE,
+                           zero_label="no mistake yet (rate 0, off the log axis)")
 
 
-def _axis_figure(df: pd.DataFrame, axis: str, xcol: str, xlabel: str, title: str):
-    from dpbench.experiments.halfspaces_online import final_rows, sweep_axis, sweeps
-
-    groups = sweeps(final_rows(df), axis)
-    if not groups:
-        return _empty(f"no {axis} sweep")
-    fig, axes = subplots(len(groups), width=3.3, height=2.9, max_cols=3)
-    with plt.rc_context(RC):
-        for ax, (key, group) in zip(axes, groups):
-            for learner in order(group["learner"].unique()):
-                g = group[group["learner"] == learner]
-                if g["private"].any() and not np.isinf(g["epsilon"]).all():
-                    for eps in sorted(g["epsilon"].unique()):
-                        s = summarise(g[g["epsilon"] == eps], [xcol], "mistakes").sort_values(xcol)
-                        ax.plot(s[xcol], s["mean"].clip(lower=FLOOR), marker="s", ms=2.5, lw=1.0, ls="-.", color=color(learner),
-                                label=f"{learner} ({eps_label(eps)}): T = {int(g['T'].iloc[0])} is the trivial level")
-                    continue
-                s = summarise(g, [xcol], "mistakes").sort_values(xcol)
-                x, unit, exponent = sweep_axis(axis, learner, s[xcol])
-                slope, lo, hi, _ = loglog_slope(x, s["mean"])
-                fit = f"slope in {unit} {slope:.2f} [{lo:.2f}, {hi:.2f}]" if np.isfinite(slope) else "slope n/a"
-                c = color(learner)
-                _band(ax, s[xcol], s, c, label=f"{learner}: {fit}; theory {exponent:g}")
-                xs = np.geomspace(s[xcol].min(), s[xcol].max(), 40)
-                base = g.iloc[0].copy()
-                ys = []
-                for xv in xs:
-                    base[xcol] = xv
-                    ys.append(_bound(learner, base))
-                ax.plot(xs, np.asarray(ys), ls="--", lw=1.0, color=c)
-            ax.set_xscale("log")
-            ax.set_yscale("log")
-            ax.set_xlabel(xlabel)
-            r0 = group.iloc[0]
-            desc = ", ".join(f"{c}={r0[c]:g}" if isinstance(r0[c], float) else f"{c}={r0[c]}" for c in ("d", "s", "rho", "order") if c != axis)
-            ax.set_title(f"{desc}, T={int(r0['T'])}")
-        axes[0].set_ylabel("final mistakes (t = T)")
-        handles, labels = [], []
-        for ax in axes:
-            for h, l in zip(*ax.get_legend_handles_labels()):
-                if l not in labels:
-                    handles.append(h)
-                    labels.append(l)
-        handles.append(plt.Line2D([], [], ls="--", color="0.3"))
-        labels.append("mistake bound (same colour)")
-        fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), frameon=False, ncol=2)
-        fig.suptitle(title)
-        fig.tight_layout()
-    return fig
-
-
-def mistakes_vs_d(df: pd.DataFrame):
-    return _axis_figure(df, "d", "n_features", "learner features N (log scale)", "Halfspaces online: final mistakes vs N")
-
-
-def mistakes_vs_rho(df: pd.DataFrame):
-    return _axis_figure(df, "rho", "rho", "margin ρ", "Halfspaces online: final mistakes vs margin ρ")
-
-
-def mistakes_vs_epsilon(df: pd.DataFrame):
-    from dpbench.experiments.halfspaces_online import final_rows
-
-    pid = _dp_problem(df)
-    if pid is None:
-        return _empty("no private runs")
-    final = final_rows(df)
-    rows = final[final["problem_id"] == pid]
-    fig, (ax,) = subplots(1, width=4.4, height=3.2)
-    with plt.rc_context(RC):
-        priv = rows[rows["private"] & np.isfinite(rows["epsilon"])]
-        eps_all = np.sort(priv["epsilon"].unique())
-        T = int(rows["T"].max())
-        r0 = rows.iloc[0]
-        for learner in order(rows["learner"].unique()):
-            g = rows[rows["learner"] == learner]
-            c = color(learner)
-            if not g["private"].any():
-                m = summarise(g, ["learner"], "mistakes")["mean"].iloc[0]
-                ax.axhline(max(m, FLOOR), color=c, ls=":", lw=1.2, label=f"{learner} (non-private)")
-                continue
-            s = summarise(g[np.isfinite(g["epsilon"])], ["epsilon"], "mistakes").sort_values("epsilon")
-            slope, lo, hi, _ = loglog_slope(s["epsilon"], s["mean"])
-            fit = f"slope {slope:.2f} [{lo:.2f}, {hi:.2f}]" if np.isfinite(slope) else "slope n/a"
-            _band(ax, s["epsilon"], s, c, label=f"{learner}: {fit}; theory −1")
-            xs = np.geomspace(eps_all.min(), eps_all.max(), 40)
-            base = g.iloc[0].copy()
-            ys = []
-            for e in xs:
-                base["epsilon"] = e
-                ys.append(_bound(learner, base))
-            ax.plot(xs, np.minimum(ys, 1e3 * T), ls="--", lw=1.0, color=c)
-        xs = np.geomspace(eps_all.min(), eps_all.max(), 40)
-        shape = theory.dp_winnow_mistake_shape(r0["n_features"], r0["rho"], xs, float(priv["delta"].iloc[0]), T, 0.1)
-        ax.plot(xs, shape, ls="-.", lw=1.0, color="0.4", label="Thm 4.5 shape (unit constant)")
-        ax.axhline(T, color="0.6", lw=0.8, ls="-", label=f"T = {T:.0e} (trivial)")
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("ε")
-        ax.set_ylabel("final mistakes (t = T)")
-        ax.set_title(f"Private mistakes vs ε (N = {int(r0['n_features'])}, ρ = {r0['rho']:g}; dashed: calibrated bound)")
-        ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False)
-        fig.tight_layout()
-    return fig
-
-
+@_or_note
 def dl_as_halfspace(df: pd.DataFrame):
-    ok = df[(df["status"] == "ok") & (df["problem"] == "dl_as_halfspace")]
-    if ok.empty:
-        return _empty("no dl_as_halfspace runs")
-    ls = sorted(ok["l"].dropna().unique())
-    fig, axes = subplots(len(ls), width=3.0, height=2.6, max_cols=4)
-    with plt.rc_context(RC):
-        for ax, l in zip(axes, ls):
-            g = ok[ok["l"] == l]
-            T = g["T"].max()
-            for learner in order(g["learner"].unique()):
-                for eps in sorted(g.loc[g["learner"] == learner, "epsilon"].unique()):
-                    ge = g[(g["learner"] == learner) & (g["epsilon"] == eps)]
-                    s = summarise(ge, ["t"], "mistakes").sort_values("t")
-                    c = color(learner)
-                    name = learner if not ge["private"].any() else f"{learner} ({eps_label(eps)})"
-                    _band(ax, s["t"], s, c, label=name)
-                    b = _bound(learner, ge.iloc[0])
-                    if np.isfinite(b) and b < 10 * T:
-                        ax.axhline(b, ls="--", lw=0.9, color=c)
-            ts = np.geomspace(1, T, 50)
-            ax.plot(ts, ts, ls=":", color="0.5", lw=0.9)
-            ax.set_xscale("log")
-            ax.set_yscale("log")
-            ax.set_ylim(FLOOR * 0.8, T * 1.5)
-            r0 = g.iloc[0]
-            ax.set_title(f"l = {int(l)}: ρ = 1/{int(round(1 / r0['rho']))}, N = {int(r0['n_features'])}")
-            ax.set_xlabel("round t")
-        axes[0].set_ylabel("cumulative mistakes")
-        handles, labels = axes[0].get_legend_handles_labels()
-        handles.append(plt.Line2D([], [], ls="--", color="0.3"))
-        labels.append("mistake bound (same colour)")
-        fig.legend(handles, labels, loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)
-        fig.suptitle("Decision lists online via Lemma 4.10 (dotted: t)")
-        fig.tight_layout()
+    """Decision lists as margin-1/(2^(l+1)−1) halfspaces: mistake rate against t per l and ε."""
+    ok = _ok(df)
+    rows = ok[ok["problem"] == "dl_as_halfspace"]
+    if rows.empty:
+        raise NoData("no dl_as_halfspace runs")
+    return learning_curves(_rate(_titles(rows, "rho")), x="t", y="mistake_rate", xlabel="round t", ylabel="mistakes / t",
+                           theory=_rate_lines(rows), trivial=lambda r: 0.5, trivial_label=TRIVIAL_RATE,
+                           zero_label="no mistake yet (rate 0, off the log axis)")
+
+
+def _sweep_rows(df: pd.DataFrame, axis: str) -> pd.DataFrame:
+    """Final rows of the non-private learners on the streams that vary only along ``axis``
+    (≥ 3 values); ``d``/``problem_id`` are made constant so the panels split only by the
+    other settings (e.g. stream order), never by the swept parameter."""
+    final = _final(df)
+    rows = final[(final["problem"] == "halfspace") & ~final["private"]]
+    others = [c for c in ("d", "s", "rho", "order", "domain", "monotone") if c != axis and c in rows and rows[c].notna().any()] + ["T"]
+    keep = [g for _, g in rows.groupby(others, dropna=False, sort=True) if g[axis].nunique() >= 3]
+    if not keep:
+        raise NoData(f"no sweep along {axis} with ≥ 3 values")
+    out = pd.concat(keep)
+    return out.assign(problem_id="sweep", **({"d": None} if axis == "d" else {}))
+
+
+def _sweep_lines(axis: str):
+    def lines(learner: str, row: pd.Series, xs: np.ndarray) -> list[TheoryLine]:
+        N = xs if axis == "n_features" else float(row["n_features"])
+        rho = xs if axis == "rho" else float(row["rho"])
+        if learner == "winnow":
+            scale = float(row["eta"]) / float(row["rho"])  # η = scale·ρ
+            y, label = theory.winnow_mistake_bound(N, rho, scale * np.asarray(rho)), "Winnow bound ln N/(ηρ − η²/2)"
+        elif learner == "confident_winnow":
+            y, label = theory.confident_winnow_update_bound(N, rho), "ConfidentWinnow bound 8 ln N/ρ²"
+        elif learner == "perceptron":
+            y, label = theory.perceptron_mistake_bound(N, rho), "perceptron bound N/ρ²"
+        else:
+            return []
+        return [TheoryLine(learner, label, xs, np.broadcast_to(np.asarray(y, dtype=float), xs.shape), color(learner))]
+    return lines
+
+
+def _show_bounds(fig):
+    """Widen the shared y range to the drawn theory lines (the helper fits it to the data),
+    so every bound or shape line is seen over its whole range."""
+    ys = [np.asarray(line.get_ydata(), dtype=float) for ax in fig.axes for line in ax.get_lines()
+          if line.get_linestyle() in ("--", ":") and len(line.get_ydata())]
+    ys = np.concatenate(ys) if ys else np.array([])
+    ys = ys[np.isfinite(ys) & (ys > 0)]
+    if len(ys):
+        for ax in fig.axes:
+            low, high = ax.get_ylim()
+            ax.set_ylim(min(low, ys.min() / 1.5), max(high, ys.max() * 1.5))
     return fig
+
+
+@_or_note
+def mistakes_vs_d(df: pd.DataFrame):
+    """Final mistakes against N along the d sweep (one panel per stream order)."""
+    return _show_bounds(learning_curves(_sweep_rows(df, "d"), x="n_features", y="mistakes", xlabel="learner features N",
+                           ylabel="final mistakes (t = T)", theory=_sweep_lines("n_features")))
+
+
+@_or_note
+def mistakes_vs_rho(df: pd.DataFrame):
+    """Final mistakes against the margin ρ along the ρ sweep."""
+    return _show_bounds(learning_curves(_sweep_rows(df, "rho"), x="rho", y="mistakes", xlabel="margin ρ",
+                                        ylabel="final mistakes (t = T)", theory=_sweep_lines("rho")))
+
+
+@_or_note
+def mistakes_vs_epsilon(df: pd.DataFrame):
+    """Private learners' final mistakes against ε per stream, with each run's calibrated
+    bound (recorded, at the ε of the grid) and 004 Thm 4.5's reconstructed shape."""
+    final = _final(_private_streams(df))
+    rows = final[final["private"] & np.isfinite(final["epsilon"])]
+    if rows.empty:
+        raise NoData("no private runs")
+    n_features = rows.groupby("problem_id")["n_features"].first()
+    if (rows["n_features"] == rows["d"]).all():
+        rows = _titles(rows, "n_features")
+    recorded = rows.groupby(["learner", "problem_id", "epsilon"])["mistake_bound"].first()
+
+    def lines(learner: str, row: pd.Series, eps: np.ndarray) -> list[TheoryLine]:
+        b = recorded.loc[(learner, row["problem_id"])]
+        out = [TheoryLine(learner, "calibrated bound (M+1)(2L−B+1)", b.index.to_numpy(float), b.to_numpy(float), color(learner))]
+        shape = theory.dp_winnow_mistake_shape(n_features[row["problem_id"]], row["rho"], eps, float(row["delta"]), row["T"], BETA)
+        out.append(TheoryLine(learner, "004 Thm 4.5 shape (reconstructed, unit constant; not this learner's rate)", eps, shape, "0.3", "secondary"))
+        return out
+
+    return _show_bounds(learning_curves(rows, x="epsilon", y="mistakes", xlabel="ε", ylabel="final mistakes (t = T)", theory=lines,
+                                        trivial=lambda r: float(r["T"]) / 2, trivial_label="trivial predictor (T/2 mistakes)"))

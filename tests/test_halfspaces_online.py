@@ -1,0 +1,90 @@
+"""Experiment ``halfspaces_online``: the recorded mistake bound, the theory check's statuses
+and what they say about the private learners (tiny config, in-process)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+import dpbench.experiments  # noqa: F401
+from dpbench import registry, theory
+from dpbench.analysis import STATUSES
+from dpbench.config import from_dict
+from dpbench.experiment import draw_target
+from dpbench.learners.dp_winnow import calibrate
+from dpbench.results import to_table
+from tests.conftest import TINY_CONFIG
+
+EXPERIMENT = registry.experiment("halfspaces_online")
+
+
+@pytest.fixture(scope="module")
+def results() -> pd.DataFrame:
+    config = yaml.safe_load(TINY_CONFIG.read_text())
+    config["experiments"] = {"halfspaces_online": config["experiments"]["halfspaces_online"]}
+    grid = from_dict(config)
+    targets = {pid: draw_target(cell, grid.seed) for pid, cell in grid.problem_cells().items()}
+    plan = grid.experiments["halfspaces_online"]
+    rows = [row for cell in plan.cells for row in EXPERIMENT.run_cell(cell, targets[cell.problem_id], grid.seed)]
+    return to_table(rows).to_pandas()
+
+
+def test_recorded_bound_is_the_runs_calibrated_bound(results):
+    """Private rows record (M+1)(2L−B+1) of the calibration the run used; non-private rows the
+    closed-form bounds at their recorded rate."""
+    ok = results[results["status"] == "ok"]
+    for (learner, eps, N, rho, T), g in ok[ok["private"] & np.isfinite(ok["epsilon"])].groupby(["learner", "epsilon", "n_features", "rho", "T"]):
+        p = calibrate(epsilon=eps, delta=float(g["delta"].iloc[0]), rho=rho, n_features=int(N), T=int(T), beta=0.1,
+                      accountant="zcdp" if learner.endswith("tight") else "advanced")
+        assert g["mistake_bound"].unique().tolist() == [pytest.approx(float(theory.dp_winnow_calibrated_bound(p.M, p.threshold, p.batch)))]
+    winnow = ok[ok["learner"] == "winnow"]
+    np.testing.assert_allclose(winnow["mistake_bound"], theory.winnow_mistake_bound(winnow["n_features"], winnow["rho"]))
+
+
+def test_theory_check_statuses(results):
+    """Every row has a status and the new columns; a NaN slope is never ``ok``; the
+    non-private learners' bounds hold on every cell (they are deterministic); the Thm 4.5
+    overlay is a shape, never counted as a bound."""
+    table = EXPERIMENT.theory_check(results)
+    assert {"status", "note", "x_min", "x_max"} <= set(table.columns)
+    assert set(table["status"]) <= set(STATUSES) and table["note"].notna().all()
+    assert not (table["status"].eq("ok") & table["fitted_slope"].isna()).any()
+    assert table["cells_above_bound"].fillna(0).sum() == 0
+    vs_eps = table[table["x"] == "epsilon"]
+    assert len(vs_eps) and set(vs_eps["bound_kind"]) == {"shape"}
+    # winnow on the N = 2, ρ = 1 stream makes ≤ 2 ln 2 mistakes: its rate falls as 1/t
+    rate = table[(table["learner"] == "winnow") & table["regime"].str.contains("s = 1, ρ = 1")]
+    assert (rate["status"] == "ok").all() and (rate["fitted_slope"] < -0.9).all()
+
+
+def test_vacuous_bound_is_flagged(results):
+    """A private curve whose bound stays above ½ mistake per round over the whole stream is
+    ``vacuous_bound``, not a fitted slope beside a theory: on the tiny grid (T = 2e4, N = 2,
+    ε = 10) the calibrated bounds are below T/2 and the curves are ``ok``; the same rows with
+    a bound 1000× larger (above T/2 at every t) are flagged."""
+    private = results["private"] & np.isfinite(results["epsilon"])
+    assert (results.loc[private & (results["status"] == "ok"), "mistake_bound"] < 0.5 * results.loc[private, "T"].min()).all()
+
+    def rate_rows(df):
+        table = EXPERIMENT.theory_check(df)
+        return table[table["learner"].str.startswith("dp_winnow") & (table["x"] == "t")]
+
+    assert set(rate_rows(results)["status"]) == {"ok"}
+    inflated = results.assign(mistake_bound=np.where(private, results["mistake_bound"] * 1e3, results["mistake_bound"]))
+    flagged = rate_rows(inflated)
+    assert len(flagged) == 2 and set(flagged["status"]) == {"vacuous_bound"} and flagged["note"].str.contains("trivial").all()
+
+
+def test_figures_of_a_config_without_the_runs_say_so(results):
+    """A config with only non-private halfspace runs and no sweeps still gets every figure
+    file (a note instead of a crash of the figure job)."""
+    import matplotlib.pyplot as plt
+
+    only = results[(results["problem"] == "halfspace") & ~results["private"] & (results["n_features"] == 8)]
+    for name, recipe in EXPERIMENT.figures.items():
+        fig = recipe(only)
+        texts = [t.get_text() for ax in fig.axes for t in ax.texts]
+        plt.close(fig)
+        assert any("in this config" in t for t in texts), name
