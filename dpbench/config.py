@@ -81,6 +81,15 @@ class Grid:
     seed: int
     experiments: dict[str, ExperimentPlan]
 
+    def problem_cells(self) -> dict[str, Cell]:
+        """One representative cell per distinct problem (problem_id → cell), e.g. to draw
+        every target once when running cells in-process (tests, figures fixtures)."""
+        out: dict[str, Cell] = {}
+        for plan in self.experiments.values():
+            for cell in plan.cells:
+                out.setdefault(cell.problem_id, cell)
+        return out
+
 
 def read_yaml(path: str | Path) -> Any:
     """The parsed YAML file; a missing/unreadable file or a syntax error is a

@@ -42,11 +42,7 @@ def tiny_results() -> dict[str, pd.DataFrame]:
     # the paper grid's two crash shapes: elimination with noisy labels, a sweep without a private learner
     config["experiments"]["conjunctions"]["sweeps"] = [{}, {"problem_params": {"noise": 0.05}, "learners": ["elimination", "erm"]}]
     grid = from_dict(config)
-    targets = {}
-    for plan in grid.experiments.values():
-        for cell in plan.cells:
-            if cell.problem_id not in targets:
-                targets[cell.problem_id] = draw_target(cell, grid.seed)
+    targets = {pid: draw_target(cell, grid.seed) for pid, cell in grid.problem_cells().items()}
     out = {}
     for exp_id, plan in grid.experiments.items():
         experiment = registry.experiment(exp_id)
