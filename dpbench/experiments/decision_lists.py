@@ -34,6 +34,7 @@ from dpbench.analysis import (
     curves,
     fit_slope,
     local_exponent,
+    sample_complexity,
     sample_complexity_slope,
     setting_label,
     theory_row,
@@ -43,8 +44,6 @@ from dpbench.registry import register_experiment
 
 BETA, ALPHA = theory.DL_BETA, theory.DL_ALPHA
 EXPERIMENT_ID = "decision_lists"
-#: Columns that define the |F| sweep: rows that agree on them and differ in (d, k) only.
-SWEEP_SAME = ("l", "r", "monotone", "p", "noise")
 
 
 def _primary(learner: str, row: pd.Series, **override):
@@ -52,10 +51,21 @@ def _primary(learner: str, row: pd.Series, **override):
     return primary[0] if primary else None
 
 
-def _n_star_row(curve, fit, *, x: str, regime: str, exponent: float) -> dict:
-    status, note = curve_status(n_values=len(curve.rows), fit=fit)
+def _n_star_row(curve, fit, *, x: str, regime: str, exponent: float, rows: pd.DataFrame | None = None) -> dict:
+    """The theory-check row of an n*(α) curve. An n* equal to the grid's smallest n is only an
+    upper bound (censored): with fewer than 3 uncensored values there is no slope."""
+    rows = curve.rows if rows is None else rows
+    status, note = curve_status(n_values=len(rows), fit=fit)
     if status == "too_few_points":
         note = f"n*(α={ALPHA}) found at {fit.n_points} value(s) of {x} on the grid; a slope needs ≥ 3"
+    n_star = sample_complexity(rows, [x], ALPHA, BETA).set_index(x)["n_star"]
+    smallest = rows.groupby(x)["n"].min().reindex(n_star.index)
+    censored = int((n_star == smallest).sum())
+    if status == "ok" and fit.n_points - censored < 3:
+        fit = type(fit)(math.nan, math.nan, math.nan, fit.n_points, fit.x_min, fit.x_max)
+        status = "too_few_points"
+        note = (f"n*(α={ALPHA}) is the grid's smallest n at {censored} of {len(n_star)} values of {x}: only an upper "
+                "bound there (learned before the grid starts), no slope")
     return theory_row(
         experiment=EXPERIMENT_ID, learner=curve.learner, regime=regime, x=x, y="n_star",
         fitted_slope=fit.slope, slope_ci_low=fit.low, slope_ci_high=fit.high, theory_exponent=exponent,
@@ -93,10 +103,13 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
             exponent = local_exponent(eps, rate.n_at(ALPHA, eps))
         label = f"n*(alpha={ALPHA}) vs epsilon" + (f", {setting_label(curve.key)}" if curve.key else "")
         rows.append(_n_star_row(curve, fit, x="epsilon", regime=label, exponent=exponent))
+    from dpbench.plotting.decision_lists import common_reps, feature_sweep  # the figure's |F| sweep, the same rows
+
     for curve in curves(feature_sweep(ok), exclude=("d", "k", "n_features", "problem_id", "log_class_size")):
         if curve.rows["n_features"].nunique() < 3:
             continue
-        fit = sample_complexity_slope(common_reps(curve.rows, "n_features"), alpha=ALPHA, beta=BETA, x="n_features")
+        same_reps = common_reps(curve.rows, "n_features")
+        fit = sample_complexity_slope(same_reps, alpha=ALPHA, beta=BETA, x="n_features")
         exponent = math.nan
         if np.isfinite(fit.x_min):
             fs = np.unique(np.geomspace(fit.x_min, fit.x_max, 16).round().astype(int))
@@ -104,7 +117,7 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
             if all(r is not None and r.n_at is not None for r in rates):
                 exponent = local_exponent(fs, [float(np.asarray(r.n_at(ALPHA, float(curve.row["epsilon"])))) for r in rates])
         label = f"n*(alpha={ALPHA}) vs |F|" + (f", {setting_label(curve.key)}" if curve.key else "")
-        rows.append(_n_star_row(curve, fit, x="n_features", regime=label, exponent=exponent))
+        rows.append(_n_star_row(curve, fit, x="n_features", regime=label, exponent=exponent, rows=same_reps))
     per = fit_time_per_example(ok)
     for learner, group in per.groupby("learner"):
         timing = group.rename(columns={"seconds_per_example": "y"})
@@ -121,27 +134,6 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def common_reps(rows: pd.DataFrame, by: str) -> pd.DataFrame:
-    """Rows of the repetitions present at every value of ``by`` (problems of a sweep may run
-    fewer repetitions than the main problem; n* compares shares over the same repetitions)."""
-    reps = set.intersection(*(set(g["rep"]) for _, g in rows.groupby(by)))
-    return rows[rows["rep"].isin(reps)]
-
-
-def feature_sweep(df: pd.DataFrame) -> pd.DataFrame:
-    """Status-ok rows of the largest group of problems that differ only in (d, k) (same list
-    length l, alternations r, monotone, p and noise): the |F| axis."""
-    ok = df[df["status"] == "ok"] if len(df) else df
-    if ok.empty:
-        return ok
-    sizes = ok.groupby(list(SWEEP_SAME), dropna=False)["n_features"].nunique()
-    best = sizes.idxmax()
-    mask = np.ones(len(ok), dtype=bool)
-    for col, value in zip(SWEEP_SAME, best if isinstance(best, tuple) else (best,)):
-        mask &= (ok[col] == value).to_numpy()
-    return ok[mask]
-
-
 def fit_time_per_example(df: pd.DataFrame) -> pd.DataFrame:
     """Per (learner, problem, repetition): ``fit_seconds / n`` at the largest n of that
     problem (columns ``learner, n_features, problem_id, n, rep, seconds_per_example``)."""
@@ -154,6 +146,19 @@ def fit_time_per_example(df: pd.DataFrame) -> pd.DataFrame:
     return top.assign(seconds_per_example=top["fit_seconds"] / top["n"])[cols]
 
 
+_CAPTION_LINES = (
+    "Theory lines in the learner's colour (legend), all for the realizable case: rivest/erm: Occam bound "
+    "(ln|C| + ln(1/β))/n, β = 0.1 (a bound); exp_mech_erm: the bound derived with a multiplicative Chernoff step "
+    "(dashed; compared with the data in the theory check) and 001 §1's stated 8 ln|C|/(α·min(α, ε)) (dotted); "
+    "privdl: Theorem 3.5's shape with unit constants (reconstructed; a shape, never counted as a violation); "
+    "privdl_composition: its |F|^(3/2) shape. Triangles on the lower axis: where a theory line drops below the "
+    "grey line, the error of the drawn target's majority label (the best constant predictor)."
+)
+_CAPTION_CURVES = (
+    "Lines: means over repetitions with 95% bootstrap bands over repetitions (none with fewer than 5); "
+    "non-private learners repeat in every panel; a mean error of exactly 0 is a hollow marker on the lower axis. "
+)
+
 EXPERIMENT = register_experiment(
     Experiment(
         id="decision_lists",
@@ -164,23 +169,39 @@ EXPERIMENT = register_experiment(
         figures={
             "error_vs_n": Figure(
                 "dpbench.plotting.decision_lists:error_vs_n",
-                "Population error (held-out sample of 50,000, noise added exactly) against n on the main "
-                "decision-list problem, one panel per ε; solid: means over repetitions with 95% bands; dashed: the "
-                "rates of algorithms.md §3 in the learner's colour (Rivest: Occam bound; privdl: Theorem 3.5 shape "
-                "[reconstructed]; privdl_composition: |F|^{3/2} shape; non-private learners repeat in every panel).",
+                "Population error (held-out sample of 50,000, noise added exactly) against n on the main decision-list "
+                "problem, one panel per ε. " + _CAPTION_CURVES + _CAPTION_LINES,
+            ),
+            "error_vs_n_small_d": Figure(
+                "dpbench.plotting.decision_lists:error_vs_n_small_d",
+                "Population error against n on the tiny 1-decision-list problems where the exponential mechanism over "
+                "whole lists (|C| = 1,266 at d = 2, 151,946 at d = 3) runs, one panel per problem and ε; privdl on the "
+                "same problems. " + _CAPTION_CURVES + _CAPTION_LINES,
             ),
             "sample_complexity": Figure(
                 "dpbench.plotting.decision_lists:sample_complexity",
-                f"Empirical sample complexity n*(α={ALPHA}) (smallest n of the grid at which ≥ {1 - BETA:.0%} of the "
-                "repetitions reach error ≤ α; bars: Clopper–Pearson) against ε on the main problem (left) and against "
-                "|F| over the (d, k) sweep (right), log–log; dashed: theory with unit constants; legends give the "
-                "fitted slope (95% CI) next to the theoretical exponent (privdl 1 vs privdl_composition 3/2 in |F|).",
+                f"Empirical sample complexity n*(α={ALPHA}): the smallest n of the grid at which ≥ {1 - BETA:.0%} of "
+                "repetitions reach error ≤ α (bars: Clopper–Pearson 95%), against ε, log–log, one panel per problem run "
+                "at several ε; an ε at which the grid never gets there is a marker on the upper axis; non-private "
+                "learners' n* as horizontal lines. Lines: theoretical n(α, ε) with unit constants (privdl's Theorem 3.5 "
+                "shape and the composition shape are reconstructed). The legend gives the slope of n* in ε (95% bootstrap "
+                "over repetitions) beside the theory's exponent over the same range.",
+            ),
+            "sample_complexity_features": Figure(
+                "dpbench.plotting.decision_lists:sample_complexity_features",
+                f"Empirical n*(α={ALPHA}) against |F| over the (d, k) sweep (same list length, alternations and input "
+                "bias), at each ε of the sweep, on the repetitions every problem has; bars: Clopper–Pearson 95%; an |F| "
+                "at which the grid never reaches α is a marker on the upper axis. Lines: theoretical n(α) as |F| varies "
+                "(privdl ∝ |F| log|F|, privdl_composition ∝ |F|^(3/2) log|F|, Rivest's Occam bound ∝ |F| log|F|; unit "
+                "constants). Legend: slope of n* in |F| (95% bootstrap over repetitions) beside the theory's local exponent.",
             ),
             "runtime": Figure(
                 "dpbench.plotting.decision_lists:runtime",
-                "Mean fit time per example (fit seconds / n, at the largest n of each problem; bands 10–90%) against "
-                "|F|, log–log: privdl and rivest grow polynomially (O(n|F| + |F|²) per run); the exponential mechanism over whole decision lists enumerates |C| = e^{Θ(|F| log|F|)} "
-                "lists and is skipped above its max_hypotheses cap (crosses: class sizes beyond the cap).",
+                "Mean fit time per example (fit seconds / n at the largest n of each problem; bands: 95% bootstrap over "
+                "repetitions) against |F|, log–log, measured under the machine's load at run time. privdl and rivest cost "
+                "O(n|F| + |F|²) per run (dotted: that shape through privdl's largest |F|); the exponential mechanism over "
+                "whole decision lists enumerates |C| = e^(Θ(|F| log|F|)) lists (dashed: ∝ |C| through its measured points) "
+                "and is skipped above its max_hypotheses cap (crosses: the extrapolated cost of the skipped problems).",
             ),
         },
         test_size=200,
