@@ -151,7 +151,8 @@ _CAPTION_LINES = (
     "(ln|C| + ln(1/β))/n, β = 0.1 (a bound); exp_mech_erm: the bound derived with a multiplicative Chernoff step "
     "(dashed; compared with the data in the theory check) and 001 §1's stated 8 ln|C|/(α·min(α, ε)) (dotted); "
     "privdl: Theorem 3.5's shape with unit constants (reconstructed; a shape, never counted as a violation); "
-    "privdl_composition: its |F|^(3/2) shape. Triangles on the lower axis: where a theory line drops below the "
+    "privdl_composition: its |F|^1.5 shape. A theory line above error 1 (privdl_composition's shape on the whole "
+    "main grid, privdl's on the tiny problems at small ε) lies above the plotted range. Triangles on the lower axis: where a theory line drops below the "
     "grey line, the error of the drawn target's majority label (the best constant predictor)."
 )
 _CAPTION_CURVES = (
@@ -170,7 +171,8 @@ EXPERIMENT = register_experiment(
             "error_vs_n": Figure(
                 "dpbench.plotting.decision_lists:error_vs_n",
                 "Population error (held-out sample of 50,000, noise added exactly) against n on the main decision-list "
-                "problem, one panel per ε. " + _CAPTION_CURVES + _CAPTION_LINES,
+                "problem, one panel per ε. " + _CAPTION_CURVES + "Coinciding zero markers of several learners are nested "
+                "(larger: the learner with more zeros); decision_tree, exact at every n like rivest, is left out. " + _CAPTION_LINES,
             ),
             "error_vs_n_small_d": Figure(
                 "dpbench.plotting.decision_lists:error_vs_n_small_d",

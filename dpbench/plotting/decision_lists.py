@@ -51,12 +51,10 @@ def _multi_epsilon_problems(df: pd.DataFrame) -> list[str]:
 
 
 def _error_lines(learner: str, row: pd.Series, n: np.ndarray) -> list[TheoryLine]:
-    out = []
-    for r in theory.dl_rates_of(learner, row):
-        y = np.asarray(r.error(n), dtype=float)
-        label = r.label + (f" (≥ 1 up to n = {int(n.max())}: above the plot)" if np.nanmin(y) >= 1 else "")
-        out.append(TheoryLine(learner, label, n, y, color(learner), "primary" if r.primary else "secondary"))
-    return out
+    return [
+        TheoryLine(learner, r.label, n, np.asarray(r.error(n), dtype=float), color(learner), "primary" if r.primary else "secondary")
+        for r in theory.dl_rates_of(learner, row)
+    ]
 
 
 def _without_duplicate_zeros(rows: pd.DataFrame) -> pd.DataFrame:
@@ -79,11 +77,27 @@ def _n_lines(learner: str, row: pd.Series, eps: np.ndarray) -> list[TheoryLine]:
     return out
 
 
+def _nest_zero_markers(fig):
+    """Zero markers of several learners at the same n would hide each other: per panel, the
+    learner with the most zero markers gets the largest, lowest-drawn ones, so coinciding
+    markers show as nested triangles in both colours."""
+    for ax in fig.axes:
+        marks = [line for line in ax.get_lines() if line.get_marker() == "v" and line.get_markerfacecolor() == "white"]
+        for i, line in enumerate(sorted(marks, key=lambda l: -len(l.get_xdata()))):
+            line.set_markersize(max(7.0 - 1.8 * i, 3.0))
+            line.set_zorder(6 + 0.1 * i)
+    return fig
+
+
+def _curves(rows: pd.DataFrame):
+    fig = learning_curves(rows, x="n", y="error", ylabel="population error", theory=_error_lines,
+                          trivial=theory.dl_trivial_error_of, trivial_label="majority label (best constant predictor)")
+    return _nest_zero_markers(fig)
+
+
 def error_vs_n(df: pd.DataFrame):
     main = main_problem(df)
-    rows = _without_duplicate_zeros(df[df["problem_id"] == main])
-    return learning_curves(rows, x="n", y="error", ylabel="population error", theory=_error_lines,
-                           trivial=theory.dl_trivial_error_of, trivial_label="majority label (best constant predictor)")
+    return _curves(_without_duplicate_zeros(df[df["problem_id"] == main]))
 
 
 def error_vs_n_small_d(df: pd.DataFrame):
@@ -91,9 +105,7 @@ def error_vs_n_small_d(df: pd.DataFrame):
     problems = ok.loc[ok["learner"] == "exp_mech_erm", "problem_id"].unique()
     if len(problems) == 0:  # no exponential-mechanism run: the smallest problems instead
         problems = ok.loc[ok["n_features"] == ok["n_features"].min(), "problem_id"].unique()
-    rows = df[df["problem_id"].isin(problems)]
-    return learning_curves(rows, x="n", y="error", ylabel="population error", theory=_error_lines,
-                           trivial=theory.dl_trivial_error_of, trivial_label="majority label (best constant predictor)")
+    return _curves(df[df["problem_id"].isin(problems)])
 
 
 def sample_complexity(df: pd.DataFrame):

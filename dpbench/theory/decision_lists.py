@@ -204,7 +204,7 @@ def dl_rates(
         return [Rate("Thm 3.5 shape, unit constants [reconstructed]", "shape", lambda n: rate_privdl(n, eps, dl, f, beta),
                      lambda a, e: n_privdl(a, e, dl, f, beta))]
     if learner == "privdl_composition":
-        return [Rate("composition shape |F|^{3/2}, unit constants", "shape", lambda n: rate_privdl_composition(n, eps, dl, f, beta),
+        return [Rate("composition shape ∝ |F|^1.5, unit constants", "shape", lambda n: rate_privdl_composition(n, eps, dl, f, beta),
                      lambda a, e: n_privdl_composition(a, e, dl, f, beta))]
     return []
 
