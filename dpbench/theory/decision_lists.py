@@ -35,12 +35,10 @@ __all__ = [
     "dl_rates_of",
     "dl_trivial_error_of",
     "dl_log_class_size",
-    "n_exp_mech_dl",
     "n_privdl",
     "n_privdl_composition",
     "n_rivest",
     "privdl_lambda_value",
-    "rate_exp_mech_dl",
     "rate_privdl",
     "rate_privdl_composition",
     "rate_privdl_kdl",
@@ -130,16 +128,6 @@ def rate_privdl_composition(n: Array, epsilon: Array, delta: float, n_features: 
     return private + (f * math.log(f) + math.log(1 / beta)) / _n(n)
 
 
-def rate_exp_mech_dl(n: Array, epsilon: Array, n_features: int) -> npt.NDArray:
-    r"""KLNRS exponential mechanism over all F-decision lists (001 §1, as
-    :func:`dpbench.theory.rate_exp_mech_pac`): with :math:`\ln|C|` from
-    :func:`dl_log_class_size`, :math:`\alpha = \max\{8\ln|C|/(\varepsilon n), \sqrt{8\ln|C|/n}\}`
-    (algorithms.md §3: :math:`n = O((|F|\log|F| + \log(1/\beta))/(\alpha\varepsilon))`). A bound."""
-    log_c = dl_log_class_size(n_features)
-    n = _n(n)
-    return np.maximum(8 * log_c / (np.asarray(epsilon, dtype=float) * n), np.sqrt(8 * log_c / n))
-
-
 def n_rivest(alpha: Array, n_features: int, beta: float = 0.1) -> npt.NDArray:
     """Sample size at which :func:`rate_rivest` reaches α."""
     return (dl_log_class_size(n_features) + math.log(1 / beta)) / np.asarray(alpha, dtype=float)
@@ -162,12 +150,6 @@ def n_privdl_composition(alpha: Array, epsilon: Array, delta: float, n_features:
     alpha = np.asarray(alpha, dtype=float)
     private = 2 * f**1.5 * math.sqrt(8 * math.log(1 / delta)) * np.log(2 * f * f / beta) / (alpha * eps)
     return private + (f * np.log(f) + math.log(1 / beta)) / alpha
-
-
-def n_exp_mech_dl(alpha: Array, epsilon: Array, n_features: int) -> npt.NDArray:
-    r""":math:`n = 8\ln|C|/(\alpha\min\{\alpha,\varepsilon\})` (001 §1) over F-decision lists."""
-    alpha = np.asarray(alpha, dtype=float)
-    return 8 * dl_log_class_size(n_features) / (alpha * np.minimum(alpha, np.asarray(epsilon, dtype=float)))
 
 
 def dl_rates(
