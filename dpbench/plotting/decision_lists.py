@@ -1,155 +1,261 @@
-"""Figures of the ``decision_lists`` experiment: error vs n (faceted by ε), empirical n*(α)
-vs ε and vs |F|, fit time vs |F|. Theory curves come from :mod:`dpbench.theory` through
-:mod:`dpbench.experiments.decision_lists` (never re-typed)."""
+"""Figures of the ``decision_lists`` experiment, from rows and :mod:`dpbench.theory` only.
+
+- :func:`error_vs_n`: error against n on the main problem (the one with the most sizes),
+  one panel per ε; :func:`error_vs_n_small_d`: the same on the tiny problems where the
+  exponential mechanism over whole lists runs (one panel per problem and ε).
+- :func:`sample_complexity`: n*(α) against ε, one panel per problem run at several ε.
+- :func:`sample_complexity_features`: n*(α) against |F| over the (d, k) sweep.
+- :func:`runtime`: fit time per example against |F|, with the exponential mechanism's
+  enumeration cost ∝ |C| carried to the problems it skipped.
+
+Every theory curve comes from :func:`dpbench.theory.dl_rates_of` for the setting a row
+records; the grey level is the drawn target's majority-label error
+(:func:`dpbench.theory.dl_trivial_error_of`).
+"""
 
 from __future__ import annotations
 
-import math
-
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from matplotlib.ticker import FormatStrFormatter, NullFormatter
 
-from dpbench.analysis import loglog_slope
-from dpbench.analysis import sample_complexity as n_star_table
-from dpbench.plotting.common import metric_vs_size
-from dpbench.plotting.style import RC, color, order, subplots
+from dpbench import theory
+from dpbench.plotting.common import learning_curves, sample_complexity_figure
+from dpbench.plotting.overlays import TheoryLine
+from dpbench.plotting.style import color
+
+ALPHA, BETA = theory.DL_ALPHA, theory.DL_BETA
+#: Columns that define the |F| sweep: problems that agree on them and differ in (d, k) only.
+SWEEP_SAME = ("l", "r", "monotone", "p", "noise")
 
 
-def _exp():
-    from dpbench.experiments import decision_lists as exp
+def _ok(df: pd.DataFrame) -> pd.DataFrame:
+    return df[df["status"] == "ok"]
 
-    return exp
+
+def main_problem(df: pd.DataFrame) -> str | None:
+    """The problem run at the most values of ε, then with the most sizes n, then rows (the
+    config's main block): the error-vs-n problem."""
+    ok = _ok(df)
+    if ok.empty:
+        return None
+    stats = ok.groupby("problem_id").agg(eps=("epsilon", "nunique"), sizes=("n", "nunique"), rows=("n", "size"))
+    return stats.sort_values(["eps", "sizes", "rows"], ascending=False).index[0]
+
+
+def _multi_epsilon_problems(df: pd.DataFrame) -> list[str]:
+    """Problems on which a private learner ran at ≥ 2 values of ε (n* against ε)."""
+    private = _ok(df)
+    private = private[private["private"] & np.isfinite(private["epsilon"])]
+    counts = private.groupby("problem_id")["epsilon"].nunique()
+    return counts[counts >= 2].index.tolist()
+
+
+def _error_lines(learner: str, row: pd.Series, n: np.ndarray) -> list[TheoryLine]:
+    return [
+        TheoryLine(learner, r.label, n, np.asarray(r.error(n), dtype=float), color(learner), "primary" if r.primary else "secondary")
+        for r in theory.dl_rates_of(learner, row)
+    ]
+
+
+def _without_duplicate_zeros(rows: pd.DataFrame) -> pd.DataFrame:
+    """Drop the non-private learners whose mean error is exactly 0 at every n when another
+    learner's is too (their markers on the axis would coincide and hide each other); the
+    caption names them."""
+    ok = _ok(rows)
+    zero = [l for l, g in ok[~ok["private"]].groupby("learner") if (g.groupby("n")["error"].mean() == 0).all()]
+    drop = [l for l in zero if l == "decision_tree"] if len(zero) > 1 else []
+    return rows[~rows["learner"].isin(drop)]
+
+
+def _n_lines(learner: str, row: pd.Series, eps: np.ndarray) -> list[TheoryLine]:
+    out = []
+    for r in theory.dl_rates_of(learner, row, epsilon=float(eps[0])):
+        if r.n_at is None:
+            continue
+        n = np.broadcast_to(np.asarray(r.n_at(ALPHA, eps), dtype=float), eps.shape)
+        out.append(TheoryLine(learner, r.label, eps, n, color(learner), "primary" if r.primary else "secondary"))
+    return out
+
+
+def _nest_zero_markers(fig):
+    """Zero markers of several learners at the same n would hide each other: per panel, the
+    learner with the most zero markers gets the largest, lowest-drawn ones, so coinciding
+    markers show as nested triangles in both colours."""
+    for ax in fig.axes:
+        marks = [line for line in ax.get_lines() if line.get_marker() == "v" and line.get_markerfacecolor() == "white"]
+        for i, line in enumerate(sorted(marks, key=lambda l: -len(l.get_xdata()))):
+            line.set_markersize(max(7.0 - 1.8 * i, 3.0))
+            line.set_zorder(6 + 0.1 * i)
+    return fig
+
+
+def _curves(rows: pd.DataFrame):
+    fig = learning_curves(rows, x="n", y="error", ylabel="population error", theory=_error_lines,
+                          trivial=theory.dl_trivial_error_of, trivial_label="majority label (best constant predictor)")
+    return _nest_zero_markers(fig)
 
 
 def error_vs_n(df: pd.DataFrame):
-    exp = _exp()
-    ok = df[df["status"] == "ok"]
-    main = exp.main_problem(ok)
-    sub = ok[ok["problem_id"] == main]
-    row = sub.iloc[0]
-    title = f"Decision lists (d={row['d']}, k={row['k']}, |F|={row['n_features']}, l={row['l']}, r={row['r']}): error vs n"
-    return metric_vs_size(sub, size="n", theory=exp.error_rate, title=title, floor=1e-3)
+    main = main_problem(df)
+    return _curves(_without_duplicate_zeros(df[df["problem_id"] == main]))
 
 
-def _slope_label(learner: str, x, y, exponent: float) -> str:
-    slope, lo, hi, _ = loglog_slope(x, y)
-    fit = f"slope {slope:.2f} [{lo:.2f}, {hi:.2f}]" if np.isfinite(slope) else "slope n/a"
-    return f"{learner}: {fit}; theory {exponent:g}"
-
-
-def _errorbars(ax, x, s, c, label):
-    yerr = np.vstack([s["n_star"] - s["n_low"], s["n_high"] - s["n_star"]])
-    ax.errorbar(x, s["n_star"], yerr=np.nan_to_num(np.abs(yerr)), marker="o", ms=3, lw=1.3, capsize=2, color=c, label=label)
+def error_vs_n_small_d(df: pd.DataFrame):
+    ok = _ok(df)
+    problems = ok.loc[ok["learner"] == "exp_mech_erm", "problem_id"].unique()
+    if len(problems) == 0:  # no exponential-mechanism run: the smallest problems instead
+        problems = ok.loc[ok["n_features"] == ok["n_features"].min(), "problem_id"].unique()
+    return _curves(df[df["problem_id"].isin(problems)])
 
 
 def sample_complexity(df: pd.DataFrame):
-    exp = _exp()
-    alpha, beta = exp.ALPHA, exp.BETA
-    ok = df[df["status"] == "ok"]
-    main = exp.main_problem(ok)
-    fig, (ax_e, ax_f) = subplots(2, width=3.9, height=3.2, sharey=False)
-    with plt.rc_context(RC):
-        # -- n* vs ε on the main problem
-        sub = ok[ok["problem_id"] == main]
-        sc = n_star_table(sub, ["learner", "epsilon", "private"], alpha, beta)
-        private = sc[sc["private"] & np.isfinite(sc["epsilon"])]
-        eps_all = np.sort(private["epsilon"].unique()) if len(private) else np.array([0.1, 10.0])
-        row = sub.iloc[0]
-        for learner in order(sc["learner"].unique()):
-            s = sc[sc["learner"] == learner].sort_values("epsilon")
-            c = color(learner)
-            if not s["private"].iloc[0]:
-                if np.isfinite(s["n_star"].iloc[0]):
-                    ax_e.axhline(s["n_star"].iloc[0], color=c, lw=1.2, ls=":", label=f"{learner} (non-private)")
-                continue
-            s = s[np.isfinite(s["epsilon"])]
-            _errorbars(ax_e, s["epsilon"], s, c, _slope_label(learner, s["epsilon"], s["n_star"], -1.0))
-            xs = np.geomspace(eps_all.min(), eps_all.max(), 60)
-            curve = exp.sample_size_rate(learner, xs, row)
-            if curve is not None:
-                ax_e.plot(xs, curve, ls="--", lw=1.0, color=c)
-        ax_e.set_xscale("log")
-        ax_e.set_yscale("log")
-        ax_e.set_xticks(eps_all)
-        ax_e.xaxis.set_major_formatter(FormatStrFormatter("%g"))
-        ax_e.xaxis.set_minor_formatter(NullFormatter())
-        ax_e.set_xlabel("ε")
-        ax_e.set_ylabel(f"n*(α={alpha:g}), ≥{1 - beta:.0%} of reps")
-        ax_e.set_title(f"vs ε (|F| = {row['n_features']}, δ = {exp._delta(row):g})")
-        ax_e.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), frameon=False)
+    problems = _multi_epsilon_problems(df) or [main_problem(df)]
+    return sample_complexity_figure(df[df["problem_id"].isin(problems)], alpha=ALPHA, beta=BETA, theory=_n_lines)
 
-        # -- n* vs |F| at the ε with the most |F| values
-        learners_f = exp.feature_sweep(ok).groupby(["learner", "epsilon"])["n_features"].nunique()
-        learners_f = learners_f[learners_f >= 3]
-        if len(learners_f):
-            eps_counts = learners_f.reset_index().groupby("epsilon").size()
-            eps_f = float(eps_counts.idxmax())
-            sweep = exp.feature_sweep(ok)
-            subf = sweep[(sweep["epsilon"] == eps_f) | (~sweep["private"])]
-            scf = n_star_table(subf, ["learner", "n_features"], alpha, beta)
-            f_all = np.sort(subf["n_features"].unique()).astype(float)
-            for learner in order(scf["learner"].unique()):
-                s = scf[scf["learner"] == learner].sort_values("n_features")
-                if s["n_features"].nunique() < 3:
+
+def feature_sweep(df: pd.DataFrame) -> pd.DataFrame:
+    """Status-ok rows of the largest group of problems that differ only in (d, k)."""
+    ok = _ok(df)
+    if ok.empty:
+        return ok
+    sizes = ok.groupby(list(SWEEP_SAME), dropna=False)["n_features"].nunique()
+    best = sizes.idxmax()
+    mask = np.ones(len(ok), dtype=bool)
+    for col, value in zip(SWEEP_SAME, best if isinstance(best, tuple) else (best,)):
+        mask &= (ok[col] == value).to_numpy()
+    return ok[mask]
+
+
+def common_reps(rows: pd.DataFrame, by: str) -> pd.DataFrame:
+    """Rows of the repetitions present at every value of ``by`` (the problems of a sweep may
+    run fewer repetitions than the main problem; n* compares success shares over the same
+    repetitions, :func:`dpbench.analysis.sample_complexity_slope` counts a missing one as a failure)."""
+    if rows.empty:
+        return rows
+    reps = set.intersection(*(set(g["rep"]) for _, g in rows.groupby(by)))
+    return rows[rows["rep"].isin(reps)]
+
+
+def sample_complexity_features(df: pd.DataFrame):
+    """n*(α) against |F| per learner at each ε of the (d, k) sweep (one panel per ε), on the
+    repetitions every problem has; theory n(α) of each learner as |F| varies (log|C| follows
+    |F|); an |F| at which the grid never reaches α as a hollow marker on the upper axis."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    from dpbench.analysis import local_exponent, sample_complexity_slope
+    from dpbench.analysis import sample_complexity as n_star_table
+    from dpbench.plotting.layout import grid_shape, panel_size, place_legend, tidy_log_ticks
+    from dpbench.plotting.overlays import draw_theory, mark_off_axis
+    from dpbench.plotting.style import order, paper_style
+
+    sweep = feature_sweep(df)
+    private = sweep[sweep["private"]]
+    per_eps = private.groupby(["epsilon", "learner"])["n_features"].nunique().groupby("epsilon").max()
+    min_f = 3 if (per_eps >= 3).any() or sweep["n_features"].nunique() >= 3 else 1  # no sweep: what there is
+    eps_values = sorted(per_eps[per_eps >= min_f].index) or [np.inf]  # the ε of the sweep
+    n_rows, n_cols = grid_shape(len(eps_values))
+    height, aspect = panel_size(n_cols, height=2.2)
+    with paper_style():
+        fig, axes = plt.subplots(n_rows, n_cols, figsize=(height * aspect * n_cols, height * n_rows), squeeze=False)
+        axes = list(axes.flat)[: len(eps_values)]
+        entries: dict = {}
+        for ax, eps in zip(axes, eps_values):
+            rows = sweep[(sweep["epsilon"] == eps) | ~sweep["private"]]
+            for learner in order(rows["learner"].unique()):
+                mine = rows[rows["learner"] == learner]
+                if mine["n_features"].nunique() < min_f:
                     continue
+                mine = common_reps(mine, "n_features")
                 c = color(learner)
-                exponent = exp.EXPONENT_F.get(learner, math.nan)
-                _errorbars(ax_f, s["n_features"], s, c, _slope_label(learner, s["n_features"], s["n_star"], exponent))
-                xs = np.geomspace(f_all.min(), f_all.max(), 40)
-                r0 = subf[subf["learner"] == learner].iloc[0]
-                curve = exp.sample_size_rate(learner, eps_f, r0, n_features=xs)
-                if curve is not None:
-                    ax_f.plot(xs, curve, ls="--", lw=1.0, color=c)
-            ax_f.set_title(f"vs |F| (d, k sweep; ε = {eps_f:g})")
-        ax_f.set_xscale("log")
-        ax_f.set_yscale("log")
-        ax_f.set_xlabel("|F| (features incl. constant true)")
-        ax_f.set_ylabel(f"n*(α={alpha:g})")
-        ax_f.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), frameon=False)
-        fig.suptitle("Decision lists: empirical sample complexity (dashed: theory, unit constants)")
+                sc = n_star_table(mine, ["n_features"], ALPHA, BETA).sort_values("n_features")
+                found = sc[np.isfinite(sc["n_star"])]
+                fit = sample_complexity_slope(mine, alpha=ALPHA, beta=BETA, x="n_features")
+                f = np.unique(np.geomspace(sc["n_features"].min(), sc["n_features"].max(), 48).round())
+                row = mine.iloc[0]
+                lines = []
+                for r in theory.dl_rates_of(learner, row, n_features=int(f[0])):
+                    if r.n_at is None or not r.primary:
+                        continue
+                    n = [float(np.asarray(theory.dl_rates_of(learner, row, n_features=int(v))[0].n_at(ALPHA, float(row["epsilon"])))) for v in f]
+                    lines.append(TheoryLine(learner, r.label, f, np.asarray(n), c))
+                span = (f >= fit.x_min) & (f <= fit.x_max) if np.isfinite(fit.x_min) else np.zeros(len(f), bool)
+                exp = local_exponent(f[span], lines[0].y[span]) if lines else np.nan
+                slope = f"slope {fit.slope:.2f} [{fit.low:.2f}, {fit.high:.2f}]" if np.isfinite(fit.low) else (
+                    f"slope {fit.slope:.2f}" if np.isfinite(fit.slope) else "slope n/a (< 3 |F| with n*)")
+                if np.isfinite(exp):
+                    slope += f"; theory {exp:.2f}"
+                smallest = mine.groupby("n_features")["n"].min().reindex(found["n_features"]).to_numpy(float)
+                censored = found["n_star"].to_numpy(float) == smallest
+                if len(found) and len(found) - censored.sum() < 3:  # n* only bounded above: no slope
+                    slope = "n* = the grid's smallest n (learned before it): no slope"
+                if len(found):
+                    sns.lineplot(x=found["n_features"].to_numpy(float), y=found["n_star"].to_numpy(float), color=c, marker="o", ax=ax, lw=1.2, zorder=3)
+                    yerr = np.vstack([found["n_star"] - found["n_low"], found["n_high"] - found["n_star"]])
+                    ax.errorbar(found["n_features"], found["n_star"], yerr=np.nan_to_num(np.abs(yerr)), fmt="none", ecolor=c, elinewidth=0.8, capsize=2, zorder=3)
+                entries[f"{learner} (ε = {eps:g}): {slope}" if len(eps_values) > 1 else f"{learner}: {slope}"] = plt.Line2D([], [], color=c, marker="o", ms=3, lw=1.2)
+                entries.update(draw_theory(ax, lines))
+                missing = sc[~np.isfinite(sc["n_star"])]["n_features"]
+                entries.update(mark_off_axis(ax, missing, c, where="top", label=f"n* beyond the grid (n > {int(mine['n'].max())})"))
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_xlabel("|F| (features incl. the constant)")
+            ax.set_ylabel(f"n*(α = {ALPHA:g})")
+            ax.set_title(f"(d, k) sweep, private learners at ε = {eps:g}")
+            grid_n = sweep["n"].astype(float)
+            low, high = ax.get_ylim() if ax.has_data() else (np.inf, 0)
+            ax.set_ylim(min(low, grid_n.min() / 1.5), max(high, grid_n.max() * 1.5))
+            tidy_log_ticks(ax)
         fig.tight_layout()
+        place_legend(fig, axes, list(entries.values()), list(entries.keys()), n_panels=len(axes), cols=n_cols, ncol=1)
     return fig
 
 
 def runtime(df: pd.DataFrame):
-    """Mean fit time per example vs |F| (largest n of each problem), with the exponential
-    mechanism's cost extrapolated ∝ |C| to the problems it skipped."""
-    exp = _exp()
-    per = exp.fit_time_per_example(df)
-    fig, (ax,) = subplots(1, width=4.4, height=3.3)
-    with plt.rc_context(RC):
-        for learner in order(per["learner"].unique()):
-            s = per[per["learner"] == learner].sort_values("n_features")
-            c = color(learner)
-            slope, _, _, _ = loglog_slope(s["n_features"], s["seconds_per_example"])
-            fit = f", slope {slope:.2f}" if np.isfinite(slope) else ""
-            ax.plot(s["n_features"], s["seconds_per_example"], marker="o", ms=3, lw=1.3, color=c, label=f"{learner}{fit}")
-            ax.fill_between(s["n_features"], s["lo"], s["hi"], color=c, alpha=0.18, lw=0)
-        em = per[per["learner"] == "exp_mech_erm"]
+    """Fit time per example (``fit_seconds / n`` at the largest n of each problem; band: 95 %
+    bootstrap over repetitions) against |F|, log–log; the exponential mechanism's cost ∝ |C|
+    through its measured points, carried to the problems it skipped (crosses)."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    from dpbench.plotting.common import _band
+    from dpbench.plotting.layout import place_legend, tidy_log_ticks
+    from dpbench.plotting.style import SINGLE_COLUMN, order, paper_style, palette
+
+    ok = _ok(df).dropna(subset=["fit_seconds"])
+    top = ok[ok["n"] == ok.groupby(["learner", "problem_id"])["n"].transform("max")]
+    per = top.assign(seconds_per_example=top["fit_seconds"] / top["n"])
+    learners = order(per["learner"].unique())
+    with paper_style():
+        fig, ax = plt.subplots(figsize=(SINGLE_COLUMN, 2.6))
+        sns.lineplot(data=per, x="n_features", y="seconds_per_example", hue="learner", hue_order=learners, palette=palette(learners),
+                     estimator="mean", errorbar=_band, marker="o", markersize=3, markeredgewidth=0, ax=ax, legend=False)
+        entries: dict = {name: plt.Line2D([], [], color=color(name), marker="o", ms=3, lw=1.2) for name in learners}
+        em = per[per["learner"] == "exp_mech_erm"].groupby("n_features")["seconds_per_example"].mean()
         skipped = df[(df["status"] == "skipped") & (df["learner"] == "exp_mech_erm")]
         if len(em):
-            logc = df.groupby("n_features")["log_class_size"].first()
-            coef = float(np.median(em["seconds_per_example"].to_numpy() / np.exp(logc.reindex(em["n_features"]).to_numpy())))
-            fs = np.array(sorted(set(em["n_features"]) | set(skipped["n_features"].unique())), dtype=float)
-            ax.plot(fs, coef * np.exp(logc.reindex(fs).to_numpy()), ls="--", lw=1.0, color=color("exp_mech_erm"), label="exp_mech_erm ∝ |C| (extrapolated)")
-            for f in sorted(skipped["n_features"].unique()):
-                y = coef * math.exp(float(logc[f]))
-                ax.plot([f], [y], marker="x", ms=7, color=color("exp_mech_erm"))
-                ax.annotate(f"skipped (cap):\n|C| ≈ e^{float(logc[f]):.0f}", (f, y), textcoords="offset points", xytext=(6, -4), fontsize=7, va="top")
-        # the O(n|F| + |F|²) shape of privdl, through its smallest measured point
-        pdl = per[per["learner"] == "privdl"].sort_values("n_features")
+            logc = pd.concat([ok, skipped]).groupby("n_features")["log_class_size"].first()
+            coef = float(np.median(em.to_numpy() / np.exp(logc.reindex(em.index).to_numpy())))
+            fs = np.array(sorted(set(em.index) | set(skipped["n_features"].unique())), dtype=float)
+            c = color("exp_mech_erm")
+            ax.plot(fs, coef * np.exp(logc.reindex(fs).to_numpy()), ls=(0, (4, 2)), lw=1.0, color=c, zorder=4)
+            entries["exp_mech_erm: ∝ |C| through its measured points"] = plt.Line2D([], [], color=c, ls=(0, (4, 2)), lw=1.0)
+            if len(skipped):
+                f_skip = np.sort(skipped["n_features"].unique()).astype(float)
+                ax.plot(f_skip, coef * np.exp(logc.reindex(f_skip).to_numpy()), marker="x", ms=6, mew=1.2, color=c, ls="none", zorder=5)
+                sizes = ", ".join(f"|C| ≈ e^{float(logc[f]):.1f}" for f in f_skip)
+                entries[f"exp_mech_erm skipped ({sizes} > max_hypotheses): extrapolated"] = plt.Line2D([], [], marker="x", ms=6, mew=1.2, color=c, ls="none")
+        pdl = per[per["learner"] == "privdl"].groupby("n_features").agg(t=("seconds_per_example", "mean"), n=("n", "first")).sort_index()
         if len(pdl):
-            f0, t0, n0 = pdl["n_features"].iloc[-1], pdl["seconds_per_example"].iloc[-1], pdl["n"].iloc[-1]
+            f0, t0, n0 = pdl.index[-1], pdl["t"].iloc[-1], pdl["n"].iloc[-1]
             fs = np.geomspace(per["n_features"].min(), per["n_features"].max(), 40)
-            shape = (n0 * fs + fs**2) / n0
-            ax.plot(fs, t0 * shape / ((n0 * f0 + f0**2) / n0), ls=":", lw=1.0, color=color("privdl"), label="O(n|F| + |F|²) / n")
+            ax.plot(fs, t0 * (n0 * fs + fs**2) / (n0 * f0 + f0**2), ls=(0, (1, 1.5)), lw=1.0, color=color("privdl"), zorder=4)
+            entries[f"privdl: O(n|F| + |F|²)/n shape at n = {int(n0)}, through its largest |F|"] = plt.Line2D([], [], color=color("privdl"), ls=(0, (1, 1.5)), lw=1.0)
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.set_xlabel("|F| (features incl. constant true)")
+        ax.set_xlabel("|F| (features incl. the constant)")
         ax.set_ylabel("fit time per example (s)")
-        ax.set_title("Decision lists: running time vs |F|")
-        ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False)
+        tidy_log_ticks(ax)
         fig.tight_layout()
+        place_legend(fig, [ax], list(entries.values()), list(entries.keys()), n_panels=1, cols=1, ncol=1)
     return fig

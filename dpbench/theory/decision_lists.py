@@ -24,15 +24,21 @@ import numpy as np
 import numpy.typing as npt
 from scipy.special import comb, gammaln, logsumexp
 
+from dpbench.theory.pac import ConjunctionRate as Rate  # one curve: error(n), n_at(α, ε), kind, label
+from dpbench.theory.pac import n_exp_mech_pac, n_exp_mech_realizable, rate_exp_mech_pac, rate_exp_mech_realizable
+
 __all__ = [
+    "DL_ALPHA",
+    "DL_BETA",
     "dl_feature_count",
+    "dl_rates",
+    "dl_rates_of",
+    "dl_trivial_error_of",
     "dl_log_class_size",
-    "n_exp_mech_dl",
     "n_privdl",
     "n_privdl_composition",
     "n_rivest",
     "privdl_lambda_value",
-    "rate_exp_mech_dl",
     "rate_privdl",
     "rate_privdl_composition",
     "rate_privdl_kdl",
@@ -40,6 +46,11 @@ __all__ = [
 ]
 
 Array = npt.ArrayLike
+
+#: Failure probability of the high-probability bounds, and the accuracy target of n*(α)
+#: (the ``decision_lists`` experiment's theory check and figures).
+DL_BETA = 0.1
+DL_ALPHA = 0.05
 
 
 def dl_feature_count(d: int, k: int, monotone: bool = False) -> int:
@@ -117,16 +128,6 @@ def rate_privdl_composition(n: Array, epsilon: Array, delta: float, n_features: 
     return private + (f * math.log(f) + math.log(1 / beta)) / _n(n)
 
 
-def rate_exp_mech_dl(n: Array, epsilon: Array, n_features: int) -> npt.NDArray:
-    r"""KLNRS exponential mechanism over all F-decision lists (001 §1, as
-    :func:`dpbench.theory.rate_exp_mech_pac`): with :math:`\ln|C|` from
-    :func:`dl_log_class_size`, :math:`\alpha = \max\{8\ln|C|/(\varepsilon n), \sqrt{8\ln|C|/n}\}`
-    (algorithms.md §3: :math:`n = O((|F|\log|F| + \log(1/\beta))/(\alpha\varepsilon))`). A bound."""
-    log_c = dl_log_class_size(n_features)
-    n = _n(n)
-    return np.maximum(8 * log_c / (np.asarray(epsilon, dtype=float) * n), np.sqrt(8 * log_c / n))
-
-
 def n_rivest(alpha: Array, n_features: int, beta: float = 0.1) -> npt.NDArray:
     """Sample size at which :func:`rate_rivest` reaches α."""
     return (dl_log_class_size(n_features) + math.log(1 / beta)) / np.asarray(alpha, dtype=float)
@@ -151,7 +152,92 @@ def n_privdl_composition(alpha: Array, epsilon: Array, delta: float, n_features:
     return private + (f * np.log(f) + math.log(1 / beta)) / alpha
 
 
-def n_exp_mech_dl(alpha: Array, epsilon: Array, n_features: int) -> npt.NDArray:
-    r""":math:`n = 8\ln|C|/(\alpha\min\{\alpha,\varepsilon\})` (001 §1) over F-decision lists."""
-    alpha = np.asarray(alpha, dtype=float)
-    return 8 * dl_log_class_size(n_features) / (alpha * np.minimum(alpha, np.asarray(epsilon, dtype=float)))
+def dl_rates(
+    learner: str, *, epsilon: float, delta: float, n_features: int, log_class_size: float, noise: float,
+    beta: float = DL_BETA,
+) -> list[Rate]:
+    r"""The theory curves of a ``decision_lists`` learner in one setting (algorithms.md §3).
+
+    Realizable (``noise = 0``) only — none of the rates below covers label noise:
+
+    - ``rivest``, ``erm``: Occam bound :func:`rate_rivest` (a bound, probability ≥ 1 − β);
+    - ``exp_mech_erm`` over whole lists: the bound derived with the multiplicative Chernoff
+      step (:func:`~dpbench.theory.pac.rate_exp_mech_realizable`, primary, compared with the
+      data) beside 001 §1's stated :math:`8\ln|C|/(\alpha\min(\alpha,\varepsilon))`
+      (:func:`~dpbench.theory.pac.rate_exp_mech_pac`, drawn, labelled);
+    - ``privdl``: Theorem 3.5's shape :func:`rate_privdl` **[reconstructed]**, unit constants;
+    - ``privdl_composition``: :func:`rate_privdl_composition` (shape).
+
+    ``delta`` ≤ 0 (a pure-DP row) is read as 10⁻⁶ in the (ε, δ) shapes."""
+    if noise > 0:
+        return []
+    eps, f, logc = float(epsilon), int(n_features), float(log_class_size)
+    dl = delta if delta > 0 else 1e-6
+    if learner in ("rivest", "erm"):
+        return [Rate("Occam bound (ln|C| + ln 1/β)/n", "bound", lambda n: rate_rivest(n, f, beta), lambda a, e: n_rivest(a, f, beta) * np.ones_like(np.asarray(e, dtype=float)))]
+    if learner == "exp_mech_erm":
+        return [
+            Rate("exp. mech., derived (multiplicative Chernoff)", "bound", lambda n: rate_exp_mech_realizable(n, eps, logc, beta),
+                 lambda a, e: n_exp_mech_realizable(a, e, logc, beta)),
+            Rate("exp. mech., 001 §1: 8 ln|C|/(α min(α, ε))", "bound", lambda n: rate_exp_mech_pac(n, eps, logc),
+                 lambda a, e: n_exp_mech_pac(a, e, logc), primary=False),
+        ]
+    if learner == "privdl":
+        return [Rate("Thm 3.5 shape, unit constants [reconstructed]", "shape", lambda n: rate_privdl(n, eps, dl, f, beta),
+                     lambda a, e: n_privdl(a, e, dl, f, beta))]
+    if learner == "privdl_composition":
+        return [Rate("composition shape ∝ |F|^1.5, unit constants", "shape", lambda n: rate_privdl_composition(n, eps, dl, f, beta),
+                     lambda a, e: n_privdl_composition(a, e, dl, f, beta))]
+    return []
+
+
+def dl_rates_of(learner: str, row, *, epsilon: float | None = None, n_features: int | None = None) -> list[Rate]:
+    """:func:`dl_rates` in the setting a results row records (``n_features``,
+    ``log_class_size``, ``noise``, ε, δ); ``epsilon`` / ``n_features`` override the row's
+    (``log_class_size`` then follows |F|)."""
+    f = int(row["n_features"] if n_features is None else n_features)
+    delta = float(row["delta"]) if row["delta"] == row["delta"] else 0.0
+    return dl_rates(
+        learner, epsilon=float(row["epsilon"] if epsilon is None else epsilon), delta=delta, n_features=f,
+        log_class_size=float(row["log_class_size"]) if n_features is None else dl_log_class_size(f),
+        noise=float(row["noise"]),
+    )
+
+
+def _majority_error(root_seed: int, problem_key: str, problem_id: str) -> float:
+    """Error of the best constant predictor on the held-out sample the learners' error is
+    measured on, for the target drawn from ``root_seed`` and the problem's key (JSON)."""
+    import json
+
+    from dpbench.problems.decision_list import DecisionListProblem  # problems import this module
+    from dpbench.seeding import key_hash, make_rng
+
+    key = json.loads(problem_key)
+    if f"{key['problem']}-{key_hash(key)}" != problem_id:
+        raise ValueError(f"cell_key of {problem_id} does not rebuild its problem key {key}")
+    params = {k: v for k, v in key.items() if k != "problem"}
+    target = DecisionListProblem(**params).draw_target(rng=make_rng(int(root_seed), "target", key))
+    _, f = target._holdout_sample()
+    positive = float(np.mean(f))
+    return target.noise + (1 - 2 * target.noise) * min(positive, 1 - positive)
+
+
+_TRIVIAL_CACHE: dict[tuple[int, str], float] = {}
+
+
+def dl_trivial_error_of(row) -> float:
+    r"""Error of the best constant predictor (the majority label) in the distribution a
+    results row records: :math:`\eta + (1 - 2\eta)\min(P[f = 1], P[f = 0])`, on the same
+    held-out sample as the learners' error.
+
+    The target (drawn by rejection sampling, so its label balance is not a function of the
+    parameters: 0.13–0.5 on the default grid) is redrawn from the row's ``root_seed`` and the
+    problem key in its ``cell_key`` — a few milliseconds per problem, cached."""
+    import json
+
+    cell = json.loads(row["cell_key"])
+    problem = {"problem": cell["problem"], **{k: cell[k] for k in ("d", "k", "l", "r", "monotone", "p", "noise") if k in cell}}
+    key = (int(row["root_seed"]), json.dumps(problem, sort_keys=True))
+    if key not in _TRIVIAL_CACHE:
+        _TRIVIAL_CACHE[key] = _majority_error(*key, str(row["problem_id"]))
+    return _TRIVIAL_CACHE[key]

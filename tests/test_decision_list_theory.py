@@ -1,0 +1,96 @@
+"""Theory of the ``decision_lists`` experiment: the rates drawn and checked
+(:func:`dpbench.theory.dl_rates_of`), the majority-label level
+(:func:`dpbench.theory.dl_trivial_error_of`) and the theory check's statuses on rows whose
+errors are set by hand (so each status is forced, not hoped for)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from dpbench import theory
+from dpbench.config import from_dict
+from dpbench.experiment import draw_target
+from tests.conftest import TINY_CONFIG
+
+
+@pytest.fixture(scope="module")
+def cell():
+    config = yaml.safe_load(TINY_CONFIG.read_text())
+    config["experiments"] = {"decision_lists": config["experiments"]["decision_lists"]}
+    grid = from_dict(config)
+    cells = [c for c in grid.experiments["decision_lists"].cells if c.learner == "privdl" and dict(c.problem_params)["d"] == 5]
+    return cells[0], grid.seed
+
+
+def _row(cell, seed, **values) -> dict:
+    target = draw_target(cell, seed)
+    row = {
+        "problem_id": cell.problem_id, "cell_key": cell.key_string(), "root_seed": seed, "problem": "decision_list",
+        **dict(cell.problem_params), "n_features": target.columns()["n_features"],
+        "log_class_size": target.columns()["log_class_size"], "epsilon": cell.epsilon, "delta": cell.delta,
+        "learner": cell.learner, "private": True, "status": "ok", "fit_seconds": 1e-3,
+    }
+    row.update(values)
+    return row
+
+
+def test_trivial_error_is_the_majority_error_of_the_drawn_target(cell):
+    c, seed = cell
+    target = draw_target(c, seed)
+    X, f = target._holdout_sample()
+    expected = min(f.mean(), 1 - f.mean())
+    assert 0.05 <= expected <= 0.5
+    assert theory.dl_trivial_error_of(pd.Series(_row(c, seed))) == pytest.approx(expected, abs=1e-12)
+    wrong = pd.Series(_row(c, seed, problem_id="decision_list-000000000000", root_seed=seed + 1))
+    with pytest.raises(ValueError, match="does not rebuild"):
+        theory.dl_trivial_error_of(wrong)
+
+
+def test_rates_in_the_setting_a_row_records(cell):
+    c, seed = cell
+    row = pd.Series(_row(c, seed))
+    f, logc = int(row["n_features"]), float(row["log_class_size"])
+    n = np.array([1e3, 1e4])
+    (occam,) = theory.dl_rates_of("rivest", row)
+    assert occam.kind == "bound" and np.allclose(occam.error(n), (logc + math.log(10)) / n)
+    derived, stated = theory.dl_rates_of("exp_mech_erm", row)
+    assert derived.primary and not stated.primary and derived.kind == stated.kind == "bound"
+    assert np.allclose(derived.error(n), max(8, 4 / row["epsilon"]) * (logc + math.log(20)) / n)
+    (shape,) = theory.dl_rates_of("privdl", row)
+    assert shape.kind == "shape" and np.allclose(shape.error(n), theory.rate_privdl(n, row["epsilon"], row["delta"], f, 0.1))
+    assert theory.dl_rates_of("privdl", pd.Series({**row, "noise": 0.05})) == []
+    # n*(α) in |F|: the composition ablation grows faster than privdl (3/2 vs 1, up to logs)
+    fs = np.array([33, 201])
+    grow = {l: np.log(theory.dl_rates_of(l, row, n_features=fs[1])[0].n_at(0.05, 2.0)
+                      / theory.dl_rates_of(l, row, n_features=fs[0])[0].n_at(0.05, 2.0)) / np.log(fs[1] / fs[0])
+            for l in ("privdl", "privdl_composition")}
+    assert 1.0 < grow["privdl"] < 1.3 < 1.5 < grow["privdl_composition"] < 1.8
+
+
+def test_theory_check_statuses_from_hand_set_errors(cell):
+    from dpbench.experiments.decision_lists import theory_check
+
+    c, seed = cell
+    trivial = theory.dl_trivial_error_of(pd.Series(_row(c, seed)))
+    sizes = [128, 256, 512, 1024, 2048, 4096]
+    rows = []
+    for rep in range(6):
+        for n in sizes:
+            learning = trivial * (n / 128.0) ** -1.0 * (1 + 0.05 * (rep - 2.5) / 2.5)
+            rows.append(_row(c, seed, n=n, rep=rep, error=learning))  # privdl: slope −1
+            rows.append(_row(c, seed, n=n, rep=rep, error=trivial, learner="privdl_composition"))  # never learns
+            rows.append(_row(c, seed, n=n, rep=rep, error=0.0, learner="rivest", private=False, epsilon=math.inf))
+    out = theory_check(pd.DataFrame(rows)).set_index(["learner", "x"])
+    ok = out.loc[("privdl", "n")]
+    assert ok["status"] == "ok" and ok["fitted_slope"] == pytest.approx(-1.0, abs=0.02)
+    assert ok["slope_ci_low"] <= -1.0 <= ok["slope_ci_high"] and ok["x_max"] == 4096
+    assert out.loc[("privdl_composition", "n"), "status"] == "at_chance"
+    zero = out.loc[("rivest", "n")]
+    assert zero["status"] == "too_few_points" and "exactly 0 at every n" in zero["note"] and zero["cells_above_bound"] == 0
+    assert set(out["status"]) <= {"ok", "no_points", "at_chance", "vacuous_bound", "too_few_points"}
+    assert not ((out["status"] == "ok") & out["fitted_slope"].isna()).any()
