@@ -200,7 +200,7 @@ def learning_curves(
             if level is not None and np.isfinite(level):
                 levels.append(level)
         means = data.groupby(["panel", "_line", x])[y].mean()
-        top = max(means.max(), *levels) * 2
+        top = max([means.max(), *levels]) * 2
         g.set(ylim=(means.min() / 2, min(1.0, top) if y == "error" else top))  # shared y: one range
         for ax in axes:
             tidy_log_ticks(ax)
