@@ -5,7 +5,7 @@ Rows and :mod:`dpbench.theory` only: every theory line is
 :func:`dpbench.theory.experts_rate_of` at the η the runs recorded (``eta`` column,
 interpolated in the x of the figure) — no calibration is re-run. The grey line is uniform
 play's regret (:func:`dpbench.theory.trivial_regret`); a learner that was skipped in a panel
-(``private_mw_001`` where the accountant does not certify its α) is named in the panel title.
+(``private_mw_001`` where the accountant does not certify its α) gets a legend entry saying so.
 """
 
 from __future__ import annotations
@@ -58,17 +58,24 @@ def _with_lines(rows: pd.DataFrame, x: str, minimum: int = 3) -> pd.DataFrame:
     return rows[rows.groupby(keys, dropna=False)[x].transform("nunique") >= minimum]
 
 
-def _skipped_note(fig, df: pd.DataFrame, *, by: str = "epsilon") -> None:
-    """Name skipped learners in the title of the panel of their ε (or under the figure's
-    title when there is one panel)."""
-    skipped = df[df["status"] == "skipped"]
+def _skipped_note(fig, skipped: pd.DataFrame) -> None:
+    """Add one legend entry per skipped learner ("skipped at ε ≤ …: not certified"), so a
+    reader sees why its curve is missing from some panels."""
     if skipped.empty:
         return
-    for ax in fig.axes:
-        title = ax.get_title()
-        for (learner, eps), _ in skipped.groupby(["learner", by]):
-            if f"ε = {eps:g}" in title.split(", "):
-                ax.set_title(f"{title}\n{learner} skipped", fontsize=ax.title.get_fontsize())
+    from matplotlib.patches import Patch
+
+    from dpbench.plotting.layout import grid_shape, place_legend
+
+    legend = fig.legends[0]
+    handles, labels = list(legend.legend_handles), [t.get_text() for t in legend.texts]
+    for learner, group in skipped.groupby("learner"):
+        handles.append(Patch(visible=False))
+        labels.append(f"{learner}: skipped at ε ≤ {group['epsilon'].max():g} (not certified)")
+    legend.remove()
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    _, cols = grid_shape(len(axes))
+    place_legend(fig, axes, handles, labels, n_panels=len(axes), cols=cols, ncol=1 if len(axes) % cols else None)
 
 
 def _stochastic_main(df: pd.DataFrame) -> pd.DataFrame:
@@ -117,11 +124,9 @@ def regret_vs_epsilon(df: pd.DataFrame):
     fig = learning_curves(ok.drop(columns="T").assign(T=T), x="epsilon", y="expected_regret", xlabel="ε",
                           ylabel="average expected regret", theory=lines, trivial=theory.trivial_regret_of,
                           trivial_label=TRIVIAL_LABEL, zero_label=ZERO_LABEL)
-    skipped = at_T[at_T["status"] == "skipped"]
-    if len(skipped):
-        names = ", ".join(f"{l} at ε ≤ {g['epsilon'].max():g}" for l, g in skipped.groupby("learner"))
-        ax = fig.axes[0]
-        ax.set_title(f"T = {T:,}, k = {int(at_T['k'].iloc[0])}\nskipped: {names}", fontsize=ax.title.get_fontsize())
+    ax = fig.axes[0]
+    ax.set_title(f"T = {T:,}, k = {int(at_T['k'].iloc[0])}", fontsize=ax.title.get_fontsize())
+    _skipped_note(fig, at_T[at_T["status"] == "skipped"])
     return fig
 
 
