@@ -131,8 +131,10 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
     for the expected regret (checked on the maximum over repetitions); the realized regret's
     bound holds w.p. 1 − β (checked on that quantile); ``sv_experts``' reconstructed rate
     and FTL's ½ are shapes. Each metric is fitted on its own values. A curve with one or two
-    horizons (the ε and k sweeps) is ``too_few_points``; ``private_mw_001``'s skipped cells
-    get a ``no_points`` row with the reason."""
+    horizons (the ε and k sweeps) is ``too_few_points``; the ε sweeps (one T, ≥ 3 ε) get
+    rows with x = ``epsilon`` (slope in ε beside the bound's local exponent: −1 for
+    private_rwm below its cap, flattening where η reaches sqrt(ln k/T)); ``private_mw_001``'s
+    skipped cells get a ``no_points`` row with the reason."""
     out = []
     final = final_rows(df)
     for curve in curves(final):
@@ -149,6 +151,19 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
                     holds_with=rate.holds_with if rate else 1.0,
                 )
             )
+    for T, at_T in final[final["private"] & np.isfinite(final["epsilon"])].groupby("T"):
+        for curve in curves(at_T, exclude=("epsilon",)):  # the ε sweeps: one T, ≥ 3 ε
+            if curve.rows["epsilon"].nunique() < 3:
+                continue
+            rate = theory.experts_rate_of(curve.learner, curve.rows, x="epsilon", beta=BETA)
+            trivial = theory.trivial_regret_of(curve.row)
+            row = check_curve(
+                curve, experiment="experts", x="epsilon", y="expected_regret", rate=rate.curve if rate else None,
+                kind=rate.kind if rate else "none", trivial=trivial if np.isfinite(trivial) else None,
+                holds_with=rate.holds_with if rate else 1.0,
+            )
+            row["regime"] = f"T = {T:g}" + (f", {row['regime']}" if row["regime"] != "all" else "")
+            out.append(row)
     skipped = df[df["status"] == "skipped"]
     for (learner, eps, delta, kind, k), group in skipped.groupby(["learner", "epsilon", "delta", "kind", "k"], sort=True):
         reason = str(group["reason"].iloc[0])
