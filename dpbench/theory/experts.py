@@ -26,7 +26,6 @@ __all__ = [
     "trivial_regret",
     "trivial_regret_of",
     "eta_at",
-    "hedge_bound_at_recorded_eta",
     "ExpertsRate",
     "experts_rate_of",
     "linear_learner_rate_of",
@@ -159,13 +158,6 @@ def eta_at(x: npt.ArrayLike, x_recorded: npt.ArrayLike, eta_recorded: npt.ArrayL
         return np.where(np.isclose(x, xr[0]), er[0], np.nan)
     out = np.exp(np.interp(np.log(x), np.log(xr), np.log(er)))
     return np.where((x >= xr[0] * (1 - 1e-9)) & (x <= xr[-1] * (1 + 1e-9)), out, np.nan)
-
-
-def hedge_bound_at_recorded_eta(T: npt.ArrayLike, T_recorded: npt.ArrayLike, eta_recorded: npt.ArrayLike, k: int) -> npt.NDArray:
-    """000 Thm 11.1 (:func:`regret_hedge`) at the η each run recorded, interpolated between
-    recorded horizons by :func:`eta_at`."""
-    T = np.asarray(T, dtype=float)
-    return regret_hedge(T, eta_at(T, T_recorded, eta_recorded), k)
 
 
 @dataclass(frozen=True)
