@@ -78,6 +78,16 @@ def _skipped_note(fig, skipped: pd.DataFrame) -> None:
     place_legend(fig, axes, handles, labels, n_panels=len(axes), cols=cols, ncol=1 if len(axes) % cols else None)
 
 
+def _single_panel_title(fig, rows: pd.DataFrame) -> None:
+    """A one-panel figure says its setting (k, and the ε of its private learners)."""
+    ax = fig.axes[0]
+    if len(fig.axes) > 1 or ax.get_title():
+        return
+    eps = sorted(rows.loc[rows["private"] & np.isfinite(rows["epsilon"]), "epsilon"].unique())
+    text = f"k = {int(rows['k'].iloc[0])}" + (f", private learners at ε = {', '.join(f'{e:g}' for e in eps)}" if eps else "")
+    ax.set_title(text, fontsize=ax.title.get_fontsize())
+
+
 def _stochastic_main(df: pd.DataFrame) -> pd.DataFrame:
     """Stochastic rows at the k with the most horizons (the T sweep)."""
     rows = df[df["kind"] == "stochastic"]
@@ -96,6 +106,7 @@ def regret_vs_T(df: pd.DataFrame):
     fig = learning_curves(ok, x="T", y="expected_regret", xlabel="horizon T", ylabel="average expected regret",
                           theory=_theory(ok, "T", "expected_regret"), trivial=theory.trivial_regret_of,
                           trivial_label=TRIVIAL_LABEL, zero_label=ZERO_LABEL)
+    _single_panel_title(fig, ok)
     _skipped_note(fig, skipped)
     return fig
 
@@ -161,17 +172,21 @@ def ftl_trap(df: pd.DataFrame):
     decays under Thm 11.1's bound."""
     rows = _final(df)
     ok = rows[(rows["kind"] == "ftl_trap") & (rows["status"] == "ok")]
-    return learning_curves(ok, x="T", y="expected_regret", xlabel="horizon T", ylabel="average expected regret",
-                           theory=_theory(ok, "T", "expected_regret"), zero_label=ZERO_LABEL)
+    fig = learning_curves(ok, x="T", y="expected_regret", xlabel="horizon T", ylabel="average expected regret",
+                          theory=_theory(ok, "T", "expected_regret"), zero_label=ZERO_LABEL)
+    _single_panel_title(fig, ok)
+    return fig
 
 
 def realizable(df: pd.DataFrame):
     """Realized regret on realizable sequences: sv_experts against the Hedge family."""
     rows = _final(df)
     ok = _with_lines(rows[(rows["kind"] == "realizable") & (rows["status"] == "ok")], "T")
-    return learning_curves(ok, x="T", y="regret", xlabel="horizon T", ylabel="average realized regret",
-                           theory=_theory(ok, "T", "regret"), trivial=theory.trivial_regret_of,
-                           trivial_label=TRIVIAL_LABEL, zero_label=ZERO_LABEL)
+    fig = learning_curves(ok, x="T", y="regret", xlabel="horizon T", ylabel="average realized regret",
+                          theory=_theory(ok, "T", "regret"), trivial=theory.trivial_regret_of,
+                          trivial_label=TRIVIAL_LABEL, zero_label=ZERO_LABEL)
+    _single_panel_title(fig, ok)
+    return fig
 
 
 def tight_accounting(df: pd.DataFrame):
