@@ -189,3 +189,34 @@ def test_sv_experts_epsilon_to_infinity():
 
 # audits of the experts learners (first-round loss swap, correct and broken copies): tests/test_audit.py
 
+
+
+# --------------------------------------------------------------------------- theory from recorded columns
+
+
+def test_eta_at_interpolates_power_laws_exactly_and_not_beyond_the_grid():
+    T = np.array([1000.0, 10_000.0, 100_000.0])
+    eta = 0.3 / np.sqrt(T)
+    xs = np.array([3162.0, 31_623.0])
+    np.testing.assert_allclose(theory.eta_at(xs, T, eta), 0.3 / np.sqrt(xs), rtol=1e-12)
+    assert np.isnan(theory.eta_at(np.array([500.0, 2e5]), T, eta)).all()
+
+
+def test_experts_rate_is_thm_11_1_at_the_recorded_eta():
+    """The figure/check rate equals regret_hedge at each grid point's recorded η, so no
+    calibration is re-run; the realized-regret version adds Azuma and holds w.p. 1 − β."""
+    import pandas as pd
+
+    T = np.array([1000, 10_000, 100_000])
+    etas = np.array([PrivateRWM(epsilon=1.0, delta=1e-6).eta(int(t), 10) for t in T])
+    rows = pd.DataFrame({"kind": "stochastic", "k": 10, "T": T, "epsilon": 1.0, "eta": etas})
+    rate = theory.experts_rate_of("private_rwm", rows)
+    np.testing.assert_allclose(rate.curve(T.astype(float)), theory.regret_hedge(T, etas, 10), rtol=1e-12)
+    assert (rate.kind, rate.holds_with) == ("bound", 1.0)
+    realized = theory.experts_rate_of("private_rwm", rows, metric="regret", beta=0.1)
+    np.testing.assert_allclose(realized.curve(T.astype(float)) - rate.curve(T.astype(float)), np.sqrt(2 * math.log(10) / T))
+    assert realized.holds_with == pytest.approx(0.9)
+    sv = theory.experts_rate_of("sv_experts", rows.assign(kind="realizable"))
+    assert sv.kind == "shape"
+    assert theory.experts_rate_of("ftl", rows) is None
+    assert theory.trivial_regret("stochastic", 10, 0.2) == pytest.approx(0.18)

@@ -1,27 +1,37 @@
-"""Figure recipes of the ``linear_loss`` experiment: excess loss vs T with its bound."""
+"""Figure of the ``linear_loss`` experiment: LinearLearner's excess population loss against T,
+one panel per private ε (and per d when a sweep varies it), drawn with seaborn by
+:func:`dpbench.plotting.common.learning_curves`.
+
+Rows and :mod:`dpbench.theory` only: each panel's theory line is the proven online-to-batch
+bound at the η its runs recorded (:func:`dpbench.theory.linear_learner_rate_of`), so lines
+of different ε never share a panel or a colour. LinearLearner at ε = ∞ is plain RWM at
+η = sqrt(ln d/T): it is drawn as ``rwm`` (its colour) in every panel, with its own bound.
+"""
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 
-from dpbench.plotting.experts import _by_learner_eps, _curves, _empty, _finish
-from dpbench.plotting.style import RC, subplots
+from dpbench import theory
+from dpbench.plotting.common import learning_curves
+from dpbench.plotting.overlays import TheoryLine
+from dpbench.plotting.style import color
+
+#: the name LinearLearner's non-private twin (ε = ∞) is drawn under.
+NON_PRIVATE = "rwm"
 
 
 def excess_vs_T(df: pd.DataFrame):
-    from dpbench.experiments.linear_loss import theory_curve
-
     ok = df[df["status"] == "ok"]
-    if ok.empty:
-        return _empty("excess loss vs T")
-    ds = sorted(d for d, g in ok.groupby("d") if g["T"].nunique() >= 3) or sorted(ok["d"].unique())
-    fig, axes = subplots(len(ds), width=3.6, height=3.0)
-    styles = {}
-    with plt.rc_context(RC):
-        for ax, d in zip(axes, ds):
-            rows = ok[ok["d"] == d]
-            _curves(ax, rows, x="T", metric="excess_loss", group=_by_learner_eps, theory=theory_curve, exponent=lambda l: -0.5, styles=styles)
-            ax.set_xlabel("horizon T (= sample size)")
-            ax.set_title(f"d = {int(d)}, gap = {rows['gap'].iloc[0]:g}, δ = {rows['delta'].max():g}")
-    return _finish(fig, axes, "LinearLearner: excess population loss vs T", "excess population loss")
+    ok = ok.assign(learner=np.where(np.isfinite(ok["epsilon"]), ok["learner"], NON_PRIVATE), private=np.isfinite(ok["epsilon"]))
+
+    def lines(learner: str, row: pd.Series, xs: np.ndarray) -> list[TheoryLine]:
+        same = (ok["learner"] == learner) & (ok["epsilon"] == row["epsilon"]) & (ok["d"] == row["d"]) & (ok["gap"] == row["gap"])
+        rate = theory.linear_learner_rate_of(ok[same])
+        ts = np.geomspace(float(ok.loc[same, "T"].min()), float(ok.loc[same, "T"].max()), 64)
+        return [TheoryLine(learner, rate.label, ts, np.asarray(rate.curve(ts), dtype=float), color(learner))]
+
+    return learning_curves(ok, x="T", y="excess_loss", xlabel="horizon T (= sample size)", ylabel="excess population loss",
+                           theory=lines, trivial=lambda row: float(row["gap"]),
+                           trivial_label="uniform θ (excess loss = gap)", zero_label="mean exactly 0 (off the log axis)")

@@ -7,6 +7,8 @@ with losses in [0, 1]. Functions are vectorised in ``T`` and ``epsilon``.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -21,7 +23,17 @@ __all__ = [
     "rate_linear_learner",
     "excess_linear_learner_bound",
     "regret_lower_bound_coin",
+    "trivial_regret",
+    "trivial_regret_of",
+    "eta_at",
+    "ExpertsRate",
+    "experts_rate_of",
+    "linear_learner_rate_of",
+    "EXPERTS_BETA",
 ]
+
+#: failure probability of the high-probability bounds of the experts family.
+EXPERTS_BETA = 0.1
 
 
 def regret_hedge(T: npt.ArrayLike, eta: npt.ArrayLike, k: int) -> npt.NDArray:
@@ -103,3 +115,114 @@ def regret_lower_bound_coin(T: npt.ArrayLike, k: int) -> npt.NDArray:
     """Asymptotic minimax lower bound on fair coins (Cesa-Bianchi & Lugosi 2006, Thm 3.7):
     :math:`\\sqrt{\\ln k/(2T)}` (expected regret of any algorithm, as T, k → ∞)."""
     return np.sqrt(math.log(k) / (2 * np.asarray(T, dtype=float)))
+
+
+def trivial_regret(kind: str, k: int, gap: float) -> float:
+    """Expected average regret of uniform play (the trivial predictor) on an experts sequence
+    of :mod:`dpbench.problems.experts`, for large T.
+
+    ``stochastic`` and ``switching``: uniform play loses ``½ − gap/k`` per round on average,
+    the best expert ``½ − gap`` (in both halves of ``switching``), so the regret is
+    :math:`\\mathrm{gap}\\,(1 - 1/k)`. ``realizable``: uniform play loses ``(k−1)/(2k)``,
+    the best expert 0. ``coin`` (regret of uniform play → 0, it is the best-in-hindsight
+    fluctuation) and ``ftl_trap`` (uniform play has regret ≈ 0; there FTL's ½ is the
+    reference): NaN — no trivial level.
+    """
+    if kind in ("stochastic", "switching"):
+        return float(gap) * (1 - 1 / k)
+    if kind == "realizable":
+        return (k - 1) / (2 * k)
+    return math.nan
+
+
+def trivial_regret_of(row) -> float:
+    """:func:`trivial_regret` for a results row (columns ``kind, k, gap``)."""
+    return trivial_regret(str(row["kind"]), int(row["k"]), float(row["gap"]))
+
+
+def eta_at(x: npt.ArrayLike, x_recorded: npt.ArrayLike, eta_recorded: npt.ArrayLike) -> npt.NDArray:
+    """The learning rate at ``x`` (horizon T, ε or k) interpolated linearly in log–log
+    between recorded ``(x, η)`` pairs of the runs (the ``eta`` column), so figures never
+    re-run a calibration. Exact for every calibration of the experts family between grid
+    points where η is a power of x (η ∝ T^(−½) for rwm, private_rwm, private_mw_001; ∝ ε
+    for private_rwm below its cap); NaN outside the recorded range."""
+    x = np.asarray(x, dtype=float)
+    xr, er = np.asarray(x_recorded, dtype=float), np.asarray(eta_recorded, dtype=float)
+    keep = np.isfinite(xr) & np.isfinite(er) & (xr > 0) & (er > 0)
+    xr, er = xr[keep], er[keep]
+    order = np.argsort(xr)
+    xr, er = xr[order], er[order]
+    if len(xr) == 0:
+        return np.full(x.shape, np.nan)
+    if len(xr) == 1:
+        return np.where(np.isclose(x, xr[0]), er[0], np.nan)
+    out = np.exp(np.interp(np.log(x), np.log(xr), np.log(er)))
+    return np.where((x >= xr[0] * (1 - 1e-9)) & (x <= xr[-1] * (1 + 1e-9)), out, np.nan)
+
+
+@dataclass(frozen=True)
+class ExpertsRate:
+    """The theory of one experts curve: ``curve(x) -> y`` (NaN where it says nothing), its
+    ``label``, ``kind`` (``"bound"``: proven, checked against the data; ``"shape"``: a
+    reconstruction, drawn only) and ``holds_with`` (1 for a deterministic bound, 1 − cβ for
+    one that holds with that probability)."""
+
+    label: str
+    kind: str
+    holds_with: float
+    curve: Callable[[npt.NDArray], npt.NDArray]
+
+
+def _column(rows, name: str) -> npt.NDArray:
+    return np.asarray(rows[name], dtype=float)
+
+
+def experts_rate_of(learner: str, rows, *, x: str = "T", metric: str = "expected_regret", beta: float = EXPERTS_BETA) -> ExpertsRate | None:
+    """The rate drawn and checked for one curve of the ``experts`` experiment.
+
+    ``rows`` are the curve's results rows (columns ``kind, k, T, epsilon, eta`` and ``x``):
+    the Hedge family (``rwm``, ``private_rwm``, ``private_rwm_tight``, ``private_mw_001``)
+    gets 000 Thm 11.1, :math:`\\eta + \\ln k/(\\eta T)`, at the η the runs recorded (interpolated
+    in x by :func:`eta_at`; x is ``T``, ``epsilon`` or ``k``) — deterministic for
+    ``expected_regret``; ``regret`` (realized) adds the Azuma term
+    :math:`\\sqrt{2\\ln(1/\\beta)/T}` and holds w.p. 1 − β. ``sv_experts`` on realizable
+    sequences: the reconstructed :func:`regret_sv_experts` (a shape). ``ftl`` on the trap:
+    average regret ½ (linear regret; ``(T − 1)/2`` of ``T`` rounds lost against a leader
+    that loses ``T/2``), a shape. None where no theory applies.
+    """
+    kind = str(np.asarray(rows["kind"])[0])
+    if learner == "ftl":
+        if kind != "ftl_trap":
+            return None
+        return ExpertsRate("regret → ½ (linear)", "shape", 1.0, lambda xs: np.full(np.shape(xs), 0.5))
+    if learner == "sv_experts":
+        if kind != "realizable" or x != "T":
+            return None
+        eps, k = float(_column(rows, "epsilon")[0]), int(_column(rows, "k")[0])
+        return ExpertsRate("reconstructed Õ(log²k·log T/(εT))", "shape", 1.0, lambda T: regret_sv_experts(T, eps, k, beta))
+    x_rec, eta_rec = _column(rows, x), _column(rows, "eta")
+    if not np.isfinite(eta_rec).any():
+        return None
+    T0, k0 = float(_column(rows, "T")[0]), int(_column(rows, "k")[0])
+
+    def bound(xs: npt.NDArray) -> npt.NDArray:
+        xs = np.asarray(xs, dtype=float)
+        T = xs if x == "T" else np.full(xs.shape, T0)
+        eta = eta_at(xs, x_rec, eta_rec)
+        k = xs if x == "k" else np.full(xs.shape, float(k0))
+        out = eta + np.log(k) / (eta * T)
+        return out + np.sqrt(2 * math.log(1 / beta) / T) if metric == "regret" else out
+
+    if metric == "regret":
+        return ExpertsRate("Thm 11.1 at recorded η + Azuma (w.p. 1−β)", "bound", 1 - beta, bound)
+    return ExpertsRate("Thm 11.1 at recorded η", "bound", 1.0, bound)
+
+
+def linear_learner_rate_of(rows, *, beta: float = EXPERTS_BETA) -> ExpertsRate:
+    """LinearLearner's proven excess-loss bound (:func:`excess_linear_learner_bound`, holds
+    w.p. ≥ 1 − 3β) in T at the η the runs recorded (columns ``T, eta, d``)."""
+    T_rec, eta_rec, d = _column(rows, "T"), _column(rows, "eta"), int(_column(rows, "d")[0])
+    return ExpertsRate(
+        "online-to-batch bound at recorded η (w.p. 1−3β)", "bound", 1 - 3 * beta,
+        lambda T: excess_linear_learner_bound(T, eta_at(T, T_rec, eta_rec), d, beta),
+    )
