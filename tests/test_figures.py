@@ -28,7 +28,7 @@ from dpbench.plotting.style import MIN_FONT_PT
 from tests.conftest import TINY_CONFIG
 
 #: Experiments whose recipes are on the seaborn helpers (the rest: phase 2).
-CONVERTED = {"conjunctions"}
+CONVERTED = {"conjunctions", "private_erm", "privacy_audit"}
 #: Overlaps smaller than this many pixels (at 100 dpi) are rounding, not a defect.
 TOLERANCE_PX = 1.0
 
