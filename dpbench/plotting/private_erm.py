@@ -47,14 +47,25 @@ def _trivial_by_d(ok: pd.DataFrame):
     return lambda row: levels.get(row["d"], np.nan)
 
 
-def _lines_in_n(learner: str, row: pd.Series, n: np.ndarray) -> list[TheoryLine]:
+#: Learners whose theory line is another learner's (same rate, same setting): drawn once,
+#: in the first learner's colour, named after both — never two lines on top of each other.
+SHARED_LINE = {"dp_sgd": "dp_gd", "diffprivlib_logreg": "objective_perturbation"}
+
+
+def _theory_lines(learner: str, row: pd.Series, x: np.ndarray, *, n=None, epsilon=None, present=()) -> list[TheoryLine]:
+    """The theory line of ``learner`` against n (at the row's ε) or against ε (at size ``n``);
+    none for a learner in :data:`SHARED_LINE` whose partner is ``present`` (the partner's
+    line carries both names)."""
     from dpbench.plotting.style import color
 
+    if SHARED_LINE.get(learner) in present:
+        return []
     rate = theory.erm_rate_of(learner, row)
     if rate is None:
         return []
-    y = np.broadcast_to(np.asarray(rate.excess(n, float(row["epsilon"])), dtype=float), n.shape)
-    return [TheoryLine(learner, rate.label, n, y, color(learner), "primary")]
+    y = rate.excess(x, float(row["epsilon"])) if n is None else rate.excess(n, x)
+    partners = [other for other, owner in SHARED_LINE.items() if owner == learner]  # same rate: named whether drawn or not
+    return [TheoryLine(", ".join([learner, *partners]), rate.label, x, np.broadcast_to(np.asarray(y, dtype=float), x.shape), color(learner))]
 
 
 def error_vs_n(df: pd.DataFrame) -> plt.Figure:
@@ -66,8 +77,13 @@ def error_vs_n(df: pd.DataFrame) -> plt.Figure:
     private = ok[ok["private"] & np.isfinite(ok["epsilon"])]
     sizes = private.groupby(["learner", "d", "epsilon"])["n"].transform("nunique")
     private = private[sizes >= 3]
+    present = {key: set(g["learner"]) for key, g in private.groupby(["d", "epsilon"])}
+
+    def lines(learner: str, row: pd.Series, n: np.ndarray) -> list[TheoryLine]:
+        return _theory_lines(learner, row, n, present=present.get((row["d"], row["epsilon"]), ()))
+
     return learning_curves(
-        private, x="n", y="excess_loss", ylabel=EXCESS_LABEL, theory=_lines_in_n, trivial=_trivial_by_d(ok),
+        private, x="n", y="excess_loss", ylabel=EXCESS_LABEL, theory=lines, trivial=_trivial_by_d(ok),
         trivial_label=TRIVIAL_LABEL, zero_label="mean exactly 0 (off the log axis)",
     )
 
@@ -118,11 +134,9 @@ def error_vs_epsilon(df: pd.DataFrame) -> plt.Figure:
             entries.update(draw_trivial(ax, trivial, TRIVIAL_LABEL))
             if y == "excess_loss" and len(eps):
                 xs = np.geomspace(eps.min(), eps.max(), 64)
-                lines = []
-                for learner, rows in private.groupby("learner"):
-                    rate = theory.erm_rate_of(learner, rows.iloc[0])
-                    if rate is not None:
-                        lines.append(TheoryLine(learner, rate.label, xs, np.asarray(rate.excess(n_max, xs), dtype=float), colours[learner]))
+                present = set(private["learner"])
+                lines = [line for learner, rows in private.groupby("learner")
+                         for line in _theory_lines(learner, rows.iloc[0], xs, n=n_max, present=present)]
                 entries.update(draw_theory(ax, lines))
                 data = means[means > 0]
                 if len(data):

@@ -181,14 +181,14 @@ def erm_rate_of(learner: str, row) -> ErmRate | None:
         return ErmRate(r"bound $\|b\|^2/(n^2(\lambda+\Delta)) + \Delta\ln 2/\lambda$", "bound",
                        lambda n, e: excess_objective_perturbation(n, e, d, lam, ERM_BETA))
     if learner == "diffprivlib_logreg":  # objective perturbation too, but not our implementation
-        return ErmRate(r"shape of objective perturbation's bound", "shape",
+        return ErmRate(r"bound $\|b\|^2/(n^2(\lambda+\Delta)) + \Delta\ln 2/\lambda$ (shape: not our implementation)", "shape",
                        lambda n, e: excess_objective_perturbation(n, e, d, lam, ERM_BETA))
     if learner in ("dp_gd", "dp_sgd"):
         return ErmRate(r"shape $d\ln(1/\delta)/(\lambda n^2\varepsilon^2)$", "shape",
                        lambda n, e: excess_dp_gd(n, e, d, lam, delta))
     if learner == "exp_mech_grid":
         points, radius = int(_lp(row, "points", 7)), float(_lp(row, "radius", 4.0))
-        return ErmRate(r"shape $2\Delta u\,(d\ln g+\ln(1/\beta))/(\varepsilon n)$", "shape",
+        return ErmRate(r"shape $2\ln(1+e^{R\sqrt{d}})(d\ln g+\ln(1/\beta))/(\varepsilon n)$", "shape",
                        lambda n, e: excess_exp_mech_grid(n, e, d, points, radius, ERM_BETA))
     return None
 
