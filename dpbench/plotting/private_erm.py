@@ -192,6 +192,10 @@ def runtime(df: pd.DataFrame) -> plt.Figure:
                 last = float(np.asarray(theory.runtime_linear(*((mean.index[-1], float(lp["d"])) if x == "n" else (float(lp["n"]), mean.index[-1])), points=points)))
                 ax.plot(grid, mean.iloc[-1] * model / last, color=colours[learner], ls=(0, (4, 2)), lw=0.9, zorder=4)
             ax.set(xscale="log" if x == "n" else "linear", yscale="log", xlabel=x, ylabel="fit seconds", title=title)
+            if x == "d":
+                from matplotlib.ticker import MaxNLocator
+
+                ax.xaxis.set_major_locator(MaxNLocator(integer=True))
             tidy_log_ticks(ax)
         entries = {name: plt.Line2D([], [], color=colours[name], marker="o", ms=3, lw=1.2) for name in learners}
         entries[r"cost model $\propto n\,d\,T$ (exp_mech_grid: $\propto n\,d\,g^d$)"] = plt.Line2D([], [], color="0.3", ls=(0, (4, 2)), lw=0.9)
