@@ -126,5 +126,5 @@ def test_experiment_cells_theory_check_and_figures(tmp_path):
     bounds = check[check["bound_kind"] == "bound"]
     assert set(bounds["learner"]) == {"output_perturbation", "objective_perturbation"}
     for name, figure in exp.figures.items():
-        save(figure.draw(df), tmp_path / name)
+        save(figure(df), tmp_path / name)
         assert (tmp_path / f"{name}.png").exists()
