@@ -33,13 +33,11 @@ Options: none.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 
 from dpbench import theory
-from dpbench.analysis import check_curve, curve_status, curves, fit_slope, local_exponent, setting_label, theory_row
+from dpbench.analysis import check_curve, curve_status, curves, fit_slope, setting_label, theory_row
 from dpbench.experiment import Experiment, Figure, run_batch_cell
 from dpbench.grid import Cell
 from dpbench.learners.logistic_common import DEFAULT_LAM, objective, optimum, signs, unit_ball

@@ -186,7 +186,7 @@ def runtime(df: pd.DataFrame) -> plt.Figure:
                 mean = lr.groupby(x)["fit_seconds"].mean().sort_index()
                 grid = np.geomspace(mean.index.min(), mean.index.max(), 48) if x == "n" else np.linspace(mean.index.min(), mean.index.max(), 48)
                 lp = lr.iloc[0]
-                points = int(lp["lp_points"]) if learner == "exp_mech_grid" and "lp_points" in lp and lp["lp_points"] == lp["lp_points"] and lp["lp_points"] is not None else (7 if learner == "exp_mech_grid" else None)
+                points = theory.grid_points_of(lp) if learner == "exp_mech_grid" else None
                 nn, dd = (grid, float(lp["d"])) if x == "n" else (float(lp["n"]), grid)
                 model = np.asarray(theory.runtime_linear(nn, dd, points=points), dtype=float)
                 last = float(np.asarray(theory.runtime_linear(*((mean.index[-1], float(lp["d"])) if x == "n" else (float(lp["n"]), mean.index[-1])), points=points)))

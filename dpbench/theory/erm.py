@@ -42,6 +42,7 @@ __all__ = [
     "TRIVIAL_TEST_ERROR",
     "ErmRate",
     "erm_rate_of",
+    "grid_points_of",
     "trivial_excess_of",
 ]
 
@@ -187,10 +188,15 @@ def erm_rate_of(learner: str, row) -> ErmRate | None:
         return ErmRate(r"shape $d\ln(1/\delta)/(\lambda n^2\varepsilon^2)$", "shape",
                        lambda n, e: excess_dp_gd(n, e, d, lam, delta))
     if learner == "exp_mech_grid":
-        points, radius = int(_lp(row, "points", 7)), float(_lp(row, "radius", 4.0))
+        points, radius = grid_points_of(row), float(_lp(row, "radius", 4.0))
         return ErmRate(r"shape $2\ln(1+e^{R\sqrt{d}})(d\ln g+\ln(1/\beta))/(\varepsilon n)$", "shape",
                        lambda n, e: excess_exp_mech_grid(n, e, d, points, radius, ERM_BETA))
     return None
+
+
+def grid_points_of(row) -> int:
+    """``exp_mech_grid``'s points per axis ``g`` in the setting a row records (default 7)."""
+    return int(_lp(row, "points", 7))
 
 
 def trivial_excess_of(rows) -> float:
