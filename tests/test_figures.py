@@ -27,8 +27,6 @@ from dpbench.experiment import draw_target
 from dpbench.plotting.style import MIN_FONT_PT
 from tests.conftest import TINY_CONFIG
 
-#: Experiments whose recipes are on the seaborn helpers (the rest: phase 2).
-CONVERTED = {"conjunctions", "decision_lists", "experts", "halfspaces_online", "linear_loss"}
 #: Overlaps smaller than this many pixels (at 100 dpi) are rounding, not a defect.
 TOLERANCE_PX = 1.0
 
@@ -55,8 +53,7 @@ def _figure_params():
     config = yaml.safe_load(TINY_CONFIG.read_text())
     for exp_id in config["experiments"]:
         for name in registry.experiment(exp_id).figures:
-            marks = () if exp_id in CONVERTED else (pytest.mark.xfail(strict=False, reason="converted in phase 2"),)
-            yield pytest.param(exp_id, name, id=f"{exp_id}_{name}", marks=marks)
+            yield pytest.param(exp_id, name, id=f"{exp_id}_{name}")
 
 
 def _shrink(box, px: float = TOLERANCE_PX):

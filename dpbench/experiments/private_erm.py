@@ -4,82 +4,46 @@ regression (algorithms.md §6; 003 §4–5).
 Learners ``output_perturbation``, ``objective_perturbation``, ``dp_gd``, ``dp_sgd``,
 ``exp_mech_grid`` and the peers ``sklearn_logreg`` (non-private) and ``diffprivlib_logreg``
 (private), on the ``logistic`` problem over a grid of (n, d, ε). Every learner minimises
-(privately) the same objective ``J_λ`` (:mod:`dpbench.learners.logistic_common`).
+(privately) the same objective :math:`J_\\lambda` (:mod:`dpbench.learners.logistic_common`).
 
 Per row: ``error`` (held-out classification error), ``train_error``, ``loss`` =
-``J_λ(θ̂; S)`` and ``excess_loss`` = ``J_λ(θ̂; S) − J_λ(θ*; S)`` (θ* the exact minimiser on
-the same sample, with the learner's own λ), ``sigma`` (the learner's noise scale),
-``updates`` (grid size for ``exp_mech_grid``) and ``fit_seconds`` (without the one-off noise
-calibrations of ``dp_gd``/``dp_sgd``, which are cached per process and run before the clock).
+:math:`J_\\lambda(\\hat\\theta; S)` and ``excess_loss`` = :math:`J_\\lambda(\\hat\\theta; S) -
+J_\\lambda(\\theta^*; S)` (θ* the exact minimiser on the same sample, with the learner's own
+λ), ``sigma`` (the learner's noise scale), ``updates`` (grid size for ``exp_mech_grid``) and
+``fit_seconds`` (without the one-off noise calibrations of ``dp_gd``/``dp_sgd``, which are
+cached per process and run before the clock).
 
-Theory (:mod:`dpbench.theory.erm`): the excess empirical risk decays as ``n^{-2}ε^{-2}``
-for the perturbation and gradient methods (strongly convex objective) and as
-``n^{-1}ε^{-1}`` for the grid exponential mechanism. The theory check fits log–log slopes of
-the mean excess risk in n (per learner and ε, on the decaying part of the curve) and in ε
-(at the largest n), and counts cells whose empirical 90% quantile exceeds the proven
-high-probability bounds of output and objective perturbation (β = 0.1). It also fits the
-slope of ``fit_seconds`` in n (theory 1).
+Theory (:func:`dpbench.theory.erm_rate_of`): the excess empirical risk decays as
+:math:`n^{-2}\\varepsilon^{-2}` for the perturbation and gradient methods (strongly convex
+objective; proven high-probability bounds for output and objective perturbation, β = 0.1,
+unit-constant shapes otherwise) and as :math:`n^{-1}\\varepsilon^{-1}` for the grid
+exponential mechanism. The trivial predictor θ = 0 has excess risk
+:math:`\\ln 2 - J_\\lambda(\\theta^*)` (:func:`dpbench.theory.trivial_excess_of`).
+
+Theory check (:mod:`dpbench.analysis`), one row per curve (learner × every identity column
+that varies: d, ε, learner parameters): the slope of the mean excess risk in n fitted on
+repetitions over the points clearly below the trivial predictor's excess risk, bounds
+checked on the (1 − β)-quantile over repetitions, a status; per private learner and
+setting, the slope in ε at the curve's largest n; per learner at the ε closest to 1, the
+slope of ``fit_seconds`` in n (cost model: exponent 1).
+Figures: :mod:`dpbench.plotting.private_erm`.
 
 Options: none.
 """
 
 from __future__ import annotations
 
-import json
-import math
-
 import numpy as np
 import pandas as pd
 
 from dpbench import theory
-from dpbench.analysis import bound_violations, learning_regime, loglog_slope, summarise, theory_row
+from dpbench.analysis import check_curve, curve_status, curves, fit_slope, setting_label, theory_row
 from dpbench.experiment import Experiment, Figure, run_batch_cell
 from dpbench.grid import Cell
 from dpbench.learners.logistic_common import DEFAULT_LAM, objective, optimum, signs, unit_ball
 from dpbench.registry import register_experiment
 
-#: Failure probability of the high-probability bounds.
-BETA = 0.1
-
-#: Theoretical exponent of the excess empirical risk in n (and in ε), and the kind of rate.
-EXPONENT = {
-    "output_perturbation": (-2.0, "bound"),
-    "objective_perturbation": (-2.0, "bound"),
-    "dp_gd": (-2.0, "shape"),
-    "dp_sgd": (-2.0, "shape"),
-    "exp_mech_grid": (-1.0, "shape"),
-    "diffprivlib_logreg": (-2.0, "shape"),  # objective perturbation (CMS11), as ours
-}
-
-
-def _param(row: pd.Series, name: str, default):
-    """A learner parameter of a row (parsed from its JSON ``cell_key``), else the default."""
-    try:
-        return json.loads(row["cell_key"])["learner_params"].get(name, default)
-    except (ValueError, KeyError, TypeError):
-        return default
-
-
-def excess_rate(learner: str, n, epsilon: float, row: pd.Series):
-    """The catalogue rate of ``learner``'s excess empirical risk at sizes ``n`` (or None)."""
-    if not np.isfinite(epsilon):
-        return None
-    d = int(row["d"])
-    lam = float(_param(row, "lam", DEFAULT_LAM))
-    delta = float(row["delta"]) if row["delta"] and row["delta"] > 0 else 1e-5
-    if learner == "output_perturbation":
-        if _param(row, "mechanism", "l2_laplace") == "gaussian":
-            return None
-        return theory.excess_output_perturbation(n, epsilon, d, lam, BETA)
-    if learner in ("objective_perturbation", "diffprivlib_logreg"):
-        return theory.excess_objective_perturbation(n, epsilon, d, lam, BETA)
-    if learner == "dp_gd":
-        return theory.excess_dp_gd(n, epsilon, d, lam, delta)
-    if learner == "dp_sgd":
-        return theory.excess_dp_sgd(n, epsilon, d, lam, delta)
-    if learner == "exp_mech_grid":
-        return theory.excess_exp_mech_grid(n, epsilon, d, int(_param(row, "points", 7)), float(_param(row, "radius", 4.0)), BETA)
-    return None
+BETA = theory.ERM_BETA
 
 
 # --------------------------------------------------------------------------- cells
@@ -104,82 +68,79 @@ def run_cell(cell: Cell, target, root_seed: int) -> list[dict]:
 # --------------------------------------------------------------------------- theory check
 
 
-def main_d(df: pd.DataFrame) -> int:
-    """The dimension of the main sweep: the d with the most rows."""
-    return int(df["d"].value_counts().idxmax())
+def _check(curve, x: str, n_at=None) -> dict:
+    """The theory-check row of one excess-risk curve against ``x`` (``n``, or ``epsilon`` at
+    the size ``n_at``)."""
+    rate = theory.erm_rate_of(curve.learner, curve.row)
+    if rate is None:
+        fn, kind = None, "none"
+    elif x == "n":
+        eps = float(curve.row["epsilon"])
+        fn, kind = (lambda n: rate.excess(n, eps)), rate.kind
+    else:
+        fn, kind = (lambda e: rate.excess(n_at, e)), rate.kind
+    row = check_curve(
+        curve, experiment="private_erm", x=x, y="excess_loss", rate=fn, kind=kind,
+        trivial=theory.trivial_excess_of(curve.rows), holds_with=1 - BETA,
+    )
+    if x == "epsilon":
+        row["regime"] = ", ".join(filter(None, (f"n = {n_at}", setting_label(curve.key))))
+    return row
 
 
 def theory_check(df: pd.DataFrame) -> pd.DataFrame:
+    """Per curve: the excess-risk slope in n (every private learner and setting, see the
+    module doc), in ε at the curve's largest n, and the fit-time slope in n. Curves with a
+    single value of their x (the d sweep's cells at one n) get no row."""
+    ok = df[(df["status"] == "ok")] if len(df) else df
     rows = []
-    ok = df[df["status"] == "ok"]
-    for (learner, d, eps), group in ok.groupby(["learner", "d", "epsilon"], sort=True):
-        exponent, kind = EXPONENT.get(learner, (math.nan, "none"))
-        if not np.isfinite(eps) or group["n"].nunique() < 3:
-            continue
-        curve = summarise(group, ["n"], "excess_loss").sort_values("n")
-        regime = learning_regime(curve["n"], curve["mean"])
-        slope, lo, hi, m = loglog_slope(curve["n"][regime], curve["mean"][regime])
-        cells = above = None
-        if kind == "bound":
-            cells, above = bound_violations(
-                group, ["n", "problem_id"], lambda r: float(np.asarray(excess_rate(learner, r["n"], eps, r))), BETA, metric="excess_loss"
-            )
-        rows.append(
-            theory_row(
-                experiment="private_erm", learner=learner, regime=f"d={d}, epsilon={eps:g}", x="n", y="excess_loss",
-                fitted_slope=slope, slope_ci_low=lo, slope_ci_high=hi, theory_exponent=exponent,
-                n_points=m, bound_kind=kind, cells=cells, cells_above_bound=above,
-            )
-        )
-    # excess risk vs ε at the largest n of the main d
-    if len(ok):
-        d0 = main_d(ok)
-        main = ok[(ok["d"] == d0) & ok["private"] & np.isfinite(ok["epsilon"])]
-        for learner, group in main.groupby("learner"):
-            n_max = group["n"].max()
-            curve = summarise(group[group["n"] == n_max], ["epsilon"], "excess_loss").sort_values("epsilon")
-            slope, lo, hi, m = loglog_slope(curve["epsilon"], curve["mean"])
-            exponent, _ = EXPONENT.get(learner, (math.nan, "none"))
-            rows.append(
-                theory_row(
-                    experiment="private_erm", learner=learner, regime=f"d={d0}, n={n_max}", x="epsilon", y="excess_loss",
-                    fitted_slope=slope, slope_ci_low=lo, slope_ci_high=hi, theory_exponent=exponent, n_points=m, bound_kind="shape",
-                )
-            )
-        # running time vs n (one ε per learner, main d)
-        for learner, group in ok[ok["d"] == d0].groupby("learner"):
-            eps0 = sorted(group["epsilon"].unique(), key=lambda e: abs(math.log(e)) if np.isfinite(e) else 1e9)[0]
-            curve = summarise(group[group["epsilon"] == eps0], ["n"], "fit_seconds").sort_values("n")
-            slope, lo, hi, m = loglog_slope(curve["n"], curve["mean"])
-            rows.append(
-                theory_row(
-                    experiment="private_erm", learner=learner, regime=f"d={d0}, epsilon={eps0:g}", x="n", y="fit_seconds",
-                    fitted_slope=slope, slope_ci_low=lo, slope_ci_high=hi, theory_exponent=1.0, n_points=m, bound_kind="shape",
-                )
-            )
+    private = ok[ok["private"] & np.isfinite(ok["epsilon"])] if len(ok) else ok
+    for curve in _several(curves(private), "n"):
+        rows.append(_check(curve, "n"))
+    for curve in _several(curves(private, exclude=("epsilon",)), "epsilon"):
+        n_at = _largest_full_n(curve.rows)
+        at = curve.rows[curve.rows["n"] == n_at]
+        rows.append(_check(type(curve)(curve.learner, curve.key, at), "epsilon", n_at))
+    for curve in _several(curves(_near_one(ok)), "n"):
+        fit = fit_slope(curve.rows["n"], curve.rows["fit_seconds"], curve.rows["rep"])
+        status, note = curve_status(n_values=len(curve.rows), fit=fit)
+        rows.append(theory_row(
+            experiment="private_erm", learner=curve.learner, regime=setting_label(curve.key) or "all", x="n", y="fit_seconds",
+            fitted_slope=fit.slope, slope_ci_low=fit.low, slope_ci_high=fit.high, theory_exponent=1.0, n_points=fit.n_points,
+            bound_kind="shape", status=status, note=note + "; cost model n·d·T (n·g^d for exp_mech_grid)", x_min=fit.x_min, x_max=fit.x_max,
+        ))
     return pd.DataFrame(rows)
 
 
-# --------------------------------------------------------------------------- figures
+def _largest_full_n(rows: pd.DataFrame) -> int:
+    """The largest n at which the rows have every ε they have anywhere."""
+    per_n = rows.groupby("n")["epsilon"].nunique()
+    return int(per_n[per_n == per_n.max()].index.max())
 
 
-def _figures():
-    from dpbench.plotting import private_erm as plots
-
-    return plots
-
-
-def figure_error_vs_epsilon(df: pd.DataFrame):
-    return _figures().error_vs_epsilon(df, theory_curve=excess_rate)
+def _several(found, x: str) -> list:
+    """The curves with at least two values of ``x`` (a d sweep at one n is a set of single
+    cells, drawn in the runtime figure, not a curve in n)."""
+    return [c for c in found if c.rows[x].nunique() >= 2]
 
 
-def figure_error_vs_n(df: pd.DataFrame):
-    return _figures().error_vs_n(df, theory_curve=excess_rate)
+def _near_one(ok: pd.DataFrame) -> pd.DataFrame:
+    """Per learner, the rows at its ε closest to 1 (non-private learners: all rows)."""
+    if ok.empty:
+        return ok
+    dist = np.abs(np.log(ok["epsilon"].astype(float).where(np.isfinite(ok["epsilon"]), 1.0)))
+    best = dist.groupby(ok["learner"]).transform("min")
+    return ok[dist == best]
 
 
-def figure_runtime(df: pd.DataFrame):
-    return _figures().runtime(df)
-
+_CAPTION_THEORY = (
+    "Theory lines in the learner's colour (legend): the proven high-probability bounds (β = 0.1) of output and "
+    "objective perturbation (dashed; checked against the data in the theory CSV), unit-constant shapes for dp_gd, "
+    "dp_sgd (d·ln(1/δ)/(λn²ε²), BST14), diffprivlib (objective perturbation's bound) "
+    "and exp_mech_grid (MT07, relative to the best grid point). Grey line: the excess risk "
+    "ln 2 − J(θ*) of the trivial predictor θ = 0; triangle on the axis: where a theory line "
+    "drops below it (learning starts)."
+)
 
 EXPERIMENT = register_experiment(
     Experiment(
@@ -190,25 +151,27 @@ EXPERIMENT = register_experiment(
         theory_check=theory_check,
         figures={
             "error_vs_epsilon": Figure(
-                figure_error_vs_epsilon,
-                "Private logistic regression at the largest n of the grid: held-out test error (left) and excess "
-                "empirical risk J_λ(θ̂) − J_λ(θ*) (right) against ε, mean over repetitions with 95% bands, peers "
-                "(scikit-learn non-private as a dotted line; diffprivlib's private LogisticRegression) included; "
-                "dashed: the theoretical rates of dpbench.theory.erm; the legend gives the fitted slope in ε "
-                "beside the theoretical exponent.",
+                "dpbench.plotting.private_erm:error_vs_epsilon",
+                "Private logistic regression at the largest n of the main grid: held-out test error (left) and excess "
+                "empirical risk J(θ̂) − J(θ*) of the λ-regularised logistic objective J (right) against ε, log–log; means over "
+                "repetitions with 95% bootstrap bands over repetitions (none with fewer than 5); the peers are included "
+                "(scikit-learn, non-private, as a horizontal line; diffprivlib's private LogisticRegression). Grey line: "
+                "the trivial predictor (test error ½; excess risk ln 2 − J(θ*)). Theory lines as in "
+                "error_vs_n, at the same n.",
             ),
             "error_vs_n": Figure(
-                figure_error_vs_n,
-                "Test error (top) and excess empirical risk (bottom) against the sample size n, one column per ε, "
-                "log–log; solid: means with 95% bands; dashed: the theoretical excess-risk rates (proven "
-                "high-probability bounds for output/objective perturbation, unit-constant shapes otherwise); the "
-                "legend gives each learner's fitted slope in n beside the theoretical exponent.",
+                "dpbench.plotting.private_erm:error_vs_n",
+                "Excess empirical risk J(θ̂) − J(θ*) of the λ-regularised logistic objective J against the sample size n, one "
+                "panel per ε and dimension d, log–log; means over repetitions with 95% bootstrap bands over repetitions "
+                "(none with fewer than 5); scikit-learn (non-private) is exact up to rounding and is not drawn. "
+                + _CAPTION_THEORY,
             ),
             "runtime": Figure(
-                figure_runtime,
-                "Fit time per learner against n (left, main dimension) and against d (right, exp_mech_grid's "
-                "g^d grid grows exponentially), log–log / log-linear; dashed: the cost models n·d·T and n·g^d "
-                "scaled to the data.",
+                "dpbench.plotting.private_erm:runtime",
+                "Fit time per learner (ε closest to 1) against n at the main dimension (left) and against d (right, "
+                "where the grid has a d sweep: exp_mech_grid's g^d candidates grow exponentially), means over "
+                "repetitions; dashed: the cost models ∝ n·d·T and ∝ n·d·g^d (dpbench.theory.runtime_linear) scaled "
+                "to the last point. Noise calibrations (cached, one-off) are not timed.",
             ),
         },
         test_size=200,

@@ -1,215 +1,204 @@
-"""Figures of the ``private_erm`` experiment (algorithms.md §8 "Private ERM" and "Cost").
+"""Figures of the ``private_erm`` experiment (algorithms.md §8 "Private ERM" and "Cost"),
+drawn with seaborn. Rows and :mod:`dpbench.theory` only: theory lines come from
+:func:`dpbench.theory.erm_rate_of` for the setting a row records, the trivial predictor's
+excess risk from the recorded ``loss − excess_loss`` (:func:`dpbench.theory.trivial_excess_of`).
 
-Each function takes the collected results and returns a matplotlib Figure (no file I/O).
-Theory curves come from :mod:`dpbench.theory` through the experiment's ``excess_rate``
-callable ``theory_curve(learner, n, epsilon, row)``; slopes are fitted with
-:func:`dpbench.analysis.loglog_slope`.
+- :func:`error_vs_n`: excess empirical risk against n, one panel per ε and dimension
+  (:func:`dpbench.plotting.common.learning_curves`), on the main problem setting.
+- :func:`error_vs_epsilon`: test error and excess risk against ε at the largest n of the
+  main setting, the peers included (scikit-learn as a horizontal line).
+- :func:`runtime`: fit seconds against n and against d, with the cost models of
+  :func:`dpbench.theory.runtime_linear`.
 """
 
 from __future__ import annotations
-
-import json
-import math
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from dpbench.analysis import learning_regime, loglog_slope, summarise
-from dpbench.plotting.style import RC, color, eps_label, order, subplots
+from dpbench import theory
+from dpbench.analysis import with_learner_params
+from dpbench.plotting.overlays import TheoryLine
 
-FLOOR = 1e-7
-#: Test errors are measured on 5·10^4 held-out examples: 10^-4 is below their resolution.
-ERROR_FLOOR = 1e-4
+EXCESS_LABEL = r"excess risk $J_\lambda(\hat\theta) - J_\lambda(\theta^*)$"
+TRIVIAL_LABEL = r"trivial predictor $\theta = 0$"
 
 
 def _main(df: pd.DataFrame) -> pd.DataFrame:
-    """The main grid: the logistic problem (other problems, e.g. halfspace, are sweeps) at its
-    most common d."""
-    ok = df[df["status"] == "ok"]
+    """Status-ok rows of the main setting: the ``logistic`` problem (other problems are
+    sweeps) at its most common margin and label noise (every d is kept)."""
+    ok = with_learner_params(df[df["status"] == "ok"])
     if (ok["problem"] == "logistic").any():
         ok = ok[ok["problem"] == "logistic"]
+    for col in ("rho", "noise"):
+        if len(ok) and ok[col].nunique() > 1:
+            ok = ok[ok[col] == ok[col].value_counts().idxmax()]
+    return ok
+
+
+def _main_d(ok: pd.DataFrame) -> int:
+    return int(ok["d"].value_counts().idxmax())
+
+
+def _trivial_by_d(ok: pd.DataFrame):
+    """``trivial(row)``: the trivial predictor's excess risk, median over the rows of the same d."""
+    levels = {d: theory.trivial_excess_of(g) for d, g in ok.groupby("d")}
+    return lambda row: levels.get(row["d"], np.nan)
+
+
+#: Learners whose theory line is another learner's (same rate, same setting): drawn once,
+#: in the first learner's colour, named after both — never two lines on top of each other.
+SHARED_LINE = {"dp_sgd": "dp_gd", "diffprivlib_logreg": "objective_perturbation"}
+
+
+def _theory_lines(learner: str, row: pd.Series, x: np.ndarray, *, n=None, epsilon=None, present=()) -> list[TheoryLine]:
+    """The theory line of ``learner`` against n (at the row's ε) or against ε (at size ``n``);
+    none for a learner in :data:`SHARED_LINE` whose partner is ``present`` (the partner's
+    line carries both names)."""
+    from dpbench.plotting.style import color
+
+    if SHARED_LINE.get(learner) in present:
+        return []
+    rate = theory.erm_rate_of(learner, row)
+    if rate is None:
+        return []
+    y = rate.excess(x, float(row["epsilon"])) if n is None else rate.excess(n, x)
+    partners = [other for other, owner in SHARED_LINE.items() if owner == learner]  # same rate: named whether drawn or not
+    return [TheoryLine(", ".join([learner, *partners]), rate.label, x, np.broadcast_to(np.asarray(y, dtype=float), x.shape), color(learner))]
+
+
+def error_vs_n(df: pd.DataFrame) -> plt.Figure:
+    """Excess risk of the private learners against n, one panel per ε and d (curves with at
+    least 3 sizes; single-size sweeps are in :func:`runtime` and the theory CSV)."""
+    from dpbench.plotting.common import learning_curves
+
+    ok = _main(df)
+    private = ok[ok["private"] & np.isfinite(ok["epsilon"])]
+    sizes = private.groupby(["learner", "d", "epsilon"])["n"].transform("nunique")
+    private = private[sizes >= 3]
+    present = {key: set(g["learner"]) for key, g in private.groupby(["d", "epsilon"])}
+
+    def lines(learner: str, row: pd.Series, n: np.ndarray) -> list[TheoryLine]:
+        return _theory_lines(learner, row, n, present=present.get((row["d"], row["epsilon"]), ()))
+
+    return learning_curves(
+        private, x="n", y="excess_loss", ylabel=EXCESS_LABEL, theory=lines, trivial=_trivial_by_d(ok),
+        trivial_label=TRIVIAL_LABEL, zero_label="mean exactly 0 (off the log axis)",
+    )
+
+
+def error_vs_epsilon(df: pd.DataFrame) -> plt.Figure:
+    """Test error (left) and excess risk (right) against ε at the largest n of the main d;
+    non-private peers as horizontal lines."""
+    import seaborn as sns
+
+    from dpbench.plotting.common import _band
+    from dpbench.plotting.layout import panel_size, place_legend, tidy_log_ticks
+    from dpbench.plotting.overlays import draw_theory, draw_trivial, mark_off_axis
+    from dpbench.plotting.style import order, paper_style, palette
+
+    ok = _main(df)
     if ok.empty:
-        return ok
-    d0 = int(ok["d"].value_counts().idxmax())
-    return ok[ok["d"] == d0]
-
-
-def _fmt_slope(slope: float, lo: float, hi: float) -> str:
-    return f"{slope:.2f} [{lo:.2f}, {hi:.2f}]" if np.isfinite(slope) else "n/a"
-
-
-def _band(ax, x, s, c, label=None, ls="-", marker="o", floor=FLOOR):
-    """Mean line and 95% CI band of the mean. On log axes a lower CI end ≤ 0 is drawn at
-    ``mean²/upper`` (the band's mirror image in log space) instead of at the floor."""
-    mean, lo, hi = (s[k].to_numpy(dtype=float) for k in ("mean", "lo", "hi"))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lo = np.where(lo > 0, lo, mean**2 / hi)
-    ax.plot(x, np.clip(mean, floor, None), marker=marker, ms=2.5, lw=1.3, color=c, label=label, ls=ls)
-    ax.fill_between(x, np.clip(np.nan_to_num(lo, nan=floor), floor, None), np.clip(hi, floor, None), color=c, alpha=0.15, lw=0)
-
-
-def _exponent(learner: str) -> float:
-    from dpbench.experiments.private_erm import EXPONENT
-
-    return EXPONENT.get(learner, (math.nan, ""))[0]
-
-
-def error_vs_epsilon(df: pd.DataFrame, *, theory_curve) -> plt.Figure:
-    """Test error and excess empirical risk vs ε at the largest n of the main dimension."""
-    main = _main(df)
-    fig, axes = subplots(2, width=3.6, height=3.0, sharey=False)
-    if main.empty:
-        return fig
-    n_max = int(main["n"].max())
-    at_n = main[main["n"] == n_max]
-    private = at_n[at_n["private"] & np.isfinite(at_n["epsilon"])]
-    eps_all = np.sort(private["epsilon"].unique()) if len(private) else np.array([0.1, 10.0])
-    with plt.rc_context(RC):
-        ax_err, ax_exc = axes
-        for learner in order(at_n["learner"].unique()):
-            rows = at_n[at_n["learner"] == learner]
-            c = color(learner)
-            if not rows["private"].iloc[0] or not np.isfinite(rows["epsilon"]).any():
-                for ax, metric in ((ax_err, "error"), (ax_exc, "excess_loss")):
-                    m = rows[metric].mean()
-                    if metric == "error" or m > FLOOR:
-                        ax.axhline(max(m, ERROR_FLOOR if metric == "error" else FLOOR), color=c, ls=":", lw=1.2, label=f"{learner} (non-private)" if metric == "error" else None)
-                continue
-            rows = rows[np.isfinite(rows["epsilon"])]
-            err = summarise(rows, ["epsilon"], "error").sort_values("epsilon")
-            _band(ax_err, err["epsilon"], err, c, label=learner, floor=ERROR_FLOOR)
-            exc = summarise(rows, ["epsilon"], "excess_loss").sort_values("epsilon")
-            slope, lo, hi, _ = loglog_slope(exc["epsilon"], exc["mean"])
-            _band(ax_exc, exc["epsilon"], exc, c, label=f"{learner}: {_fmt_slope(slope, lo, hi)}; theory {_exponent(learner):g}")
-            xs = np.geomspace(eps_all.min(), eps_all.max(), 40)
-            row = rows.iloc[0]
-            curve = [theory_curve(learner, n_max, float(e), row) for e in xs]
-            if all(v is not None for v in curve):
-                ax_exc.plot(xs, np.clip(np.asarray(curve, dtype=float), FLOOR, None), ls="--", lw=1.0, color=c)
-        for ax in axes:
-            ax.set_xscale("log")
-            ax.set_yscale("log")
-            ax.set_xlabel("ε")
-        ax_err.set_ylabel("test error (held-out)")
-        ax_err.set_title(f"test error, n = {n_max}, d = {int(main['d'].iloc[0])}")
-        ax_exc.set_ylabel("excess empirical risk J_λ(θ̂) − J_λ(θ*)")
-        ax_exc.set_title("excess risk (dashed: theory)")
-        ax_err.legend(loc="lower left", frameon=False, fontsize=6.5)
-        ax_exc.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False, title="fitted slope in ε [95% CI]", title_fontsize=7)
+        raise ValueError("no status-ok rows to draw")
+    d0 = _main_d(ok)
+    ok = ok[ok["d"] == d0]
+    private = ok[ok["private"] & np.isfinite(ok["epsilon"])]
+    per_n = private.groupby("n")["epsilon"].nunique()
+    n_max = int(per_n[per_n == per_n.max()].index.max()) if len(private) else int(ok["n"].max())
+    at = ok[ok["n"] == n_max]
+    private = at[at["private"] & np.isfinite(at["epsilon"])]
+    public = at[~(at["private"] & np.isfinite(at["epsilon"]))]
+    eps = np.sort(private["epsilon"].unique())
+    learners = order(at["learner"].unique())
+    colours = palette(learners)
+    reps = private.groupby(["learner", "epsilon"])["rep"].nunique().min() if len(private) else 0
+    height, aspect = panel_size(2, height=2.2)
+    with paper_style():
+        fig, axes = plt.subplots(1, 2, figsize=(height * aspect * 2, height))
+        entries: dict = {}
+        for ax, y, label in ((axes[0], "error", "test error (held-out)"), (axes[1], "excess_loss", EXCESS_LABEL)):
+            means = private.groupby(["learner", "epsilon"])[y].mean()
+            positive = private[private.set_index(["learner", "epsilon"]).index.map(means).to_numpy() > 0]
+            sns.lineplot(data=positive, x="epsilon", y=y, hue="learner", hue_order=[l for l in learners if l in set(private["learner"])],
+                         palette=colours, errorbar=_band if reps >= 5 else None, marker="o", markersize=3, markeredgewidth=0,
+                         ax=ax, legend=False)
+            for learner, z in means[means <= 0].reset_index().groupby("learner"):
+                entries.update(mark_off_axis(ax, z["epsilon"], colours[learner], where="bottom", label="mean exactly 0 (off the log axis)"))
+            for learner, rows in public.groupby("learner"):
+                level = float(rows[y].mean())
+                if y == "error" or level > 1e-12:  # the non-private ERM's excess risk is 0 by definition
+                    ax.axhline(level, color=colours[learner], ls=(0, (6, 2, 1, 2)), lw=1.0, zorder=2)
+                    entries[f"{learner} (non-private)"] = plt.Line2D([], [], color=colours[learner], ls=(0, (6, 2, 1, 2)), lw=1.0)
+            trivial = theory.TRIVIAL_TEST_ERROR if y == "error" else theory.trivial_excess_of(at)
+            entries.update(draw_trivial(ax, trivial, TRIVIAL_LABEL))
+            if y == "excess_loss" and len(eps):
+                xs = np.geomspace(eps.min(), eps.max(), 64)
+                present = set(private["learner"])
+                lines = [line for learner, rows in private.groupby("learner")
+                         for line in _theory_lines(learner, rows.iloc[0], xs, n=n_max, present=present)]
+                entries.update(draw_theory(ax, lines))
+                data = means[means > 0]
+                if len(data):
+                    ax.set_ylim(data.min() / 3, max(data.max(), trivial) * 3)
+            ax.set(xscale="log", yscale="log", xlabel=r"$\varepsilon$", ylabel=label, title=f"n = {n_max}, d = {d0}")
+            tidy_log_ticks(ax)
+        handles = {name: plt.Line2D([], [], color=colours[name], marker="o", ms=3, lw=1.2) for name in learners if name in set(private["learner"])}
+        handles.update(entries)
         fig.tight_layout()
+        place_legend(fig, list(axes), list(handles.values()), list(handles.keys()), n_panels=2, cols=2)
     return fig
-
-
-def error_vs_n(df: pd.DataFrame, *, theory_curve) -> plt.Figure:
-    """Rows: test error, excess risk; columns: ε; log–log, with theory and fitted slopes."""
-    main = _main(df)
-    panels = sorted(main.loc[main["private"] & np.isfinite(main["epsilon"]), "epsilon"].unique()) or [math.inf]
-    cols = len(panels)
-    with plt.rc_context(RC):
-        fig, grid = plt.subplots(2, cols, figsize=(2.7 * cols + 2.2, 5.2), squeeze=False, sharex=True, sharey="row")
-        for j, eps in enumerate(panels):
-            rows = main[(~main["private"]) | (main["epsilon"] == eps)]
-            ax_err, ax_exc = grid[0, j], grid[1, j]
-            notes = []
-            for learner in order(rows["learner"].unique()):
-                lr = rows[rows["learner"] == learner]
-                c = color(learner)
-                err = summarise(lr, ["n"], "error").sort_values("n")
-                _band(ax_err, err["n"], err, c, label=learner, floor=ERROR_FLOOR)
-                exc = summarise(lr, ["n"], "excess_loss").sort_values("n")
-                if lr["private"].iloc[0]:
-                    _band(ax_exc, exc["n"], exc, c)
-                    regime = learning_regime(exc["n"], exc["mean"])
-                    slope, lo, hi, _ = loglog_slope(exc["n"][regime], exc["mean"][regime])
-                    if np.isfinite(slope):
-                        notes.append((f"{slope:.2f} ({_exponent(learner):g})", c))
-                    xs = np.geomspace(exc["n"].min(), exc["n"].max(), 40)
-                    curve = theory_curve(learner, xs, float(eps), lr.iloc[0])
-                    if curve is not None:
-                        ax_exc.plot(xs, np.clip(curve, FLOOR, None), ls="--", lw=1.0, color=c)
-            for k, (text, c) in enumerate(notes):
-                ax_exc.text(0.03, 0.03 + 0.075 * k, text, transform=ax_exc.transAxes, color=c, fontsize=6.5)
-            ax_err.set_title(eps_label(eps))
-            for ax in (ax_err, ax_exc):
-                ax.set_xscale("log")
-                ax.set_yscale("log")
-            ax_exc.set_xlabel("n")
-        grid[0, 0].set_ylabel("test error (held-out)")
-        grid[0, 0].set_ylim(ERROR_FLOOR * 0.8, 1.0)
-        grid[1, 0].set_ylabel("excess empirical risk")
-        grid[1, 0].set_ylim(bottom=FLOOR)
-        handles, labels = grid[0, 0].get_legend_handles_labels()
-        handles.append(plt.Line2D([], [], ls="--", color="0.3"))
-        labels.append("theory (same colour)")
-        fig.legend(handles, labels, loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False,
-                   title="text: fitted slope in n\n(theory exponent)", title_fontsize=7)
-        fig.suptitle(f"Private logistic regression, d = {int(main['d'].iloc[0]) if len(main) else '?'}")
-        fig.tight_layout()
-    return fig
-
-
-def _one_epsilon(rows: pd.DataFrame) -> pd.DataFrame:
-    """The rows of the ε closest to 1 (∞ for non-private learners)."""
-    eps = rows["epsilon"].unique()
-    finite = [e for e in eps if np.isfinite(e)]
-    pick = min(finite, key=lambda e: abs(math.log(e))) if finite else eps[0]
-    return rows[rows["epsilon"] == pick]
-
-
-def _learner_param(rows: pd.DataFrame, name: str, default):
-    try:
-        return json.loads(rows["cell_key"].iloc[0])["learner_params"].get(name, default)
-    except (ValueError, KeyError, TypeError):
-        return default
 
 
 def runtime(df: pd.DataFrame) -> plt.Figure:
-    """Fit seconds vs n (main d) and vs d (at the n shared by the most dimensions)."""
-    ok = df[(df["status"] == "ok") & df["fit_seconds"].notna()]
-    main = _main(df)
-    fig, axes = subplots(2, width=3.4, height=3.0, sharey=False)
-    with plt.rc_context(RC):
-        ax_n, ax_d = axes
-        for learner in order(main["learner"].unique()):
-            rows = _one_epsilon(main[main["learner"] == learner])
-            s = summarise(rows, ["n"], "fit_seconds").sort_values("n")
-            slope, lo, hi, _ = loglog_slope(s["n"], s["mean"])
-            c = color(learner)
-            _band(ax_n, s["n"], s, c, label=f"{learner}: {_fmt_slope(slope, lo, hi)}")
-            if len(s):
-                xs = np.geomspace(s["n"].min(), s["n"].max(), 20)
-                ax_n.plot(xs, s["mean"].iloc[-1] * xs / s["n"].iloc[-1], ls="--", lw=0.9, color=c)
-        ax_n.set_xscale("log")
-        ax_n.set_yscale("log")
-        ax_n.set_xlabel("n")
-        ax_n.set_ylabel("fit seconds")
-        ax_n.set_title(f"cost vs n (d = {int(main['d'].iloc[0]) if len(main) else '?'}); dashed: ∝ n")
-        ax_n.legend(loc="upper left", frameon=False, fontsize=6, title="slope in n (theory 1)", title_fontsize=6.5)
-        if ok["d"].nunique() > 1:
-            per_n = ok.groupby("n")["d"].nunique()
+    """Fit seconds (ε closest to 1) against n at the main d, and against d at the n shared by
+    the most dimensions (when the grid has a d sweep); dashed: cost models scaled to the
+    last point."""
+    import seaborn as sns
+
+    from dpbench.plotting.layout import panel_size, place_legend, tidy_log_ticks
+    from dpbench.plotting.style import order, paper_style, palette
+
+    ok = _main(df)
+    ok = ok[np.isfinite(ok["fit_seconds"].astype(float))]
+    if ok.empty:
+        raise ValueError("no status-ok rows with fit_seconds to draw")
+    dist = np.abs(np.log(ok["epsilon"].astype(float).where(np.isfinite(ok["epsilon"]), 1.0)))
+    ok = ok[dist == dist.groupby(ok["learner"]).transform("min")]
+    d0 = _main_d(ok)
+    per_n = ok.groupby("n")["d"].nunique()
+    sweep = per_n.max() > 1
+    learners = order(ok["learner"].unique())
+    colours = palette(learners)
+    height, aspect = panel_size(2 if sweep else 1, height=2.2)
+    with paper_style():
+        fig, axes = plt.subplots(1, 2 if sweep else 1, figsize=(height * aspect * (2 if sweep else 1), height), squeeze=False)
+        axes = list(axes.flat)
+        panels = [(axes[0], ok[ok["d"] == d0], "n", f"d = {d0}")]
+        if sweep:
             n0 = int(per_n.idxmax())
-            at = ok[ok["n"] == n0]
-            for learner in order(at["learner"].unique()):
-                rows = _one_epsilon(at[at["learner"] == learner])
-                s = summarise(rows, ["d"], "fit_seconds").sort_values("d")
-                if len(s) < 2:
-                    continue
-                c = color(learner)
-                _band(ax_d, s["d"], s, c, label=learner)
-                ds = np.linspace(s["d"].min(), s["d"].max(), 40)
-                if learner == "exp_mech_grid":
-                    g = float(_learner_param(rows, "points", 7))
-                    model = ds * g**ds
-                    ref = s["d"].iloc[-1] * g ** s["d"].iloc[-1]
-                    ax_d.plot(ds, s["mean"].iloc[-1] * model / ref, ls="--", lw=1.0, color=c, label=f"∝ d·{g:g}^d")
-                else:
-                    ax_d.plot(ds, s["mean"].iloc[-1] * ds / s["d"].iloc[-1], ls="--", lw=0.8, color=c)
-            ax_d.set_yscale("log")
-            ax_d.set_xlabel("d")
-            ax_d.set_title(f"cost vs d (n = {n0}); dashed: ∝ d, or ∝ d·g^d")
-            ax_d.legend(loc="upper left", frameon=False, fontsize=6)
-        else:
-            ax_d.set_visible(False)
+            panels.append((axes[1], ok[ok["n"] == n0], "d", f"n = {n0}"))
+        for ax, rows, x, title in panels:
+            rows = rows[rows.groupby("learner")[x].transform("nunique") >= 2]
+            sns.lineplot(data=rows, x=x, y="fit_seconds", hue="learner", hue_order=[l for l in learners if l in set(rows["learner"])],
+                         palette=colours, errorbar=None, marker="o", markersize=3, markeredgewidth=0, ax=ax, legend=False)
+            for learner, lr in rows.groupby("learner"):
+                mean = lr.groupby(x)["fit_seconds"].mean().sort_index()
+                grid = np.geomspace(mean.index.min(), mean.index.max(), 48) if x == "n" else np.linspace(mean.index.min(), mean.index.max(), 48)
+                lp = lr.iloc[0]
+                points = theory.grid_points_of(lp) if learner == "exp_mech_grid" else None
+                nn, dd = (grid, float(lp["d"])) if x == "n" else (float(lp["n"]), grid)
+                model = np.asarray(theory.runtime_linear(nn, dd, points=points), dtype=float)
+                last = float(np.asarray(theory.runtime_linear(*((mean.index[-1], float(lp["d"])) if x == "n" else (float(lp["n"]), mean.index[-1])), points=points)))
+                ax.plot(grid, mean.iloc[-1] * model / last, color=colours[learner], ls=(0, (4, 2)), lw=0.9, zorder=4)
+            ax.set(xscale="log" if x == "n" else "linear", yscale="log", xlabel=x, ylabel="fit seconds", title=title)
+            if x == "d":
+                from matplotlib.ticker import MaxNLocator
+
+                ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+            tidy_log_ticks(ax)
+        entries = {name: plt.Line2D([], [], color=colours[name], marker="o", ms=3, lw=1.2) for name in learners}
+        entries[r"cost model $\propto n\,d\,T$ (exp_mech_grid: $\propto n\,d\,g^d$)"] = plt.Line2D([], [], color="0.3", ls=(0, (4, 2)), lw=0.9)
         fig.tight_layout()
+        place_legend(fig, axes, list(entries.values()), list(entries.keys()), n_panels=len(axes), cols=len(axes))
     return fig

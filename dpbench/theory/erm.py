@@ -21,8 +21,11 @@ References
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 from scipy.stats import gamma
 
 __all__ = [
@@ -35,6 +38,12 @@ __all__ = [
     "excess_dp_sgd",
     "excess_exp_mech_grid",
     "runtime_linear",
+    "ERM_BETA",
+    "TRIVIAL_TEST_ERROR",
+    "ErmRate",
+    "erm_rate_of",
+    "grid_points_of",
+    "trivial_excess_of",
 ]
 
 #: ``c``: |ℓ''| ≤ 1/4 for the logistic loss with ‖x‖ ≤ 1.
@@ -126,3 +135,73 @@ def runtime_linear(n, d, *, steps: int = 1, points: int | None = None, seconds_p
     if points is not None:
         return seconds_per_flop * n * float(points) ** d * d
     return seconds_per_flop * n * d * steps
+
+
+# --------------------------------------------------------------------------- per results row
+
+#: Failure probability of the high-probability bounds drawn and checked for ``private_erm``.
+ERM_BETA = 0.1
+#: Test error of the best constant predictor on ``logistic``: the target halfspace passes
+#: through the origin and the input law is symmetric, so each label has probability ½.
+TRIVIAL_TEST_ERROR = 0.5
+#: ``J_λ(0) = ln 2``: the excess risk of the trivial predictor θ = 0 is ``ln 2 − J_λ(θ*)``.
+LN2 = math.log(2.0)
+
+
+@dataclass(frozen=True)
+class ErmRate:
+    """The theory curve of one private-ERM learner in one setting: ``excess(n, ε)``, its
+    ``kind`` (``bound``: proven, checked against the data; ``shape``: unit constants, drawn
+    only) and a legend ``label`` (mathtext)."""
+
+    label: str
+    kind: str
+    excess: Callable[[npt.ArrayLike, npt.ArrayLike], npt.NDArray]
+
+
+def _lp(row, name: str, default):
+    """A learner parameter recorded as ``lp_<name>`` (:func:`dpbench.analysis.with_learner_params`)."""
+    value = row.get(f"lp_{name}") if hasattr(row, "get") else None
+    return default if value is None or (isinstance(value, float) and math.isnan(value)) else value
+
+
+def erm_rate_of(learner: str, row) -> ErmRate | None:
+    """The excess-risk rate of ``learner`` in the setting a results row records (``d``,
+    ``delta`` and the learner parameters ``lp_lam``, ``lp_mechanism``, ``lp_points``,
+    ``lp_radius``), β = :data:`ERM_BETA`; None for learners without one (non-private peers,
+    output perturbation with Gaussian noise)."""
+    from dpbench.learners.logistic_common import DEFAULT_LAM
+
+    d = int(row["d"])
+    lam = float(_lp(row, "lam", DEFAULT_LAM))
+    delta = float(row["delta"]) if row["delta"] and row["delta"] > 0 else 1e-5
+    if learner == "output_perturbation" and _lp(row, "mechanism", "l2_laplace") != "gaussian":
+        return ErmRate(r"bound $\frac{1/4+\lambda}{2}(2\Gamma^{-1}_d(1-\beta)/(n\lambda\varepsilon))^2$", "bound",
+                       lambda n, e: excess_output_perturbation(n, e, d, lam, ERM_BETA))
+    if learner == "objective_perturbation":
+        return ErmRate(r"bound $\|b\|^2/(n^2(\lambda+\Delta)) + \Delta\ln 2/\lambda$", "bound",
+                       lambda n, e: excess_objective_perturbation(n, e, d, lam, ERM_BETA))
+    if learner == "diffprivlib_logreg":  # objective perturbation too, but not our implementation
+        return ErmRate(r"bound $\|b\|^2/(n^2(\lambda+\Delta)) + \Delta\ln 2/\lambda$ (shape: not our implementation)", "shape",
+                       lambda n, e: excess_objective_perturbation(n, e, d, lam, ERM_BETA))
+    if learner in ("dp_gd", "dp_sgd"):
+        return ErmRate(r"shape $d\ln(1/\delta)/(\lambda n^2\varepsilon^2)$", "shape",
+                       lambda n, e: excess_dp_gd(n, e, d, lam, delta))
+    if learner == "exp_mech_grid":
+        points, radius = grid_points_of(row), float(_lp(row, "radius", 4.0))
+        return ErmRate(r"shape $2\ln(1+e^{R\sqrt{d}})(d\ln g+\ln(1/\beta))/(\varepsilon n)$", "shape",
+                       lambda n, e: excess_exp_mech_grid(n, e, d, points, radius, ERM_BETA))
+    return None
+
+
+def grid_points_of(row) -> int:
+    """``exp_mech_grid``'s points per axis ``g`` in the setting a row records (default 7)."""
+    return int(_lp(row, "points", 7))
+
+
+def trivial_excess_of(rows) -> float:
+    """Excess risk of the trivial predictor θ = 0: ``ln 2 − J_λ(θ*)``, with ``J_λ(θ*)`` =
+    ``loss − excess_loss`` recorded per row (the median over ``rows``: a DataFrame or one row)."""
+    jstar = np.asarray(rows["loss"], dtype=float) - np.asarray(rows["excess_loss"], dtype=float)
+    jstar = jstar[np.isfinite(jstar)]
+    return float(LN2 - np.median(jstar)) if jstar.size else math.nan
