@@ -2,9 +2,6 @@
 (tests/data/tiny.yaml run in-process, once per session), checked as a reviewer would:
 no legend or text box over another text or over an axes' plotting area, no empty panel,
 text ≥ 7 pt at the printed size, at most a double column (7 in) wide, ≤ 4 panels a row.
-
-Experiments whose figures are not yet on the seaborn helpers are expected to fail
-(``xfail(strict=False)``, "converted in phase 2").
 """
 
 from __future__ import annotations
