@@ -104,7 +104,8 @@ def test_invalid_arguments():
 
 
 def test_results_do_not_depend_on_the_shard_layout(tmp_path):
-    """Seeds come from the cells' keys: one shard or many, the rows are identical."""
+    """Seeds come from the cells' keys: one shard or many, the rows are identical (each
+    shard draws its own targets from the problem-keyed stream)."""
     cells = [c for c in _cells() if c.size <= 256]
 
     def run(shards, name):

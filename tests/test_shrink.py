@@ -50,7 +50,7 @@ def test_shrunk_paper_config_keeps_the_shape():
         key = lambda c: tuple((k, str(v)) for k, v in c.key().items() if k not in strip)  # noqa: E731
         assert {key(c) for c in big} == {key(c) for c in tiny}, exp_id  # every (problem, learner, ε, δ) kept
         assert {c.repetitions for c in tiny} == {2}
-        assert predicted_seconds(small, exp_id) <= 20.0 or all(min(b[registry.experiment(exp_id).size]) == 1 for _, _, b in _blocks(small) if registry.experiment(exp_id).size in b)
+        assert predicted_seconds(small, exp_id) <= 20.0, exp_id  # within the budget (dpbench.cost)
 
 
 def test_shrink_rejects_bad_input(tmp_path, capsys):
