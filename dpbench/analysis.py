@@ -379,12 +379,19 @@ def fit_slope(
     w = (boot_mean > 0).astype(float)
     with np.errstate(divide="ignore"):
         slopes = _masked_ols(lx[None, :], np.log(np.where(w > 0, boot_mean, 1.0)), w)
+    return _percentile_fit(slope, slopes, w, n_boot, confidence, m, xs[pos])
+
+
+def _percentile_fit(slope: float, slopes: npt.NDArray, w: npt.NDArray, n_boot: int, confidence: float, m: int, xs: npt.NDArray) -> SlopeFit:
+    """The point slope with the percentile interval of the bootstrap ``slopes`` (each fitted
+    on the resample's points of weight ``w``; resamples with < 3 points are dropped, and
+    fewer than half usable resamples give no interval)."""
     slopes = slopes[(w.sum(1) >= 3) & np.isfinite(slopes)]
     if len(slopes) < n_boot // 2:
-        return SlopeFit(slope, math.nan, math.nan, m, *_range(xs[pos]))
+        return SlopeFit(slope, math.nan, math.nan, m, *_range(xs))
     a = (1 - confidence) / 2
     lo, hi = np.quantile(slopes, [a, 1 - a])
-    return SlopeFit(slope, float(lo), float(hi), m, *_range(xs[pos]))
+    return SlopeFit(slope, float(lo), float(hi), m, *_range(xs))
 
 
 def _range(xs: npt.NDArray) -> tuple[float, float]:
@@ -574,9 +581,4 @@ def sample_complexity_slope(
     boot = _first_size(success[found][:, :, idx].mean(axis=3).transpose(2, 0, 1), sizes, 1 - beta)  # (B, m)
     w = np.isfinite(boot).astype(float)
     slopes = _masked_ols(lx[None, :], np.log(np.where(w > 0, boot, 1.0)), w)
-    slopes = slopes[(w.sum(1) >= 3) & np.isfinite(slopes)]
-    if len(slopes) < n_boot // 2:
-        return SlopeFit(slope, math.nan, math.nan, m, *_range(xs[found]))
-    a = (1 - confidence) / 2
-    lo, hi = np.quantile(slopes, [a, 1 - a])
-    return SlopeFit(slope, float(lo), float(hi), m, *_range(xs[found]))
+    return _percentile_fit(slope, slopes, w, n_boot, confidence, m, xs[found])
