@@ -213,6 +213,19 @@ def learning_curves(
     return g.figure
 
 
+def draw_n_star(ax, found: pd.DataFrame, x: str, c) -> None:
+    """Empirical n*(α) of the rows ``found`` (columns ``n_star, n_low, n_high``) against ``x``:
+    a line with markers and the Clopper–Pearson bars of :func:`dpbench.analysis.sample_complexity`."""
+    import seaborn as sns
+
+    if not len(found):
+        return
+    xs = found[x].to_numpy(float)
+    sns.lineplot(x=xs, y=found["n_star"].to_numpy(float), color=c, marker="o", ax=ax, lw=1.2, zorder=3)
+    yerr = np.vstack([found["n_star"] - found["n_low"], found["n_high"] - found["n_star"]])
+    ax.errorbar(xs, found["n_star"], yerr=np.nan_to_num(np.abs(yerr)), fmt="none", ecolor=c, elinewidth=0.8, capsize=2, zorder=3)
+
+
 def _band(values) -> tuple[float, float]:
     """seaborn ``errorbar=`` callable: the 95 % percentile bootstrap interval of the mean over
     repetitions (:func:`dpbench.analysis.bootstrap_mean_ci`, fixed seed, vectorised — seaborn's
@@ -243,7 +256,6 @@ def sample_complexity_figure(
     horizontal lines; an ε where the grid never reaches α as a hollow marker on the upper
     axis; ``theory(learner, row, eps) -> [TheoryLine]`` gives n(α, ε). The legend gives each
     learner's slope (bootstrap over repetitions) beside the theory's local exponent."""
-    import seaborn as sns
 
     from dpbench.analysis import sample_complexity_slope
     from dpbench.plotting.layout import grid_shape, panel_size, place_legend, tidy_log_ticks
@@ -291,10 +303,7 @@ def sample_complexity_figure(
                     span = (primary[0].x >= fit.x_min) & (primary[0].x <= fit.x_max)
                     exp = local_exponent(primary[0].x[span], primary[0].y[span])
                     slope += f"; theory {exp:.2f}" if np.isfinite(exp) else ""
-                if len(found):
-                    sns.lineplot(x=found["epsilon"].to_numpy(), y=found["n_star"].to_numpy(), color=c, marker="o", ax=ax, lw=1.2, zorder=3)
-                    yerr = np.vstack([found["n_star"] - found["n_low"], found["n_high"] - found["n_star"]])
-                    ax.errorbar(found["epsilon"], found["n_star"], yerr=np.nan_to_num(np.abs(yerr)), fmt="none", ecolor=c, elinewidth=0.8, capsize=2, zorder=3)
+                draw_n_star(ax, found, "epsilon", c)
                 entries[f"{learner}: {slope}"] = plt.Line2D([], [], color=c, marker="o", ms=3, lw=1.2)
                 entries.update(draw_theory(ax, lines))
                 missing = s[~np.isfinite(s["n_star"])]["epsilon"]

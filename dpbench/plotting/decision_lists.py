@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from dpbench import theory
-from dpbench.plotting.common import learning_curves, sample_complexity_figure
+from dpbench.plotting.common import draw_n_star, learning_curves, sample_complexity_figure
 from dpbench.plotting.overlays import TheoryLine
 from dpbench.plotting.style import color
 
@@ -141,7 +141,6 @@ def sample_complexity_features(df: pd.DataFrame):
     repetitions every problem has; theory n(α) of each learner as |F| varies (log|C| follows
     |F|); an |F| at which the grid never reaches α as a hollow marker on the upper axis."""
     import matplotlib.pyplot as plt
-    import seaborn as sns
 
     from dpbench.analysis import local_exponent, sample_complexity_slope
     from dpbench.analysis import sample_complexity as n_star_table
@@ -189,10 +188,7 @@ def sample_complexity_features(df: pd.DataFrame):
                 censored = found["n_star"].to_numpy(float) == smallest
                 if len(found) and len(found) - censored.sum() < 3:  # n* only bounded above: no slope
                     slope = "n* = the grid's smallest n (learned before it): no slope"
-                if len(found):
-                    sns.lineplot(x=found["n_features"].to_numpy(float), y=found["n_star"].to_numpy(float), color=c, marker="o", ax=ax, lw=1.2, zorder=3)
-                    yerr = np.vstack([found["n_star"] - found["n_low"], found["n_high"] - found["n_star"]])
-                    ax.errorbar(found["n_features"], found["n_star"], yerr=np.nan_to_num(np.abs(yerr)), fmt="none", ecolor=c, elinewidth=0.8, capsize=2, zorder=3)
+                draw_n_star(ax, found, "n_features", c)
                 entries[f"{learner} (ε = {eps:g}): {slope}" if len(eps_values) > 1 else f"{learner}: {slope}"] = plt.Line2D([], [], color=c, marker="o", ms=3, lw=1.2)
                 entries.update(draw_theory(ax, lines))
                 missing = sc[~np.isfinite(sc["n_star"])]["n_features"]
