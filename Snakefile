@@ -1,5 +1,5 @@
-# dpbench: run every learner over the grid in shards, collect tidy Parquet, check the
-# theory, draw the figures. See README.md ("Configuration").
+# dpbench: run every learner over the grid in shards; per experiment, collect tidy
+# Parquet, check the theory and draw the figures in one job. See README.md ("Configuration").
 from snakemake.utils import min_version, validate
 
 min_version("9.0")
@@ -24,9 +24,7 @@ report: "workflow/report/workflow.rst"
 
 
 include: "workflow/rules/runs.smk"
-include: "workflow/rules/collect.smk"
-include: "workflow/rules/theory.smk"
-include: "workflow/rules/figures.smk"
+include: "workflow/rules/summarise.smk"
 
 
 rule all:

@@ -1,5 +1,10 @@
-"""The aggregate steps behind the ``theory_check`` and ``figures_*`` rules, and the names
-of their outputs (the Snakefile asks here, so rules and package cannot disagree).
+"""The aggregate step behind the ``summarise_<experiment>`` rules — collect the shards,
+check the theory, draw the figures — and the names of its outputs (the Snakefile asks
+here, so rules and package cannot disagree).
+
+One job per experiment does all three in one process (:func:`summarise`): the results are
+read once and the libraries (pandas, scipy, seaborn) imported once, instead of three jobs
+each paying interpreter start-up and imports (issue 13: the workflow's overhead).
 
 Figure files are ``results/figures/{experiment}_{name}.pdf|png``, except that the figure
 named ``""`` is ``results/figures/{experiment}.pdf|png``. Each figure's caption goes to
@@ -13,6 +18,8 @@ import os
 import re
 import string
 import tempfile
+import time
+from collections.abc import Iterable
 from pathlib import Path
 
 from dpbench import registry
@@ -57,14 +64,22 @@ def _write_text(out: Path, text: str) -> None:
     _atomic_write(out, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
 
 
-def write_theory_check(experiment: str, results: str | Path, out: str | Path, html: str | Path | None = None) -> None:
-    """Run the experiment's theory check on its collected results; write CSV (and, for
-    the report, the same table as HTML) atomically."""
+def _results(results):
+    """A results DataFrame, given one or the path of a results file."""
+    if isinstance(results, (str, os.PathLike)):
+        from dpbench.results import read_results
+
+        return read_results(results)
+    return results
+
+
+def write_theory_check(experiment: str, results, out: str | Path, html: str | Path | None = None) -> None:
+    """Run the experiment's theory check on its collected results (a DataFrame or a results
+    file); write CSV (and, for the report, the same table as HTML) atomically."""
     from dpbench.analysis import THEORY_COLUMNS
-    from dpbench.results import read_results
 
     exp = registry.experiment(experiment)
-    table = exp.theory_check(read_results(results))
+    table = exp.theory_check(_results(results))
     table = table.reindex(columns=list(exp.theory_columns or THEORY_COLUMNS))
     _atomic_write(Path(out), lambda tmp: table.to_csv(tmp, index=False, float_format="%.6g"))
     if html is not None:
@@ -79,14 +94,43 @@ def write_theory_check(experiment: str, results: str | Path, out: str | Path, ht
         _write_text(Path(html), page)
 
 
-def write_figures(experiment: str, results: str | Path, figures_dir: str | Path = FIGURES_DIR, captions_dir: str | Path = CAPTIONS_DIR) -> None:
-    """Draw every figure of the experiment from its collected results, in one process:
-    ``{figures_dir}/{stem}.pdf|png`` and the escaped caption ``{captions_dir}/{stem}.rst``."""
+def write_figures(experiment: str, results, figures_dir: str | Path = FIGURES_DIR, captions_dir: str | Path = CAPTIONS_DIR) -> None:
+    """Draw every figure of the experiment from its collected results (a DataFrame or a
+    results file): ``{figures_dir}/{stem}.pdf|png`` and the escaped caption
+    ``{captions_dir}/{stem}.rst``."""
     from dpbench.plotting.style import save
-    from dpbench.results import read_results
 
-    df = read_results(results)
+    df = _results(results)
     for name, recipe in registry.experiment(experiment).figures.items():
         stem = figure_stem(experiment, name)
         save(recipe(df), Path(figures_dir) / stem)
         _write_text(Path(captions_dir) / f"{stem}.rst", rst_literal(recipe.caption) + "\n")
+
+
+def summarise(
+    experiment: str,
+    shards: Iterable[str | Path],
+    results: str | Path,
+    theory_csv: str | Path,
+    theory_html: str | Path | None = None,
+    figures_dir: str | Path = FIGURES_DIR,
+    captions_dir: str | Path = CAPTIONS_DIR,
+) -> dict[str, float]:
+    """Everything after the shards, for one experiment: concatenate the shard files into
+    ``results`` (:func:`dpbench.results.concat`, schema-checked, atomic), run the theory
+    check (:func:`write_theory_check`) and draw every figure (:func:`write_figures`) from
+    the file just written. Returns the seconds each step took (the rule logs them)."""
+    from dpbench.results import concat, read_results
+
+    seconds = {}
+    start = time.perf_counter()
+    concat(list(shards), results)
+    df = read_results(results)
+    seconds["collect"] = time.perf_counter() - start
+    start = time.perf_counter()
+    write_theory_check(experiment, df.copy(), theory_csv, theory_html)  # a copy: checks may add columns
+    seconds["theory_check"] = time.perf_counter() - start
+    start = time.perf_counter()
+    write_figures(experiment, df, figures_dir, captions_dir)
+    seconds["figures"] = time.perf_counter() - start
+    return seconds

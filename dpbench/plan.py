@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dpbench import registry
 from dpbench.config import Grid
 from dpbench.cost import JOB_OVERHEAD_SECONDS, cell_cost, shard_memory_mb, shard_seconds
 
@@ -23,7 +22,7 @@ class ExperimentCost:
     cells: int
     repetitions: int  # total over cells
     shards: int
-    aggregate_jobs: int  # collect + theory_check + one figures job (local rules)
+    aggregate_jobs: int  # one summarise job: collect, theory check, figures (a local rule)
     cell_seconds: float  # work inside the cells
     shard_seconds: tuple[float, ...]  # per shard, cells only
     largest_shard_cells: int
@@ -72,7 +71,7 @@ def make_plan(grid: Grid) -> Plan:
                 cells=len(plan.cells),
                 repetitions=sum(c.repetitions for c in plan.cells),
                 shards=len(shards),
-                aggregate_jobs=2 + bool(registry.experiment(exp_id).figures),
+                aggregate_jobs=1,
                 cell_seconds=sum(seconds),
                 shard_seconds=seconds,
                 largest_shard_cells=len(shards[largest]),
@@ -108,7 +107,7 @@ def format_plan(plan: Plan, source: str = "") -> str:
     aggregates = sum(e.aggregate_jobs for e in plan.experiments)
     lines.append(
         f"jobs: {plan.jobs} in the DAG = {plan.shard_jobs} run_shard (submitted to the cluster) "
-        f"+ {aggregates} collect/theory_check/figures_* + 1 all (local rules)"
+        f"+ {aggregates} summarise_* + 1 all (local rules)"
     )
     lines.append(
         f"CPU-hours are predicted by dpbench.cost (calibrated per learner; per-family defaults for others) "

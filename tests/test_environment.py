@@ -20,7 +20,8 @@ def _norm(spec: str) -> str:
 
 def test_environment_yml_mirrors_pyproject():
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
-    wanted = {_name(s): _norm(s) for s in project["dependencies"] + project["optional-dependencies"]["test"]}
+    extras = project["optional-dependencies"]
+    wanted = {_name(s): _norm(s) for s in project["dependencies"] + extras["test"] + extras["slurm"]}
     env = yaml.safe_load((REPO / "environment.yml").read_text())["dependencies"]
     have = {}
     for item in env:

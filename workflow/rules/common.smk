@@ -25,11 +25,10 @@ wildcard_constraints:
     shard=r"\d{3}",
 
 
-# Aggregates: seconds of work each, never worth a queue wait (the figures_* rules say
-# `localrule: True` themselves).
-localrules:
-    collect,
-    theory_check,
+# The software every job needs, relative to the .smk files in workflow/rules/. Documents
+# it, and `--software-deployment-method conda` builds it. dpbench itself comes from this
+# checkout (the scripts put it on sys.path when the environment does not have it).
+CONDA_ENV = "../../environment.yml"
 
 
 def shard_cells(wildcards):
@@ -49,9 +48,9 @@ def shard_mem_mb(wildcards, attempt):
     return attempt * math.ceil(shard_memory_mb(SHARDS[wildcards.experiment][int(wildcards.shard)]))
 
 
-def experiment_shards(wildcards):
-    n = len(SHARDS[wildcards.experiment])
-    return [f"results/runs/{wildcards.experiment}/{i:03d}.parquet" for i in range(n)]
+def experiment_shards(experiment):
+    """The shard files of one experiment (the input of its summarise rule)."""
+    return [f"results/runs/{experiment}/{i:03d}.parquet" for i in range(len(SHARDS[experiment]))]
 
 
 def config_hash(wildcards):

@@ -8,6 +8,8 @@ rule run_shard:
         seed=GRID.seed,
         config_hash=config_hash,
     threads: 1
+    conda:
+        CONDA_ENV
     resources:
         runtime=shard_runtime,
         mem_mb=shard_mem_mb,

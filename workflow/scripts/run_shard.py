@@ -3,6 +3,7 @@ import logging
 import os
 import socket
 
+import checkout  # noqa: F401  (dpbench from this checkout if the environment lacks it)
 from dpbench.experiment import run_shard
 from dpbench.grid import cells_from_json
 
