@@ -74,6 +74,17 @@ class DPSGD(NoisyGradientDescent):
         yield {"epsilon": 1.0, "delta": 1e-5, "steps": 20, "batch_size": 32}
         yield {"epsilon": math.inf, "delta": 0.0, "steps": 20, "batch_size": 32}
 
+    @classmethod
+    def cost(cls, cell) -> float:
+        """Seconds per repetition (shard balancing): the PLD calibration, once per cell (≈ 0.1–1
+        CPU-s, growing with ε; 0.2 s taken), spread over the repetitions, plus the fit
+        (steps × batch × d multiply-adds, ≈ 10 ms at the defaults) — measured on the default grid."""
+        d = int(dict(cell.problem_params).get("d", 10))
+        params = dict(cell.learner_params)
+        steps, batch = int(params.get("steps", 300)), int(params.get("batch_size", 256))
+        calibration = 0.0 if math.isinf(cell.epsilon) else 0.2
+        return calibration / cell.repetitions + 1.3e-8 * steps * min(batch, cell.size) * d
+
     def calibration(self, n: int) -> tuple[float, float]:
         """``(z, ε_achieved)`` for a sample of size ``n``."""
         if math.isinf(self.epsilon):

@@ -43,6 +43,16 @@ def shard_runtime(wildcards, attempt):
     return attempt * (5 + math.ceil(3 * seconds / 60))
 
 
+def shard_priority(wildcards):
+    """The shard's predicted seconds: the longest shards start first (LPT order), so the
+    cores finish together instead of one idling while the last long shard runs."""
+    return shard_seconds(SHARDS[wildcards.experiment][int(wildcards.shard)])
+
+
+#: summarise jobs start as soon as their shards are done, between the remaining shards
+SUMMARISE_PRIORITY = 10**9
+
+
 def shard_mem_mb(wildcards, attempt):
     """MB: the predicted peak of the shard (libraries + cached samples), × attempt."""
     return attempt * math.ceil(shard_memory_mb(SHARDS[wildcards.experiment][int(wildcards.shard)]))

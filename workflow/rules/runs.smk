@@ -8,6 +8,7 @@ rule run_shard:
         seed=GRID.seed,
         config_hash=config_hash,
     threads: 1
+    priority: shard_priority
     conda:
         CONDA_ENV
     resources:

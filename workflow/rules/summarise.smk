@@ -25,6 +25,7 @@ for experiment in GRID.experiments:
             experiment=experiment,
         conda:
             CONDA_ENV
+        priority: SUMMARISE_PRIORITY
         localrule: True
         script:
             "../scripts/summarise.py"
