@@ -37,6 +37,7 @@ def _blocks(config: dict):
 def test_shrunk_paper_config_keeps_the_shape():
     paper = yaml.safe_load(PAPER.read_text())
     small = shrink(paper, budget_seconds=20.0)
+    floor = shrink(paper, budget_seconds=1e-9)  # the smallest sizes shrink tries (its last resort)
     assert list(small["experiments"]) == list(paper["experiments"])
     big_grid, small_grid = load(PAPER), from_dict(small)
     for (exp_id, i, a), (_, j, b) in zip(_blocks(paper), _blocks(small), strict=True):
@@ -50,7 +51,10 @@ def test_shrunk_paper_config_keeps_the_shape():
         key = lambda c: tuple((k, str(v)) for k, v in c.key().items() if k not in strip)  # noqa: E731
         assert {key(c) for c in big} == {key(c) for c in tiny}, exp_id  # every (problem, learner, ε, δ) kept
         assert {c.repetitions for c in tiny} == {2}
-        assert predicted_seconds(small, exp_id) <= 20.0, exp_id  # within the budget (dpbench.cost)
+        # within the budget (dpbench.cost), unless even the smallest sizes are above it (private_erm:
+        # dp_sgd's per-cell calibration does not shrink with n), and then at those smallest sizes
+        budget = max(20.0, predicted_seconds(floor, exp_id))
+        assert predicted_seconds(small, exp_id) <= budget, exp_id
 
 
 def test_shrink_rejects_bad_input(tmp_path, capsys):
