@@ -24,6 +24,13 @@ Definitions (what the numbers printed mean):
 
 The load average before and after is printed: on a shared machine, timings are only
 comparable at equal load.
+
+Run it from the environment the README's main command makes (`pip install -e .`). With the
+SLURM executor plugin installed (`.[slurm]`, `.[test]`), every `snakemake` start imports it,
+and it runs `scontrol show config`: instant without SLURM or with a reachable controller,
+~9 s where a slurm.conf names a controller that is down (this build machine after
+tests/test_slurm.py). The benchmark prints whether the plugin is installed and, if so,
+what that probe costs here.
 """
 
 from __future__ import annotations
@@ -77,6 +84,23 @@ def rule_seconds(workdir: Path) -> dict[str, tuple[int, float]]:
     return {rule: (int(n), s) for rule, (n, s) in out.items()}
 
 
+def slurm_probe() -> str:
+    """Whether the SLURM executor plugin is installed, and the seconds of its start-up probe."""
+    import importlib.util
+    import shutil
+
+    if importlib.util.find_spec("snakemake_executor_plugin_slurm") is None:
+        return "SLURM executor plugin: not installed (no start-up probe)"
+    if shutil.which("scontrol") is None:
+        return "SLURM executor plugin: installed, no scontrol (probe fails at once)"
+    start = time.perf_counter()
+    try:
+        subprocess.run(["scontrol", "show", "config"], capture_output=True, timeout=10)
+    except subprocess.TimeoutExpired:
+        pass
+    return f"SLURM executor plugin: installed; its probe `scontrol show config` takes {time.perf_counter() - start:.1f} s here, on every snakemake start"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("config", nargs="?", default=str(REPO / "config" / "config.yaml"))
@@ -104,6 +128,7 @@ def main() -> None:
         print(f"config: {config}")
         print(f"load average (1, 5, 15 min): before {load_before[0]:.1f} {load_before[1]:.1f} {load_before[2]:.1f}, "
               f"after {load_after[0]:.1f} {load_after[1]:.1f} {load_after[2]:.1f} ({os.cpu_count()} CPUs)")  # fmt: skip
+        print(slurm_probe())
         print(f"jobs: {counts.get('total')} ({', '.join(f'{k} {v}' for k, v in counts.items() if k != 'total')})")
         print(f"dry run (DAG build): {dag_seconds:.1f} s")
         print(f"wall time, from scratch, {args.cores} cores: {wall:.1f} s")
