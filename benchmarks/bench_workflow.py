@@ -13,8 +13,8 @@ Definitions (what the numbers printed mean):
   ``… N rows in X s (cpu Y s)`` lines (dpbench.experiment.run_shard).
 - ``overhead share`` = 1 − cell work / (N × wall): the fraction of the N cores' wall time
   not spent in cells — Snakemake (DAG, scheduling, script wrappers), interpreter start-up
-  and imports of every job, Parquet writes, collect, theory checks, figures, and cores
-  left idle while the last jobs finish. Issue 13's target is ≤ 25 % on 2 idle cores.
+  and imports of every job, Parquet writes, the summarise jobs (collect, theory checks,
+  figures), and cores left idle while the last jobs finish. Issue 13's target is ≤ 25 % on 2 idle cores.
   Meaningful on idle cores only: under load, other processes' CPU time counts as overhead.
 - ``overhead CPU share`` = 1 − cell CPU / workflow CPU, where workflow CPU is the user +
   system time of Snakemake and every job it ran (getrusage of the children): the same
@@ -138,7 +138,7 @@ def main() -> None:
               f"overhead CPU share = 1 - cell CPU / workflow CPU = {1 - work_cpu / cpu:.0%}")  # fmt: skip
         grouped: dict[str, tuple[int, float]] = defaultdict(lambda: (0, 0.0))
         for rule, (n, seconds) in rule_seconds(workdir).items():
-            key = "figures_*" if rule.startswith("figures_") else rule
+            key = "summarise_*" if rule.startswith("summarise_") else rule
             grouped[key] = (grouped[key][0] + n, grouped[key][1] + seconds)
         for rule, (n, seconds) in sorted(grouped.items(), key=lambda kv: -kv[1][1]):
             print(f"  {rule:<14} {n:>3} jobs {seconds:>7.0f} s")
