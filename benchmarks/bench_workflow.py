@@ -20,6 +20,11 @@ Definitions (what the numbers printed mean):
   system time of Snakemake and every job it ran (getrusage of the children): the same
   question asked of CPU time instead of wall time, so it barely moves with the machine's
   load (it leaves out idle cores).
+- ``wall time with no run_shard job running``: wall minus the union of the run_shard jobs'
+  intervals — the part of the user's wait that no experiment is running at all (Snakemake
+  start-up and DAG build, summarise jobs after the last shard). A laxer reading of
+  "time outside run_shard work" than the overhead share, which also counts each shard
+  job's start-up and the summarise jobs that overlap other shards.
 - per rule: the sum of the jobs' durations from Snakemake's own log (1 s resolution).
 
 The load average before and after is printed: on a shared machine, timings are only
@@ -67,9 +72,29 @@ def cell_seconds(workdir: Path) -> tuple[float, float]:
 
 def rule_seconds(workdir: Path) -> dict[str, tuple[int, float]]:
     """Rule → (jobs, summed job seconds), from the Snakemake log of the run."""
+    out: dict[str, list[float]] = defaultdict(lambda: [0, 0.0])
+    for rule, began, ended in job_intervals(workdir):
+        out[rule][0] += 1
+        out[rule][1] += (ended - began).total_seconds()
+    return {rule: (int(n), s) for rule, (n, s) in out.items()}
+
+
+def shard_covered_seconds(workdir: Path) -> float:
+    """Seconds during which at least one run_shard job ran (1 s resolution), from the
+    Snakemake log."""
+    covered, end = 0.0, None
+    for _, began, ended in sorted((j for j in job_intervals(workdir) if j[0] == "run_shard"), key=lambda j: j[1]):
+        if end is None or ended > end:
+            covered += (ended - (began if end is None else max(began, end))).total_seconds()
+            end = ended
+    return covered
+
+
+def job_intervals(workdir: Path) -> list[tuple[str, datetime, datetime]]:
+    """(rule, start, end) of every job, from the Snakemake log of the run (1 s resolution)."""
     log = sorted((workdir / ".snakemake" / "log").glob("*.log"))[0].read_text().splitlines()
     start: dict[str, tuple[str, datetime]] = {}
-    out: dict[str, list[float]] = defaultdict(lambda: [0, 0.0])
+    out = []
     stamp = None
     for i, line in enumerate(log):
         if m := STAMP.match(line):
@@ -79,9 +104,8 @@ def rule_seconds(workdir: Path) -> dict[str, tuple[int, float]]:
             start[jobid] = (m.group(1), stamp)
         elif m := re.match(r"^Finished jobid: (\d+)", line):
             rule, began = start[m.group(1)]
-            out[rule][0] += 1
-            out[rule][1] += (stamp - began).total_seconds()
-    return {rule: (int(n), s) for rule, (n, s) in out.items()}
+            out.append((rule, began, stamp))
+    return out
 
 
 def slurm_probe() -> str:
@@ -136,6 +160,9 @@ def main() -> None:
         print(f"overhead share = 1 - cell work / ({args.cores} x wall) = {1 - work / (args.cores * wall):.0%}")
         print(f"workflow CPU (snakemake and every job): {cpu:.1f} s; "
               f"overhead CPU share = 1 - cell CPU / workflow CPU = {1 - work_cpu / cpu:.0%}")  # fmt: skip
+        free = wall - shard_covered_seconds(workdir)
+        print(f"wall time with no run_shard job running: {free:.0f} s of {wall:.0f} s = {free / wall:.0%} "
+              "(Snakemake start-up and DAG build, then summarise jobs after the last shard)")  # fmt: skip
         grouped: dict[str, tuple[int, float]] = defaultdict(lambda: (0, 0.0))
         for rule, (n, seconds) in rule_seconds(workdir).items():
             key = "summarise_*" if rule.startswith("summarise_") else rule
