@@ -150,7 +150,7 @@ def learning_curves(
     means of exactly 0 as hollow markers on the lower axis. One legend, outside the data."""
     import seaborn as sns
 
-    from dpbench.plotting.layout import grid_shape, panel_size, place_legend, tidy_log_ticks
+    from dpbench.plotting.layout import deferred_grid_layout, grid_shape, panel_size, place_legend, tidy_log_ticks
     from dpbench.plotting.overlays import draw_theory, draw_trivial, mark_learning_starts, mark_off_axis
     from dpbench.plotting.style import paper_style, palette
 
@@ -173,13 +173,14 @@ def learning_curves(
     n_rows, n_cols = grid_shape(len(panel_order))
     height, aspect = panel_size(n_cols)
     with paper_style():
-        g = sns.relplot(
-            data=data, x=x, y=y, hue="learner", hue_order=learners, palette=palette(learners),
-            style="_line" if several else None, col="panel", col_order=panel_order, col_wrap=n_cols if len(panel_order) > 1 else None,
-            kind="line", errorbar=_band if reps >= min_reps_band else None,
-            marker="o", markersize=3, markeredgewidth=0, height=height, aspect=aspect, legend=False,
-            facet_kws={"sharey": True, "sharex": True},
-        )
+        with deferred_grid_layout():
+            g = sns.relplot(
+                data=data, x=x, y=y, hue="learner", hue_order=learners, palette=palette(learners),
+                style="_line" if several else None, col="panel", col_order=panel_order, col_wrap=n_cols if len(panel_order) > 1 else None,
+                kind="line", errorbar=_band if reps >= min_reps_band else None,
+                marker="o", markersize=3, markeredgewidth=0, height=height, aspect=aspect, legend=False,
+                facet_kws={"sharey": True, "sharex": True},
+            )
         g.set(xscale="log", yscale="log")
         g.set_titles("{col_name}" if len(panel_order) > 1 else "")
         g.set_axis_labels(xlabel or x, ylabel)

@@ -6,11 +6,14 @@
   over tick or axis labels (``tests/test_figures.py`` checks it after drawing).
 - :func:`panel_size`: the panel width and height that make a grid 3.3 in (one column) or
   7 in (two columns) wide.
+- :func:`deferred_grid_layout`: seaborn's figure-level functions without their own
+  ``tight_layout`` passes (the recipe lays the finished figure out once).
 """
 
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
 
 import matplotlib.pyplot as plt
 from matplotlib.transforms import Bbox
@@ -33,6 +36,22 @@ def panel_size(cols: int, *, height: float = 1.75) -> tuple[float, float]:
     return height, (width / cols) / height
 
 
+@contextmanager
+def deferred_grid_layout():
+    """Within the context, seaborn's ``Grid.tight_layout`` does nothing: ``relplot`` (a
+    ``FacetGrid``) would lay the figure out when built and again after plotting — each a
+    full tick and text measurement — before the recipe adds titles, overlays and ticks and
+    calls ``fig.tight_layout()`` itself, which alone decides the final layout."""
+    from seaborn.axisgrid import Grid
+
+    own = Grid.tight_layout
+    Grid.tight_layout = lambda self, *args, **kwargs: self
+    try:
+        yield
+    finally:
+        Grid.tight_layout = own
+
+
 def _tight_extent(fig, axes) -> Bbox:
     renderer = fig.canvas.get_renderer()
     return Bbox.union([ax.get_tightbbox(renderer) for ax in axes]).transformed(fig.transFigure.inverted())
@@ -41,10 +60,11 @@ def _tight_extent(fig, axes) -> Bbox:
 def place_legend(fig: plt.Figure, axes, handles, labels, *, n_panels: int, cols: int, ncol: int | None = None):
     """Put one legend for the whole figure outside the data: in the empty area right of the
     last row's panels when the grid has free slots, else below every panel (and their tick
-    and axis labels). Call after the layout is final (``tight_layout``)."""
+    and axis labels). Call after the layout is final (``tight_layout``): the extents are
+    measured then, without drawing the figure (``Axes.get_tightbbox`` updates ticks, titles
+    and labels itself)."""
     if not handles:
         return None
-    fig.canvas.draw()
     free = cols * math.ceil(n_panels / cols) - n_panels
     if free > 0:
         last = _tight_extent(fig, axes[-1:])
