@@ -108,6 +108,19 @@ def job_intervals(workdir: Path) -> list[tuple[str, datetime, datetime]]:
     return out
 
 
+def print_timeline(workdir: Path) -> None:
+    """Every job's start and end (seconds after the first job started) and, for run_shard
+    jobs, the seconds inside its cells, in start order."""
+    intervals = job_intervals(workdir)
+    first = min(began for _, began, _ in intervals)
+    shard_logs = sorted((workdir / "results" / "logs" / "run_shard").rglob("*.log"))
+    cells = {log: sum(float(w) for w, _ in CELL_LINE.findall(log.read_text())) for log in shard_logs}
+    print("timeline (s after the first job; run_shard cells from its log, in file order):")
+    print("  " + ", ".join(f"{log.parent.name}/{log.stem} {s:.1f}" for log, s in cells.items()))
+    for rule, began, ended in sorted(intervals, key=lambda j: j[1]):
+        print(f"  {rule:<28} {(began - first).total_seconds():>6.0f} {(ended - first).total_seconds():>6.0f}")
+
+
 def slurm_probe() -> str:
     """Whether the SLURM executor plugin is installed, and the seconds of its start-up probe."""
     import importlib.util
@@ -129,10 +142,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("config", nargs="?", default=str(REPO / "config" / "config.yaml"))
     parser.add_argument("--cores", type=int, default=2)
+    parser.add_argument("--workdir", help="run here (a new directory, kept afterwards) instead of a temporary one")
+    parser.add_argument("--timeline", action="store_true", help="also print every job's start, end and cell seconds")
     args = parser.parse_args()
     config = Path(args.config).resolve()
     with tempfile.TemporaryDirectory() as tmp:
-        workdir = Path(tmp)
+        workdir = Path(args.workdir).resolve() if args.workdir else Path(tmp)
+        if args.workdir:
+            workdir.mkdir(parents=True)  # a new directory: fails if it exists, so nothing is mixed in
         load_before = os.getloadavg()
         start = time.perf_counter()
         dry = snakemake(workdir, config, args.cores, "-n")
@@ -169,6 +186,8 @@ def main() -> None:
             grouped[key] = (grouped[key][0] + n, grouped[key][1] + seconds)
         for rule, (n, seconds) in sorted(grouped.items(), key=lambda kv: -kv[1][1]):
             print(f"  {rule:<14} {n:>3} jobs {seconds:>7.0f} s")
+        if args.timeline:
+            print_timeline(workdir)
         start = time.perf_counter()
         again = snakemake(workdir, config, args.cores)
         print(f"re-run (nothing to do): {time.perf_counter() - start:.1f} s, "

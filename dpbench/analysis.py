@@ -222,20 +222,16 @@ def with_learner_params(df: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def _nunique(series: pd.Series) -> int:
-    return series.astype(str).nunique(dropna=False)
-
-
 def varying_identity(df: pd.DataFrame, *, exclude: Sequence[str] = ()) -> list[str]:
     """The identity columns (problem parameters, ε, δ, learner parameters ``lp_*``) whose
     value differs between rows of the same learner, in a fixed order. ``problem_id`` is
     added when two distributions differ in nothing that is recorded as a column."""
     df = with_learner_params(df)
     candidates = [c for c in (*PROBLEM_COLUMNS, *PRIVACY_COLUMNS) if c in df] + sorted(c for c in df if c.startswith("lp_"))
-    varying = [
-        c for c in candidates
-        if c not in exclude and any(_nunique(g[c]) > 1 for _, g in df.groupby("learner", sort=False))
-    ]
+    candidates = [c for c in candidates if c not in exclude]
+    # distinct values per learner, compared as text (NaN, None and mixed types alike)
+    distinct = df[candidates].astype(str).groupby(df["learner"].to_numpy(), sort=False).nunique(dropna=False)
+    varying = [c for c in candidates if (distinct[c] > 1).any()]
     if "problem_id" in df and "problem_id" not in exclude:
         shown = [c for c in varying if c in PROBLEM_COLUMNS]
         per_problem = df.groupby("problem_id", sort=False)
@@ -322,10 +318,19 @@ class SlopeFit:
 
 
 def _per_x_matrix(x: npt.ArrayLike, y: npt.ArrayLike, reps: npt.ArrayLike) -> tuple[npt.NDArray, npt.NDArray]:
-    """Sorted distinct x and a (x, repetitions) matrix of y (NaN where a repetition is missing)."""
-    frame = pd.DataFrame({"x": np.asarray(x, dtype=float), "y": np.asarray(y, dtype=float), "rep": np.asarray(reps)})
-    table = frame.pivot_table(index="x", columns="rep", values="y", aggfunc="mean").sort_index()
-    return table.index.to_numpy(dtype=float), table.to_numpy(dtype=float)
+    """Sorted distinct x and a (x, repetitions) matrix of the mean y per (x, repetition) (NaN
+    where a repetition is missing); x values and repetitions without any finite y are left
+    out (what ``pivot_table(aggfunc="mean")`` gives, without its cost)."""
+    x, y, reps = np.asarray(x, dtype=float), np.asarray(y, dtype=float), np.asarray(reps)
+    seen = ~np.isnan(y)
+    xs, i = np.unique(x[seen], return_inverse=True)
+    rs, j = np.unique(reps[seen], return_inverse=True)
+    total = np.zeros((len(xs), len(rs)))
+    count = np.zeros((len(xs), len(rs)))
+    np.add.at(total, (i, j), y[seen])
+    np.add.at(count, (i, j), 1.0)
+    with np.errstate(invalid="ignore"):
+        return xs, np.where(count > 0, total / np.maximum(count, 1.0), np.nan)
 
 
 def _masked_ols(lx: npt.NDArray, ly: npt.NDArray, w: npt.NDArray) -> npt.NDArray:
@@ -399,17 +404,23 @@ def _range(xs: npt.NDArray) -> tuple[float, float]:
 
 
 def bootstrap_mean_ci(
-    values: npt.ArrayLike, *, confidence: float = 0.95, n_boot: int = 2000, seed: int = 0
+    values: npt.ArrayLike, *, confidence: float = 0.95, n_boot: int = 2000, seed: int = 0,
+    draws: dict[int, npt.NDArray] | None = None,
 ) -> tuple[float, float, float]:
     """Mean and percentile-bootstrap interval of the mean of repetition values (NaN interval
-    with fewer than 2 values)."""
+    with fewer than 2 values). The resampled indices depend only on ``seed``, ``n_boot`` and
+    the number of values: a caller with many curves passes one ``draws`` dict (per number of
+    values, its index matrix) for all calls with the same seed and n_boot."""
     v = np.asarray(values, dtype=float)
     v = v[np.isfinite(v)]
     if len(v) == 0:
         return math.nan, math.nan, math.nan
     if len(v) < 2:
         return float(v.mean()), math.nan, math.nan
-    boot = v[np.random.default_rng(seed).integers(0, len(v), size=(n_boot, len(v)))].mean(axis=1)
+    draws = {} if draws is None else draws
+    if len(v) not in draws:
+        draws[len(v)] = np.random.default_rng(seed).integers(0, len(v), size=(n_boot, len(v)))
+    boot = v[draws[len(v)]].mean(axis=1)
     a = (1 - confidence) / 2
     lo, hi = np.quantile(boot, [a, 1 - a])
     return float(v.mean()), float(lo), float(hi)
@@ -440,9 +451,15 @@ def clearly_below(rows: pd.DataFrame, trivial: float, *, x: str, y: str = "error
     """Values of ``x`` at which the curve is clearly below the trivial predictor's value:
     its mean is at most ``fraction·trivial`` and the upper end of its bootstrap interval is
     below ``trivial``."""
+    xs, ys = rows[x].to_numpy(dtype=float), rows[y].to_numpy(dtype=float)
+    keep = ~np.isnan(xs)
+    order = np.argsort(xs[keep], kind="stable")
+    xs, ys = xs[keep][order], ys[keep][order]
+    values, starts = np.unique(xs, return_index=True)
     out = []
-    for value, group in rows.groupby(x, sort=True):
-        mean, _, hi = bootstrap_mean_ci(group[y], confidence=confidence)
+    draws: dict[int, npt.NDArray] = {}  # the resamples depend only on the number of values
+    for value, group in zip(values, np.split(ys, starts[1:])):
+        mean, _, hi = bootstrap_mean_ci(group, confidence=confidence, draws=draws)
         if np.isfinite(mean) and mean <= fraction * trivial and (not np.isfinite(hi) or hi < trivial):
             out.append(value)
     return np.asarray(out, dtype=float)

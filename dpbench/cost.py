@@ -23,11 +23,19 @@ Calibration (2026-11-22, 2-core shared build machine, numpy 2.4, numba 0.68): th
 config's ``conjunctions`` block (d = 10 with negations, |C| = 3^10, n = 16 … 32768, 10
 repetitions) run through the workflow; per-cell wall times read from the ``run_shard``
 logs (``… N rows in Xs``) and per-repetition ``fit_seconds`` from the Parquet. The
-bit-packed class enumeration of ``erm``/``exp_mech_erm`` costs ≈ 1.1e-8 s per
+bit-packed class enumeration of ``erm``/``exp_mech_erm`` cost ≈ 1.1e-8 s (3e-9 s since, below) per
 (hypothesis × 64-example word) (0.33 s per repetition at n = 32768), the sample draw
 ≈ 3e-8 s per (example × variable), and every cell ≈ 1e-4 s per repetition of bookkeeping.
 ``python benchmarks/bench_plan.py`` re-measures and prints predicted against measured
 seconds per learner.
+
+Recalibrated 2026-11-23 against a whole default run (``python benchmarks/bench_workflow.py
+--workdir DIR``, per-cell seconds from its run_shard logs, compiled bytecode, idle cores):
+the predictions of the default config's learners were off by up to 9× either way (class
+enumeration 1.1e-8 → 3e-9 s per word, the covering learners ≈ 7× lower, online learners and
+DP-Winnow ≈ 2.2× lower, audits 2× lower; dp_gd ≈ 3× higher, now a model of its own). The
+shard sizes and the longest-first order of the run_shard jobs come from these numbers:
+a shard predicted 19 s that took 31 s ran last and left one core idle.
 """
 
 from __future__ import annotations
@@ -58,7 +66,7 @@ PER_REP_SECONDS = 1e-4
 SAMPLE_SECONDS = 3e-8
 
 #: Enumerating the mistakes of a whole finite class: seconds per (hypothesis × 64-bit word).
-CLASS_WORD_SECONDS = 1.1e-8
+CLASS_WORD_SECONDS = 3e-9
 
 
 @dataclass(frozen=True)
@@ -168,6 +176,8 @@ MODELS: dict[str, tuple[Callable[[Cell], float], Callable[[Cell], dict] | None]]
     "decision_tree": (_linear(9e-4, 3.4e-8), None),  # 11 ms at n·d = 3.3e5
     "erm": (_linear(1e-4, 0.0), _class_enumeration),
     "exp_mech_erm": (_exp_mech_own, _class_enumeration),
+    # full-batch noisy gradient descent: steps (200) × n × d multiply-adds; 0.16 s at n·d = 1e5
+    "dp_gd": (_linear(1e-3, 1.6e-7), None),
 }
 
 #: Uncalibrated defaults per learner family: (seconds per repetition, per size × dimension).
@@ -175,7 +185,7 @@ MODELS: dict[str, tuple[Callable[[Cell], float], Callable[[Cell], dict] | None]]
 #: per round; batch learners are vectorised over n examples.
 FAMILY_DEFAULTS: dict[str, tuple[float, float]] = {
     "batch": (1e-3, 5e-8),
-    "online": (1e-3, 2e-8),
+    "online": (1e-3, 9e-9),
     "experts": (1e-3, 2e-8),
 }
 

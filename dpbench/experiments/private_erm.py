@@ -40,7 +40,7 @@ from dpbench import theory
 from dpbench.analysis import check_curve, curve_status, curves, fit_slope, setting_label, theory_row
 from dpbench.experiment import Experiment, Figure, run_batch_cell
 from dpbench.grid import Cell
-from dpbench.learners.logistic_common import DEFAULT_LAM, objective, optimum, signs, unit_ball
+from dpbench.logistic_objective import DEFAULT_LAM, objective, optimum, signs, unit_ball
 from dpbench.registry import register_experiment
 
 BETA = theory.ERM_BETA

@@ -17,8 +17,8 @@ from dpbench.learners.base import Learner
 from dpbench.registry import register_learner
 from dpbench.validation import check_delta, check_epsilon
 
-#: predicted seconds per run and side (vectorised samplers: ~0.5 µs measured on 2 loaded cores)
-SECONDS_PER_RUN = 5e-7
+#: predicted seconds per run and side (vectorised samplers: ~0.25 µs measured on 2 idle cores)
+SECONDS_PER_RUN = 2.5e-7
 
 
 @register_learner

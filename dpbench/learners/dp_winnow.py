@@ -362,7 +362,7 @@ class DPWinnow(Learner):
 
     @classmethod
     def cost(cls, cell: Any) -> float:
-        return 3e-9 * cell.size * 64
+        return 1.4e-9 * cell.size * 64
 
     @classmethod
     def test_params(cls) -> Iterator[dict[str, object]]:

@@ -229,10 +229,10 @@ class HedgeLearner:
 
     @staticmethod
     def cost(cell) -> float:
-        """Seconds per repetition (shard balancing): ~4 ns per loss entry drawn and processed."""
+        """Seconds per repetition (shard balancing): ~6 ns per loss entry drawn and processed."""
         params = dict(cell.problem_params)
         k = int(params.get("k") or params.get("d") or 10)
-        return 4e-9 * cell.size * k + 1e-4
+        return 6e-9 * cell.size * k + 1e-4
 
     def eta(self, T: int, k: int) -> float:  # pragma: no cover - abstract
         raise NotImplementedError

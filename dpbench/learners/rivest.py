@@ -54,14 +54,14 @@ def feature_matrix(sample: Sample) -> npt.NDArray[np.uint8]:
 
 def cover_cost(cell: Any) -> float:
     """Predicted own seconds per repetition of a covering learner (:mod:`dpbench.cost` hook):
-    Φ (≈ 1e-8 s per example × feature, charged to every learner although cells of a shard
-    share it), the counts and rounds (≈ 1e-8 s per example × feature), the held-out error
-    (≈ 5e-3 s) — measured on the quick config, 2-core build machine."""
+    Φ and the counts and rounds (together ≈ 3e-9 s per example × feature, Φ charged to
+    every learner although cells of a shard share it), the held-out error (≈ 2e-3 s) —
+    measured on the quick config, 2-core build machine (2026-11-23, compiled bytecode)."""
     from dpbench import registry
 
     params = dict(cell.problem_params)
     f = registry.problem(cell.problem)(**params).n_features()
-    return 5e-3 + 2e-8 * cell.size * f + 1e-8 * f * f
+    return 2e-3 + 3e-9 * cell.size * f + 1e-9 * f * f
 
 
 def cover_memory_mb(cell: Any) -> float:

@@ -25,7 +25,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 RC = {
     "figure.dpi": 110,
-    "savefig.dpi": 200,
+    # the PNG (report, screens): 1,050 px across a 7 in figure; the PDF is the paper's copy
+    # (vector, resolution-free). 200 dpi took 1.6 s more of the default run's 46 files.
+    "savefig.dpi": 150,
     "font.size": 9,
     "axes.titlesize": 9,
     "axes.labelsize": 9,

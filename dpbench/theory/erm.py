@@ -26,7 +26,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from scipy.stats import gamma
+from scipy.special import gammaincinv
+
+from dpbench.logistic_objective import DEFAULT_LAM, LOGISTIC_SMOOTHNESS
 
 __all__ = [
     "LOGISTIC_SMOOTHNESS",
@@ -46,13 +48,12 @@ __all__ = [
     "trivial_excess_of",
 ]
 
-#: ``c``: |ℓ''| ≤ 1/4 for the logistic loss with ‖x‖ ≤ 1.
-LOGISTIC_SMOOTHNESS = 0.25
-
 
 def gamma_norm_quantile(d, beta: float):
-    """``Γ⁻¹_d(1−β)``: ``‖b‖ ≤ scale·Γ⁻¹_d(1−β)`` w.p. ``1−β`` when ``p(b) ∝ e^{−‖b‖/scale}`` in ``R^d``."""
-    return gamma.ppf(1 - beta, np.asarray(d, dtype=float))
+    """``Γ⁻¹_d(1−β)``: ``‖b‖ ≤ scale·Γ⁻¹_d(1−β)`` w.p. ``1−β`` when ``p(b) ∝ e^{−‖b‖/scale}`` in ``R^d``
+    (the Gamma(d, 1) quantile, i.e. the inverse of the regularised lower incomplete gamma
+    function: scipy.special, which the planner imports anyway, not scipy.stats)."""
+    return gammaincinv(np.asarray(d, dtype=float), 1 - beta)
 
 
 def excess_output_perturbation(n, epsilon, d, lam: float, beta: float = 0.1):
@@ -170,8 +171,6 @@ def erm_rate_of(learner: str, row) -> ErmRate | None:
     ``delta`` and the learner parameters ``lp_lam``, ``lp_mechanism``, ``lp_points``,
     ``lp_radius``), β = :data:`ERM_BETA`; None for learners without one (non-private peers,
     output perturbation with Gaussian noise)."""
-    from dpbench.learners.logistic_common import DEFAULT_LAM
-
     d = int(row["d"])
     lam = float(_lp(row, "lam", DEFAULT_LAM))
     delta = float(row["delta"]) if row["delta"] and row["delta"] > 0 else 1e-5
