@@ -49,13 +49,19 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import dp_accounting
 import numpy as np
-from dp_accounting import rdp
 
 from dpbench.mechanisms.composition import advanced
 from dpbench.validation import check_delta, check_epsilon, check_positive, check_positive_int
+
+if TYPE_CHECKING:
+    import dp_accounting
+
+# dp_accounting is imported where it is used: importing it costs ~0.7 s (its PLD package
+# imports scipy.signal), which the planner (every Snakemake start, `dpbench plan`/`validate`)
+# and the summarise jobs would otherwise pay for nothing.
 
 __all__ = [
     "RDP_ORDERS",
@@ -79,11 +85,12 @@ RDP_ORDERS: tuple[float, ...] = tuple(
     np.unique(np.concatenate([np.linspace(1.01, 2.0, 50), np.geomspace(2.0, 1e6, 400)])).tolist()
 )
 
-_REPLACE_ONE = dp_accounting.NeighboringRelation.REPLACE_ONE
+def rdp_accountant() -> dp_accounting.rdp.RdpAccountant:
+    """An RDP accountant over :data:`RDP_ORDERS`, replace-one neighbours."""
+    import dp_accounting
+    from dp_accounting import rdp
 
-
-def _accountant() -> rdp.RdpAccountant:
-    return rdp.RdpAccountant(orders=list(RDP_ORDERS), neighboring_relation=_REPLACE_ONE)
+    return rdp.RdpAccountant(orders=list(RDP_ORDERS), neighboring_relation=dp_accounting.NeighboringRelation.REPLACE_ONE)
 
 
 def _check_delta_positive(delta: float) -> float:
@@ -121,7 +128,9 @@ def zcdp_to_epsilon(rho: float, delta: float) -> float:
         return 0.0
     if math.isinf(rho):
         return math.inf
-    acc = _accountant()
+    import dp_accounting
+
+    acc = rdp_accountant()
     acc.compose(dp_accounting.ZCDpEvent(rho))
     return float(min(acc.get_epsilon(delta), zcdp_to_epsilon_closed_form(rho, delta)))
 
@@ -137,7 +146,9 @@ def compose_zcdp(rho: float, T: int, delta: float) -> float:
         return 0.0
     if math.isinf(rho):
         return math.inf
-    acc = _accountant()
+    import dp_accounting
+
+    acc = rdp_accountant()
     acc.compose(dp_accounting.SelfComposedDpEvent(dp_accounting.ZCDpEvent(float(rho)), T))
     return float(min(acc.get_epsilon(delta), zcdp_to_epsilon_closed_form(T * float(rho), delta)))
 
@@ -181,13 +192,17 @@ def compose_gaussian(noise_multiplier: float, T: int, delta: float) -> float:
     noise_multiplier = check_positive(noise_multiplier, name="noise_multiplier")
     T = check_positive_int(T, name="T")
     delta = _check_delta_positive(delta)
-    acc = _accountant()
+    import dp_accounting
+
+    acc = rdp_accountant()
     acc.compose(dp_accounting.SelfComposedDpEvent(dp_accounting.GaussianDpEvent(noise_multiplier), T))
     return float(acc.get_epsilon(delta))
 
 
 def exponential_mechanism_event(epsilon0: float, T: int = 1) -> dp_accounting.DpEvent:
     """The ``DpEvent`` of T composed ε₀-DP exponential mechanisms (as ε₀²/8-zCDP each)."""
+    import dp_accounting
+
     event = dp_accounting.ZCDpEvent(bounded_range_to_zcdp(epsilon0))
     return event if T == 1 else dp_accounting.SelfComposedDpEvent(event, int(T))
 
@@ -255,6 +270,7 @@ def poisson_gaussian_epsilon(
     privacy loss (default: 1/1000 of a coarse first answer, clipped to [1e-5, 1e-3]): the
     result is a valid upper bound at any resolution, tight to about the resolution.
     """
+    import dp_accounting
     from dp_accounting.pld import pld_privacy_accountant
 
     noise_multiplier = check_positive(noise_multiplier, name="noise_multiplier")
@@ -262,7 +278,7 @@ def poisson_gaussian_epsilon(
         raise ValueError(f"q must be in (0, 1], got {q!r}")
     steps = check_positive_int(steps, name="steps")
     delta = _check_delta_positive(delta)
-    relations = {"replace-one": _REPLACE_ONE, "add/remove-one": dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE}
+    relations = {"replace-one": dp_accounting.NeighboringRelation.REPLACE_ONE, "add/remove-one": dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE}
     if neighbours not in relations:
         raise ValueError(f"neighbours must be one of {sorted(relations)}, got {neighbours!r}")
     if resolution is None:

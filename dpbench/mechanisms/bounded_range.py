@@ -12,10 +12,7 @@ from __future__ import annotations
 
 import math
 
-import dp_accounting
-from dp_accounting import rdp
-
-from dpbench.mechanisms.accounting import RDP_ORDERS, bounded_range_to_zcdp
+from dpbench.mechanisms.accounting import bounded_range_to_zcdp, rdp_accountant
 from dpbench.validation import check_epsilon, check_positive_int
 
 
@@ -28,6 +25,8 @@ def bounded_range_delta(epsilon0: float, T: int, epsilon: float) -> float:
         return 0.0
     if math.isinf(epsilon0):
         return 1.0
-    acc = rdp.RdpAccountant(orders=list(RDP_ORDERS), neighboring_relation=dp_accounting.NeighboringRelation.REPLACE_ONE)
+    import dp_accounting  # imported on use (see dpbench.mechanisms.accounting)
+
+    acc = rdp_accountant()
     acc.compose(dp_accounting.SelfComposedDpEvent(dp_accounting.ZCDpEvent(bounded_range_to_zcdp(epsilon0)), T))
     return float(min(1.0, acc.get_delta(epsilon)))
