@@ -76,25 +76,6 @@ def clopper_pearson(successes: npt.ArrayLike, trials: npt.ArrayLike, confidence:
     return lo, hi
 
 
-def loglog_slope(x: npt.ArrayLike, y: npt.ArrayLike, confidence: float = 0.95) -> tuple[float, float, float, int]:
-    """OLS slope of log y on log x with a t-interval: ``(slope, low, high, n_points)``.
-
-    Points with non-positive or non-finite values are dropped; fewer than 3 points give NaNs.
-    """
-    from scipy import stats  # deferred: ~0.7 s to import, not needed by shard jobs
-
-    x = np.asarray(x, dtype=float)
-    y = np.asarray(y, dtype=float)
-    keep = (x > 0) & (y > 0) & np.isfinite(x) & np.isfinite(y)
-    lx, ly = np.log(x[keep]), np.log(y[keep])
-    m = len(lx)
-    if m < 3 or np.ptp(lx) == 0:
-        return math.nan, math.nan, math.nan, m
-    fit = stats.linregress(lx, ly)
-    half = stats.t.ppf((1 + confidence) / 2, m - 2) * fit.stderr
-    return float(fit.slope), float(fit.slope - half), float(fit.slope + half), m
-
-
 def local_exponent(x: npt.ArrayLike, curve: npt.ArrayLike) -> float:
     """Log–log slope of a theoretical curve between the first and last of the points ``x``
     (the exponent the theory predicts over the range an empirical slope was fitted on)."""
@@ -113,30 +94,6 @@ def learning_regime(x: npt.ArrayLike, y: npt.ArrayLike) -> npt.NDArray[np.bool_]
     curve's largest value (drops the flat start before learning begins and exact zeros)."""
     y = np.asarray(y, dtype=float)
     return (y > 0) & (y <= 0.5 * np.nanmax(y))
-
-
-def mean_ci(values: pd.Series, confidence: float = 0.95) -> tuple[float, float, float]:
-    """Mean and t-interval of the mean."""
-    from scipy import stats  # deferred: ~0.7 s to import, not needed by shard jobs
-
-    v = values.dropna().to_numpy(dtype=float)
-    if len(v) == 0:
-        return math.nan, math.nan, math.nan
-    mean = float(v.mean())
-    if len(v) < 2:
-        return mean, mean, mean
-    half = stats.t.ppf((1 + confidence) / 2, len(v) - 1) * v.std(ddof=1) / math.sqrt(len(v))
-    return mean, mean - half, mean + half
-
-
-def summarise(df: pd.DataFrame, by: Sequence[str], metric: str = "error") -> pd.DataFrame:
-    """Per group: mean, CI of the mean, and repetitions of ``metric`` (status ok only)."""
-    ok = df[df["status"] == "ok"]
-    rows = []
-    for key, group in ok.groupby(list(by), dropna=False, sort=True):
-        mean, lo, hi = mean_ci(group[metric])
-        rows.append({**dict(zip(by, key if isinstance(key, tuple) else (key,))), "mean": mean, "lo": lo, "hi": hi, "reps": len(group)})
-    return pd.DataFrame(rows)
 
 
 def sample_complexity(df: pd.DataFrame, by: Sequence[str], alpha: float, beta: float, size: str = "n") -> pd.DataFrame:

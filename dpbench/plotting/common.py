@@ -11,13 +11,11 @@
 A recipe is a few lines: it passes rows and callables that ask :mod:`dpbench.theory` for the
 curves of one setting (``theory(learner, row, xs) -> [TheoryLine]``, ``trivial(row) ->
 float``), ``row`` being a results row that carries the setting's parameters and recorded
-calibrations. ``metric_vs_size`` below is the pre-seaborn helper, kept until the
-experiments still using it are converted (phase 2).
+calibrations.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -25,74 +23,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from dpbench.analysis import bootstrap_mean_ci, local_exponent, sample_complexity, setting_label, summarise, varying_identity, with_learner_params
-from dpbench.plotting.style import RC, color, eps_label, order, subplots
+from dpbench.analysis import bootstrap_mean_ci, local_exponent, sample_complexity, setting_label, varying_identity, with_learner_params
+from dpbench.plotting.style import order
 
 if TYPE_CHECKING:
     from dpbench.plotting.overlays import TheoryLine
-
-TheoryCurve = Callable[[str, np.ndarray, float, pd.Series], "np.ndarray | None"]
-
-
-def epsilon_panels(df: pd.DataFrame) -> list[float]:
-    """Facet values: the ε of private learners (non-private learners appear in every panel)."""
-    eps = sorted(df.loc[df["private"], "epsilon"].unique()) if df["private"].any() else [math.inf]
-    return eps or [math.inf]
-
-
-def _panel_rows(df: pd.DataFrame, epsilon: float) -> pd.DataFrame:
-    return df[(~df["private"]) | (df["epsilon"] == epsilon)]
-
-
-def metric_vs_size(
-    df: pd.DataFrame,
-    *,
-    size: str = "n",
-    metric: str = "error",
-    theory: TheoryCurve | None = None,
-    ylabel: str = "population error",
-    title: str = "",
-    floor: float = 1e-4,
-) -> plt.Figure:
-    """Mean ``metric`` (95% CI band) vs ``size`` per learner, one panel per ε, log–log,
-    with each learner's theoretical curve dashed in its colour. Values below ``floor``
-    (e.g. exact zeros) are drawn at the floor."""
-    ok = df[df["status"] == "ok"]
-    panels = epsilon_panels(ok)
-    fig, axes = subplots(len(panels))
-    with plt.rc_context(RC):
-        for ax, eps in zip(axes, panels):
-            rows = _panel_rows(ok, eps)
-            stats = summarise(rows, ["learner", size], metric)
-            for learner in order(stats["learner"].unique()):
-                s = stats[stats["learner"] == learner].sort_values(size)
-                c = color(learner)
-                ax.plot(s[size], s["mean"].clip(lower=floor), marker="o", ms=2.5, lw=1.3, color=c, label=learner)
-                ax.fill_between(s[size], s["lo"].clip(lower=floor), s["hi"].clip(lower=floor), color=c, alpha=0.18, lw=0)
-                if theory is not None:
-                    xs = np.geomspace(s[size].min(), s[size].max(), 60)
-                    sample_row = rows[rows["learner"] == learner].iloc[0]
-                    curve = theory(learner, xs, float(sample_row["epsilon"]), sample_row)
-                    if curve is not None:
-                        ax.plot(xs, np.clip(curve, floor, None), ls="--", lw=1.0, color=c)
-            ax.set_xscale("log")
-            ax.set_yscale("log")
-            ax.set_ylim(floor * 0.8, 1.05)
-            ax.set_title(eps_label(eps))
-            ax.set_xlabel(size)
-        axes[0].set_ylabel(ylabel)
-        handles, labels = axes[0].get_legend_handles_labels()
-        handles.append(plt.Line2D([], [], ls="--", color="0.3"))
-        labels.append("theory (same colour)")
-        fig.legend(handles, labels, loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)
-        if title:
-            fig.suptitle(title)
-        fig.tight_layout()
-    return fig
-
-
-
-# --------------------------------------------------------------------------- seaborn figures
 
 TheoryFn = Callable[[str, pd.Series, np.ndarray], "list[TheoryLine]"]  # overlays.TheoryLine
 TrivialFn = Callable[[pd.Series], float]
@@ -227,11 +162,16 @@ def draw_n_star(ax, found: pd.DataFrame, x: str, c) -> None:
     ax.errorbar(xs, found["n_star"], yerr=np.nan_to_num(np.abs(yerr)), fmt="none", ecolor=c, elinewidth=0.8, capsize=2, zorder=3)
 
 
+#: The bands' bootstrap resamples, per number of repetitions (fixed seed: the same indices
+#: for every point with that many values, drawn once per process).
+_BAND_DRAWS: dict[int, np.ndarray] = {}
+
+
 def _band(values) -> tuple[float, float]:
     """seaborn ``errorbar=`` callable: the 95 % percentile bootstrap interval of the mean over
     repetitions (:func:`dpbench.analysis.bootstrap_mean_ci`, fixed seed, vectorised — seaborn's
     own ``("ci", 95)`` resamples group by group in Python, ~30 ms a point)."""
-    _, low, high = bootstrap_mean_ci(values, n_boot=1000)
+    _, low, high = bootstrap_mean_ci(values, n_boot=1000, draws=_BAND_DRAWS)
     return low, high
 
 

@@ -5,9 +5,8 @@ figure; a plugin learner gets a stable colour derived from its name), and ``save
 
 Sizes: :data:`SINGLE_COLUMN` (3.3 in) and :data:`DOUBLE_COLUMN` (7 in) wide; figures are
 saved at that size (``bbox_inches="tight"`` only trims), so the rc font sizes are the
-printed sizes. ``subplots`` and ``RC`` are the pre-seaborn helpers still used by the
-experiments not yet converted (phase 2); new recipes use :func:`paper_style` and
-:mod:`dpbench.plotting.layout`.
+printed sizes. Recipes draw inside :func:`paper_style` and lay out with
+:mod:`dpbench.plotting.layout`; :data:`RC` is what ``save`` writes the files with.
 """
 
 from __future__ import annotations
@@ -133,16 +132,6 @@ def paper_style():
 
 def eps_label(epsilon: float) -> str:
     return "ε = ∞" if math.isinf(epsilon) else f"ε = {epsilon:g}"
-
-
-def subplots(n_panels: int, *, width: float = 2.8, height: float = 2.5, max_cols: int = 4, sharey: bool = True):
-    cols = min(n_panels, max_cols)
-    rows = math.ceil(n_panels / cols)
-    with plt.rc_context(RC):
-        fig, axes = plt.subplots(rows, cols, figsize=(width * cols + 1.6, height * rows + 0.4), squeeze=False, sharey=sharey)
-    for ax in axes.flat[n_panels:]:
-        ax.set_visible(False)
-    return fig, list(axes.flat[:n_panels])
 
 
 def tight_bbox(fig, dpi: float, pad_inches: float = 0.02):
