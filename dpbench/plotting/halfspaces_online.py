@@ -89,7 +89,8 @@ def _bound_label(learner: str, row: pd.Series) -> str:
 def _rate_lines(rows: pd.DataFrame):
     """``theory(learner, row, t)`` for the mistake-rate figures: the run's recorded bound / t.
     A learner whose bound is ≥ ½ per round up to T on every panel says so in its label (its
-    lines are above the plot); the caption explains the panels where only some are."""
+    lines are mostly above the plotted range); the caption explains the panels where only
+    some are."""
     always_vacuous = (rows["mistake_bound"] / rows["T"] >= 0.5).groupby(rows["learner"]).all()
 
     def lines(learner: str, row: pd.Series, t: np.ndarray) -> list[TheoryLine]:
@@ -98,7 +99,7 @@ def _rate_lines(rows: pd.DataFrame):
             return []
         label = _bound_label(learner, row)
         if always_vacuous.get(learner, False):
-            label += " (≥ ½ up to T on every panel: vacuous, above the plot)"
+            label += " (≥ ½ per round up to T on every panel: vacuous)"
         return [TheoryLine(learner, label, t, bound / t, color(learner))]
     return lines
 
