@@ -115,3 +115,33 @@ def test_sample_complexity_slope_recovers_one_over_epsilon():
     df = pd.concat([_rows(n_grid, 4, lambda n, r, e=e: float(n < 100 / e), private=True, epsilon=e) for e in (0.1, 0.3, 1, 3, 10)])
     fit = sample_complexity_slope(df, alpha=0.01, beta=0.1)
     assert fit.slope == pytest.approx(-1, abs=0.1) and fit.n_points == 5
+
+
+def test_per_x_matrix_matches_pandas_pivot_table():
+    """The numpy (x, repetition) matrix behind fit_slope is pandas' pivot_table(mean): duplicate
+    (x, rep) cells averaged, missing cells NaN, x values and repetitions without any finite
+    value dropped."""
+    from dpbench.analysis import _per_x_matrix
+
+    rng = np.random.default_rng(7)
+    x = rng.choice([10.0, 100.0, 1000.0, 5.0], size=60)
+    reps = rng.integers(0, 6, size=60)
+    y = rng.random(60)
+    y[rng.random(60) < 0.2] = np.nan
+    y[x == 5.0] = np.nan  # an x with no finite value at all
+    xs, Y = _per_x_matrix(x, y, reps)
+    table = pd.DataFrame({"x": x, "y": y, "rep": reps}).pivot_table(index="x", columns="rep", values="y", aggfunc="mean").sort_index()
+    np.testing.assert_array_equal(xs, table.index.to_numpy(dtype=float))
+    np.testing.assert_allclose(Y, table.to_numpy(dtype=float), rtol=1e-15, equal_nan=True)
+
+
+def test_clearly_below_uses_the_mean_and_its_bootstrap_interval():
+    """x is kept where the mean is ≤ fraction·trivial and the interval's upper end < trivial:
+    a low but wildly spread point is not 'clearly below'."""
+    from dpbench.analysis import clearly_below
+
+    rows = pd.DataFrame({
+        "n": [10] * 5 + [20] * 5 + [40] * 5,
+        "error": [0.5] * 5 + [0.0, 0.0, 0.0, 0.0, 0.9] + [0.01, 0.02, 0.01, 0.02, 0.01],
+    })
+    np.testing.assert_array_equal(clearly_below(rows, 0.5, x="n"), [40.0])

@@ -194,3 +194,10 @@ def test_experts_theory_check_fits_each_metric_and_flags_every_curve(tiny_result
     assert (table.loc[table["learner"] == "private_mw_001", "status"] == "no_points").any()  # ε = 1: not certified
     linear = registry.experiment("linear_loss").theory_check(tiny_results["linear_loss"])
     assert set(linear["status"]) <= set(STATUSES) and linear["x_min"].notna().any()
+
+
+@pytest.mark.parametrize(("value", "label"), [(1000.0, "10³"), (0.01, "10⁻²"), (1.0, "10⁰"), (1e-6, "10⁻⁶"), (2000.0, "2000"), (0.0, "")])
+def test_log_tick_labels_are_plain_text_powers_of_ten(value, label):
+    from dpbench.plotting.layout import power_of_ten
+
+    assert power_of_ten(value) == label

@@ -109,3 +109,31 @@ def test_plan_matches_the_snakemake_dag(tmp_path, name):
     assert int(counts["total"]) == plan.jobs
     summarise_jobs = {k for k in counts if k.startswith("summarise_")}
     assert summarise_jobs == {f"summarise_{e.id}" for e in plan.experiments}
+
+
+def test_planning_and_summarising_import_no_privacy_accountant_or_learner_stack():
+    """Every Snakemake start plans the whole config with both cores idle, and every summarise
+    job imports the experiment's theory and figures: neither needs dp_accounting (~0.7 s,
+    scipy.signal), sklearn (~0.4 s) or a private learner's module. Checked in a fresh
+    interpreter (this process has imported everything already)."""
+    code = (
+        "import sys\n"
+        "from dpbench.config import load\n"
+        "from dpbench.plan import make_plan\n"
+        "from dpbench import registry\n"
+        f"make_plan(load({str(REPO / 'config' / 'config.yaml')!r}))\n"
+        "for e in registry.EXPERIMENTS:\n"
+        "    registry.experiment(e)\n"
+        "import dpbench.theory, dpbench.analysis, dpbench.pipeline\n"
+        "heavy = [m for m in ('dp_accounting', 'sklearn', 'diffprivlib') if m in sys.modules]\n"
+        "print(','.join(heavy))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == ""
+    code = (
+        "import sys\n"
+        "import dpbench.experiments.private_erm, dpbench.theory\n"
+        "print(','.join(m for m in sys.modules if m.startswith('dpbench.learners') or m == 'dp_accounting'))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == ""
