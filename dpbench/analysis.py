@@ -264,7 +264,8 @@ def curves(df: pd.DataFrame, *, exclude: Sequence[str] = (), ok_only: bool = Tru
 @dataclass(frozen=True)
 class SlopeFit:
     """A log–log slope fitted on repetitions: estimate, percentile-bootstrap interval over
-    repetitions, number of x points and the fitted range."""
+    repetitions, number of x points and the fitted range; ``no_interval`` says why the
+    interval is NaN when the slope is not."""
 
     slope: float
     low: float
@@ -272,6 +273,7 @@ class SlopeFit:
     n_points: int
     x_min: float
     x_max: float
+    no_interval: str = ""
 
 
 def _per_x_matrix(x: npt.ArrayLike, y: npt.ArrayLike, reps: npt.ArrayLike) -> tuple[npt.NDArray, npt.NDArray]:
@@ -334,7 +336,7 @@ def fit_slope(
     slope = float(_masked_ols(lx, np.log(mean[pos]), np.ones(m)))
     R = Y.shape[1]
     if R < 2:
-        return SlopeFit(slope, math.nan, math.nan, m, *_range(xs[pos]))
+        return SlopeFit(slope, math.nan, math.nan, m, *_range(xs[pos]), no_interval=f"{R} repetition(s) seen at every x; an interval needs ≥ 2")
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, R, size=(n_boot, R))
     boot_mean = Y[pos][:, idx].mean(axis=2).T  # (n_boot, m)
@@ -344,13 +346,17 @@ def fit_slope(
     return _percentile_fit(slope, slopes, w, n_boot, confidence, m, xs[pos])
 
 
-def _percentile_fit(slope: float, slopes: npt.NDArray, w: npt.NDArray, n_boot: int, confidence: float, m: int, xs: npt.NDArray) -> SlopeFit:
+def _percentile_fit(
+    slope: float, slopes: npt.NDArray, w: npt.NDArray, n_boot: int, confidence: float, m: int, xs: npt.NDArray,
+    points: str = "points with a positive mean",
+) -> SlopeFit:
     """The point slope with the percentile interval of the bootstrap ``slopes`` (each fitted
-    on the resample's points of weight ``w``; resamples with < 3 points are dropped, and
-    fewer than half usable resamples give no interval)."""
+    on the resample's points of weight ``w``, ``points`` saying what those are; resamples with
+    < 3 points are dropped, and fewer than half usable resamples give no interval)."""
     slopes = slopes[(w.sum(1) >= 3) & np.isfinite(slopes)]
     if len(slopes) < n_boot // 2:
-        return SlopeFit(slope, math.nan, math.nan, m, *_range(xs))
+        why = f"only {len(slopes)} of {n_boot} bootstrap resamples have ≥ 3 {points}"
+        return SlopeFit(slope, math.nan, math.nan, m, *_range(xs), no_interval=why)
     a = (1 - confidence) / 2
     lo, hi = np.quantile(slopes, [a, 1 - a])
     return SlopeFit(slope, float(lo), float(hi), m, *_range(xs))
@@ -436,7 +442,7 @@ def curve_status(
     if fit is None or not np.isfinite(fit.slope):
         m = 0 if fit is None else fit.n_points
         return "too_few_points", f"{m} point(s) in the learning regime; a slope needs ≥ 3"
-    ci = "no interval (< 2 repetitions)" if not np.isfinite(fit.low) else f"95% bootstrap CI [{fit.low:.2f}, {fit.high:.2f}] over repetitions"
+    ci = f"no interval ({fit.no_interval or 'fewer than 2 repetitions'})" if not np.isfinite(fit.low) else f"95% bootstrap CI [{fit.low:.2f}, {fit.high:.2f}] over repetitions"
     return "ok", f"slope fitted on {fit.n_points} points, x in [{fit.x_min:g}, {fit.x_max:g}]; {ci}"
 
 
@@ -555,4 +561,4 @@ def sample_complexity_slope(
     boot = _first_size(success[found][:, :, idx].mean(axis=3).transpose(2, 0, 1), sizes, 1 - beta)  # (B, m)
     w = np.isfinite(boot).astype(float)
     slopes = _masked_ols(lx[None, :], np.log(np.where(w > 0, boot, 1.0)), w)
-    return _percentile_fit(slope, slopes, w, n_boot, confidence, m, xs[found])
+    return _percentile_fit(slope, slopes, w, n_boot, confidence, m, xs[found], points=f"values of {x} at which n* is found")

@@ -145,3 +145,18 @@ def test_clearly_below_uses_the_mean_and_its_bootstrap_interval():
         "error": [0.5] * 5 + [0.0, 0.0, 0.0, 0.0, 0.9] + [0.01, 0.02, 0.01, 0.02, 0.01],
     })
     np.testing.assert_array_equal(clearly_below(rows, 0.5, x="n"), [40.0])
+
+
+def test_a_missing_interval_says_why():
+    """A slope without an interval names the reason: one repetition, or resamples that hit
+    exact zeros (not '< 2 repetitions' when there are 12)."""
+    one = _rows([10, 100, 1000, 10000], 1, lambda n, r: 1.0 / n)
+    fit = fit_slope(one["n"], one["error"], one["rep"])
+    assert np.isfinite(fit.slope) and not np.isfinite(fit.low) and "1 repetition" in fit.no_interval
+    # 12 repetitions, a different single nonzero one at each of 3 x: a resample keeps all 3
+    # points only if it draws all 3 repetitions (≈ 0.65³ ≈ 27 % of resamples)
+    nonzero_rep = {10: 0, 100: 1, 1000: 2}
+    zeros = _rows([10, 100, 1000], 12, lambda n, r: 1.0 / n if r == nonzero_rep[n] else 0.0)
+    fit = fit_slope(zeros["n"], zeros["error"], zeros["rep"])
+    assert np.isfinite(fit.slope) and not np.isfinite(fit.low)
+    assert "bootstrap resamples" in fit.no_interval
