@@ -22,7 +22,7 @@ from scipy.special import expit
 
 from dpbench.learners.base import Learner
 from dpbench.logistic_objective import DEFAULT_LAM, LOGISTIC_SMOOTHNESS, minimise, objective, optimum, signs, unit_ball  # noqa: F401 (the learners' imports)
-from dpbench.mechanisms.accounting import calibrate_noise_multiplier, poisson_gaussian_epsilon, rdp_accountant
+from dpbench.mechanisms.accounting import calibrate_noise_multiplier, compose_gaussian, poisson_gaussian_epsilon
 from dpbench.mechanisms.gaussian import analytic_sigma
 from dpbench.mechanisms.guarantee import REPLACE_ONE
 from dpbench.validation import check_delta, check_epsilon, check_positive_int
@@ -83,13 +83,8 @@ def l2_laplace_noise(d: int, scale: float, *, rng: np.random.Generator, runs: in
 def gd_epsilon(noise_multiplier: float, steps: int, delta: float) -> float:
     """ε at δ of ``steps`` Gaussian mechanisms with noise multiplier σ/Δ₂ (replace-one), by
     ``dp-accounting``'s RDP accountant on :data:`~dpbench.mechanisms.accounting.RDP_ORDERS`
-    (orders up to 10⁶: valid down to ε ≈ 10⁻³ at δ = 10⁻⁶)."""
-    import dp_accounting  # imported on use (see dpbench.mechanisms.accounting)
-
-    event = dp_accounting.SelfComposedDpEvent(dp_accounting.GaussianDpEvent(noise_multiplier), steps)
-    acc = rdp_accountant()
-    acc.compose(event)
-    return float(acc.get_epsilon(delta))
+    (orders up to 10⁶: valid down to ε ≈ 10⁻³ at δ = 10⁻⁶): :func:`~dpbench.mechanisms.accounting.compose_gaussian`."""
+    return compose_gaussian(noise_multiplier, steps, delta)
 
 
 def sgd_epsilon(noise_multiplier: float, q: float, steps: int, delta: float) -> float:

@@ -9,7 +9,7 @@ import pandas as pd
 
 from dpbench import theory
 from dpbench.plotting.common import learning_curves, sample_complexity_figure
-from dpbench.plotting.overlays import TheoryLine
+from dpbench.plotting.overlays import TheoryLine, n_star_lines
 from dpbench.plotting.style import color
 
 ALPHA = theory.CONJUNCTIONS_ALPHA
@@ -23,14 +23,7 @@ def _error_lines(learner: str, row: pd.Series, n: np.ndarray) -> list[TheoryLine
 
 
 def _n_lines(learner: str, row: pd.Series, eps: np.ndarray) -> list[TheoryLine]:
-    out = []
-    for r in theory.conjunction_rates_of(learner, row, epsilon=float(eps[0])):
-        if r.n_at is None:
-            continue
-        n = np.broadcast_to(np.asarray(r.n_at(ALPHA, eps), dtype=float), eps.shape)
-        if np.isfinite(n).any():
-            out.append(TheoryLine(learner, r.label, eps, n, color(learner), "primary" if r.primary else "secondary"))
-    return out
+    return n_star_lines(learner, theory.conjunction_rates_of(learner, row, epsilon=float(eps[0])), eps, ALPHA)
 
 
 def error_vs_n(df: pd.DataFrame):

@@ -20,7 +20,7 @@ import pandas as pd
 
 from dpbench import theory
 from dpbench.plotting.common import draw_n_star, learning_curves, sample_complexity_figure
-from dpbench.plotting.overlays import TheoryLine
+from dpbench.plotting.overlays import TheoryLine, n_star_lines
 from dpbench.plotting.style import color
 
 ALPHA, BETA = theory.DL_ALPHA, theory.DL_BETA
@@ -68,13 +68,7 @@ def _without_duplicate_zeros(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def _n_lines(learner: str, row: pd.Series, eps: np.ndarray) -> list[TheoryLine]:
-    out = []
-    for r in theory.dl_rates_of(learner, row, epsilon=float(eps[0])):
-        if r.n_at is None:
-            continue
-        n = np.broadcast_to(np.asarray(r.n_at(ALPHA, eps), dtype=float), eps.shape)
-        out.append(TheoryLine(learner, r.label, eps, n, color(learner), "primary" if r.primary else "secondary"))
-    return out
+    return n_star_lines(learner, theory.dl_rates_of(learner, row, epsilon=float(eps[0])), eps, ALPHA)
 
 
 def _nest_zero_markers(fig):

@@ -50,6 +50,23 @@ class TheoryLine:
         return float(self.x[np.argmax(below)]) if below.any() else None
 
 
+def n_star_lines(learner: str, rates, eps: npt.NDArray, alpha: float) -> list[TheoryLine]:
+    """The theory's sample complexity ``n(α, ε)`` along ``eps`` of each rate that has one
+    (``rate.n_at``; :mod:`dpbench.theory`'s conjunction and decision-list rates), in the
+    learner's colour, dashed or dotted by the rate's ``primary`` flag; rates that give no
+    finite n on the range are left out."""
+    from dpbench.plotting.style import color
+
+    out = []
+    for r in rates:
+        if r.n_at is None:
+            continue
+        n = np.broadcast_to(np.asarray(r.n_at(alpha, eps), dtype=float), eps.shape)
+        if np.isfinite(n).any():
+            out.append(TheoryLine(learner, r.label, eps, n, color(learner), "primary" if r.primary else "secondary"))
+    return out
+
+
 def _merge(lines: list[TheoryLine]) -> list[tuple[TheoryLine, str, str]]:
     """Coinciding lines (same x, y and role) merged: ``(line, colour, legend label)``."""
     groups: list[list[TheoryLine]] = []
