@@ -218,6 +218,18 @@ class Calibration:
     target_delta: float
 
 
+def _log_bisect(meets: Callable[[float], bool], good: float, bad: float, rtol: float) -> float:
+    """Bisection on ``log x`` between ``good`` (meets the target) and ``bad`` (does not), in
+    either order, until they are within a factor ``1 + rtol``: the last point that meets it."""
+    while max(good, bad) / min(good, bad) > 1 + rtol:
+        mid = math.sqrt(good * bad)
+        if meets(mid):
+            good = mid
+        else:
+            bad = mid
+    return good
+
+
 def largest_per_step(
     compose: Callable[[float], float],
     *,
@@ -246,12 +258,7 @@ def largest_per_step(
     lo, hi = upper * 1e-12, upper
     if compose(lo) > epsilon:
         raise ValueError(f"epsilon={epsilon!r} cannot be met at delta={delta!r} even with per-step {lo:.3g}")
-    while hi / lo > 1 + rtol:
-        mid = math.sqrt(lo * hi)
-        if compose(mid) <= epsilon:
-            lo = mid
-        else:
-            hi = mid
+    lo = _log_bisect(lambda x: compose(x) <= epsilon, lo, hi, rtol)
     achieved = float(compose(lo))
     assert achieved <= epsilon, (achieved, epsilon)
     return Calibration(lo, achieved, delta, epsilon, delta)
@@ -327,12 +334,7 @@ def calibrate_noise_multiplier(
     capped = compose(lo) <= epsilon  # lo == smallest already meets the target
     if capped:
         hi = lo
-    while hi / lo > 1 + rtol:
-        mid = math.sqrt(lo * hi)
-        if compose(mid) <= epsilon:
-            hi = mid
-        else:
-            lo = mid
+    hi = _log_bisect(lambda z: compose(z) <= epsilon, hi, lo, rtol)
     achieved = float(compose(hi))
     if not (math.isfinite(achieved) and achieved > 0 and achieved <= epsilon and (capped or achieved >= epsilon / 2)):
         raise ValueError(
