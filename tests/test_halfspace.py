@@ -59,3 +59,17 @@ def test_bad_parameters_name_the_key():
         Halfspace(order="sorted")
     with pytest.raises(ValueError, match="l must"):
         DlAsHalfspace(d=3, l=4)
+
+
+def test_decision_list_targets_are_never_constant_and_their_constant_error_is_exact():
+    """Every drawn list has both labels (a constant target is learnt by predicting one
+    label); constant_error() is the majority label's mistake rate, checked against 2·10⁵
+    drawn labels (binomial sd ≤ 1.2e-3; tolerance 6e-3 ≈ 5 sd, false alarm < 1e-6)."""
+    for l in (1, 2, 3, 4):
+        for seed in range(40):
+            target = DlAsHalfspace(d=8, l=l, p=0.3).draw_target(rng=np.random.default_rng(seed))
+            assert len(set(target.bits.tolist())) == 2
+        _, y = target.stream(200_000, rng=np.random.default_rng(11)).materialise()
+        share = float(np.mean(y > 0))
+        assert 0 < target.constant_error() <= 0.5
+        assert abs(min(share, 1 - share) - target.constant_error()) < 6e-3

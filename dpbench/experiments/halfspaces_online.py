@@ -16,10 +16,12 @@ Theory check (:mod:`dpbench.analysis`), one row per curve (learner × every sett
 varies):
 
 - the cumulative mistake rate ``mistakes/t`` against t: a bounded number of mistakes means
-  rate ∝ 1/t (exponent −1) once learned; trivial predictor ½; the recorded bound checked
-  (÷ t) on the maximum over repetitions (non-private, deterministic) or the (1 − β)-quantile
-  (DP-Winnow, holds w.p. ≥ 1 − β); a bound above ½ over the whole horizon is
-  ``vacuous_bound``, a curve never clearly below ½ is ``at_chance``;
+  rate ∝ 1/t (exponent −1) once learned; trivial level: the best constant predictor's rate
+  (:func:`dpbench.theory.trivial_mistake_rate_of`: ½ on the balanced halfspace streams, the
+  majority label's rate on decision lists); the recorded bound checked (÷ t) on the maximum
+  over repetitions (non-private, deterministic) or the (1 − β)-quantile (DP-Winnow, holds
+  w.p. ≥ 1 − β); a bound above the trivial level over the whole horizon is
+  ``vacuous_bound``, a curve never clearly below it is ``at_chance``;
 - final mistakes against ``ln N`` (Winnow family) or ``N`` (perceptron) along the d sweep,
   against ρ (exponent −2) along the ρ sweep, bounds on the maximum;
 - the private learners' final mistakes against ε per stream, beside 004 Thm 4.5's
@@ -150,7 +152,7 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
         for curve in curves(per_problem, exclude=("T",)):
             private = bool(curve.row["private"]) and math.isfinite(curve.row["epsilon"])
             rows.append(check_curve(curve, experiment=E, x="t", y="mistake_rate", rate=_bound_over_t(curve), kind="bound",
-                                    trivial=0.5, holds_with=1 - BETA if private else 1.0, exponent=-1.0,
+                                    trivial=theory.trivial_mistake_rate_of(curve.row), holds_with=1 - BETA if private else 1.0, exponent=-1.0,
                                     regime=f"{curve.row['problem']}: mistakes/t vs t ({setting_label(curve.key)})"))
     final = final_rows(df)
     for axis, x in (("d", "n_features"), ("rho", "rho")):
@@ -172,7 +174,7 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
         shape = lambda eps, r=r: theory.dp_winnow_mistake_shape(r["n_features"], r["rho"], eps, float(r["delta"]), r["T"], BETA)  # noqa: E731
         setting = f"{r['problem']}, " + (setting_label(curve.key) or f"N = {int(r['n_features'])}, ρ = {r['rho']:g}")
         rows.append(check_curve(curve, experiment=E, x="epsilon", y="mistakes", rate=shape, kind="shape",
-                                trivial=float(r["T"]) / 2, exponent=-1.0,
+                                trivial=float(r["T"]) * theory.trivial_mistake_rate_of(r), exponent=-1.0,
                                 regime=f"final mistakes vs ε ({setting}, T = {int(r['T'])}); theory: 004 Thm 4.5 reconstructed shape"))
     return pd.DataFrame(rows, columns=THEORY_COLUMNS)
 
@@ -210,7 +212,10 @@ def _figures():
                                       "004 Thm 4.5's reconstructed shape ln^1.5 N·√ln(1/δ)·ln(T/β)/(ερ³) with a unit constant — "
                                       "a shape, not this learner's rate and not a bound. Grey line: the trivial predictor's T/2."),
         "dl_as_halfspace": Figure("dpbench.plotting.halfspaces_online:dl_as_halfspace",
-                                  "Online decision lists as margin-1/(2^(l+1)−1) halfspaces (004 Lemma 4.10). " + rate),
+                                  "Online decision lists as margin-1/(2^(l+1)−1) halfspaces (004 Lemma 4.10). " + rate
+                                  + " Here the grey line is instead the best constant predictor's rate: the list's majority "
+                                  "label (exact, from its bits and p; below ½ because a list's labels are unbalanced), and the "
+                                  "triangles mark where bound/t drops below that level."),
     }
 
 

@@ -12,6 +12,7 @@ inherently sequential, so each block of the stream is consumed by one ``@njit`` 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numba
@@ -172,6 +173,15 @@ def run_nonprivate(stream, kind: int, eta: float, gamma: float) -> OnlineTrace:
     return OnlineTrace(t=cps, mistakes=out_m, updates=out_u, diagnostics={"eta": float(eta)}, first_update=int(state[4]))
 
 
+def sequential_multiplicative_update(w: npt.NDArray, x: npt.NDArray, y: float, eta: float) -> npt.NDArray:
+    """``w_i exp(η y x_i)`` renormalised by their sum taken left to right, as
+    :func:`_multiplicative_update` does (numpy's pairwise ``sum`` rounds differently, and on
+    the decision-list streams, whose ``(f, −f)`` features make ``⟨w, x⟩ = 0`` ties common, one
+    ulp flips a prediction)."""
+    w = np.array([a * math.exp(eta * y * b) for a, b in zip(w.tolist(), x.tolist())])
+    return w / np.cumsum(w)[-1]
+
+
 def reference_nonprivate(stream, kind: int, eta: float, gamma: float) -> OnlineTrace:
     """Slow step-by-step reference of :func:`run_nonprivate` (tests only)."""
     X, y = stream.materialise()
@@ -188,8 +198,7 @@ def reference_nonprivate(stream, kind: int, eta: float, gamma: float) -> OnlineT
             if kind == PERCEPTRON:
                 w = w + yt * x
             else:
-                w = w * np.exp(eta * yt * x)
-                w = w / w.sum()
+                w = sequential_multiplicative_update(w, x, yt, eta)
             updates += 1
             if first < 0:
                 first = t + 1

@@ -27,6 +27,7 @@ from dpbench.plotting.style import color
 
 BETA = 0.1
 TRIVIAL_RATE = "trivial predictor (½ mistake per round)"
+TRIVIAL_MAJORITY = "best constant predictor (the list's majority label)"
 
 
 class NoData(ValueError):
@@ -88,10 +89,11 @@ def _bound_label(learner: str, row: pd.Series) -> str:
 
 def _rate_lines(rows: pd.DataFrame):
     """``theory(learner, row, t)`` for the mistake-rate figures: the run's recorded bound / t.
-    A learner whose bound is ≥ ½ per round up to T on every panel says so in its label (its
-    lines are mostly above the plotted range); the caption explains the panels where only
-    some are."""
-    always_vacuous = (rows["mistake_bound"] / rows["T"] >= 0.5).groupby(rows["learner"]).all()
+    A learner whose bound is at or above the trivial rate (:func:`dpbench.theory.trivial_mistake_rate_of`)
+    up to T on every panel says so in its label (its lines are mostly above the plotted
+    range); the caption explains the panels where only some are."""
+    trivial = rows["problem_id"].map({pid: theory.trivial_mistake_rate_of(g.iloc[0]) for pid, g in rows.groupby("problem_id")})
+    always_vacuous = (rows["mistake_bound"] / rows["T"] >= trivial).groupby(rows["learner"]).all()
 
     def lines(learner: str, row: pd.Series, t: np.ndarray) -> list[TheoryLine]:
         bound = float(row["mistake_bound"])
@@ -99,7 +101,7 @@ def _rate_lines(rows: pd.DataFrame):
             return []
         label = _bound_label(learner, row)
         if always_vacuous.get(learner, False):
-            label += " (≥ ½ per round up to T on every panel: vacuous)"
+            label += " (≥ the trivial rate up to T on every panel: vacuous)"
         return [TheoryLine(learner, label, t, bound / t, color(learner))]
     return lines
 
@@ -119,7 +121,7 @@ def mistakes_vs_t(df: pd.DataFrame):
     if (rows["n_features"] == rows["d"]).all():
         rows = _titles(rows, "n_features")
     return learning_curves(_rate(rows), x="t", y="mistake_rate", xlabel="round t", ylabel="mistakes / t",
-                           theory=_rate_lines(rows), trivial=lambda r: 0.5, trivial_label=TRIVIAL_RATE,
+                           theory=_rate_lines(rows), trivial=theory.trivial_mistake_rate_of, trivial_label=TRIVIAL_RATE,
                            zero_label="no mistake yet (rate 0, off the log axis)")
 
 
@@ -131,7 +133,7 @@ def dl_as_halfspace(df: pd.DataFrame):
     if rows.empty:
         raise NoData("no dl_as_halfspace runs")
     return learning_curves(_rate(_titles(rows, "rho")), x="t", y="mistake_rate", xlabel="round t", ylabel="mistakes / t",
-                           theory=_rate_lines(rows), trivial=lambda r: 0.5, trivial_label=TRIVIAL_RATE,
+                           theory=_rate_lines(rows), trivial=theory.trivial_mistake_rate_of, trivial_label=TRIVIAL_MAJORITY,
                            zero_label="no mistake yet (rate 0, off the log axis)")
 
 

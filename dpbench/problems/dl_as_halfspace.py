@@ -2,7 +2,10 @@
 
 Target: a monotone 1-decision list of length ``l`` over ``d`` Boolean variables,
 ``if x_{i_1}: b_1 elif x_{i_2}: b_2 … else b_{l+1}`` with distinct variables ``i_j`` and
-bits ``b_j ∈ {−1,+1}`` drawn uniformly. Inputs: independent ``x_i ~ Bernoulli(p)``.
+bits ``b_j ∈ {−1,+1}`` drawn uniformly among the non-constant lists (equal bits would make
+the target a constant function, learnt by predicting one label). Inputs: independent
+``x_i ~ Bernoulli(p)``. The best constant predictor errs with probability
+:meth:`~DecisionListHalfspaceTarget.constant_error` (exact), the level a learner must beat.
 
 **[reconstructed]** Lemma 4.10: over the features ``(1, x_1, …, x_d)`` the list equals
 
@@ -72,6 +75,14 @@ class DecisionListHalfspaceTarget:
 
     def columns(self) -> dict[str, object]:
         return {"n_features": self.n_features, "rho": self.rho}
+
+    def constant_error(self) -> float:
+        r"""Mistake rate of the best constant predictor (the majority label), exact:
+        :math:`\min(P[y = +1], P[y = -1])` with :math:`P[\text{item } j \text{ decides}] =
+        p(1-p)^{j-1}` and :math:`P[\text{default}] = (1-p)^l`."""
+        decides = np.append(self.p * (1 - self.p) ** np.arange(self.l), (1 - self.p) ** self.l)
+        positive = float(decides[self.bits > 0].sum())
+        return min(positive, 1.0 - positive)
 
     def label(self, X: npt.NDArray) -> npt.NDArray[np.int8]:
         """The list's output in {−1,+1} on Boolean rows ``X`` (n, d)."""
@@ -143,6 +154,8 @@ class DlAsHalfspace(Problem):
     def draw_target(self, *, rng: np.random.Generator) -> DecisionListHalfspaceTarget:
         variables = rng.choice(self.d, size=self.l, replace=False).astype(np.int64)
         bits = rng.choice(np.array([-1, 1]), size=self.l + 1).astype(np.int64)
+        while np.all(bits == bits[0]):  # a constant function: redraw (probability 2^-l)
+            bits = rng.choice(np.array([-1, 1]), size=self.l + 1).astype(np.int64)
         return DecisionListHalfspaceTarget(d=self.d, p=self.p, variables=variables, bits=bits, seed=int(rng.integers(2**62)))
 
     @classmethod
