@@ -22,6 +22,7 @@ import numpy as np
 
 from dpbench import registry
 from dpbench.grid import Cell
+from dpbench.problems.base import redraw_target
 from dpbench.results import make_row, write_rows
 from dpbench.seeding import make_rng
 
@@ -78,8 +79,7 @@ def draw_target(cell: Cell, root_seed: int) -> Any:
     ``dpbench run``) that needs this problem draws the same target: every learner faces
     the same distribution without a file passed between jobs.
     """
-    problem = registry.problem(cell.problem)(**dict(cell.problem_params))
-    return problem.draw_target(rng=make_rng(root_seed, "target", cell.problem_key()))
+    return redraw_target(cell.problem, dict(cell.problem_params), root_seed)
 
 
 # --------------------------------------------------------------------------- shards

@@ -90,3 +90,31 @@ class Problem:
     @classmethod
     def target_from_json(cls, data: Mapping[str, Any]) -> Target:  # pragma: no cover
         raise NotImplementedError
+
+
+def redraw_target(problem: str, params: Mapping[str, Any], root_seed: int) -> Any:
+    """The target every shard draws for ``problem`` with ``params`` under ``root_seed``: its
+    ``draw_target`` on the ``"target"`` stream keyed by the problem and its parameters
+    (:mod:`dpbench.seeding`), so all learners — and any later reader — face the same one."""
+    from dpbench import registry
+    from dpbench.seeding import make_rng
+
+    key = {"problem": problem, **params}
+    return registry.problem(problem)(**params).draw_target(rng=make_rng(int(root_seed), "target", key))
+
+
+def target_of_row(row: Mapping[str, Any]) -> Any:
+    """The target a results row was run on (:func:`redraw_target` with the row's
+    ``root_seed`` and the problem parameters in its ``cell_key``), checked against the row's
+    ``problem_id``. For statistics the rows do not record (e.g. a target's label balance)."""
+    import json
+
+    from dpbench import registry
+    from dpbench.seeding import key_hash
+
+    cell = json.loads(row["cell_key"])
+    names = {f.name for f in dataclasses.fields(registry.problem(cell["problem"]))}
+    params = {k: v for k, v in cell.items() if k in names}
+    if f"{cell['problem']}-{key_hash({'problem': cell['problem'], **params})}" != row["problem_id"]:
+        raise ValueError(f"cell_key of {row['problem_id']} does not rebuild its problem key {params}")
+    return redraw_target(cell["problem"], params, int(row["root_seed"]))

@@ -204,24 +204,6 @@ def dl_rates_of(learner: str, row, *, epsilon: float | None = None, n_features: 
     )
 
 
-def _majority_error(root_seed: int, problem_key: str, problem_id: str) -> float:
-    """Error of the best constant predictor on the held-out sample the learners' error is
-    measured on, for the target drawn from ``root_seed`` and the problem's key (JSON)."""
-    import json
-
-    from dpbench.problems.decision_list import DecisionListProblem  # problems import this module
-    from dpbench.seeding import key_hash, make_rng
-
-    key = json.loads(problem_key)
-    if f"{key['problem']}-{key_hash(key)}" != problem_id:
-        raise ValueError(f"cell_key of {problem_id} does not rebuild its problem key {key}")
-    params = {k: v for k, v in key.items() if k != "problem"}
-    target = DecisionListProblem(**params).draw_target(rng=make_rng(int(root_seed), "target", key))
-    _, f = target._holdout_sample()
-    positive = float(np.mean(f))
-    return target.noise + (1 - 2 * target.noise) * min(positive, 1 - positive)
-
-
 _TRIVIAL_CACHE: dict[tuple[int, str], float] = {}
 
 
@@ -232,12 +214,14 @@ def dl_trivial_error_of(row) -> float:
 
     The target (drawn by rejection sampling, so its label balance is not a function of the
     parameters: 0.13–0.5 on the default grid) is redrawn from the row's ``root_seed`` and the
-    problem key in its ``cell_key`` — a few milliseconds per problem, cached."""
-    import json
+    problem key in its ``cell_key`` (:func:`dpbench.problems.base.target_of_row`) — a few
+    milliseconds per problem, cached."""
+    from dpbench.problems.base import target_of_row  # on use: problems import this module
 
-    cell = json.loads(row["cell_key"])
-    problem = {"problem": cell["problem"], **{k: cell[k] for k in ("d", "k", "l", "r", "monotone", "p", "noise") if k in cell}}
-    key = (int(row["root_seed"]), json.dumps(problem, sort_keys=True))
+    key = (int(row["root_seed"]), str(row["problem_id"]))
     if key not in _TRIVIAL_CACHE:
-        _TRIVIAL_CACHE[key] = _majority_error(*key, str(row["problem_id"]))
+        target = target_of_row(row)
+        _, f = target._holdout_sample()
+        positive = float(np.mean(f))
+        _TRIVIAL_CACHE[key] = target.noise + (1 - 2 * target.noise) * min(positive, 1 - positive)
     return _TRIVIAL_CACHE[key]
