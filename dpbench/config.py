@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import difflib
 import itertools
 from collections.abc import Mapping
@@ -23,6 +24,7 @@ import jsonschema
 import yaml
 
 from dpbench import registry
+from dpbench.cost import CellCost, shard_seconds
 from dpbench.grid import Cell, freeze, shard
 from dpbench.seeding import key_hash
 
@@ -73,7 +75,22 @@ class ExperimentPlan:
     target_seconds: float | None = None
 
     def shards(self) -> list[list[Cell]]:
-        return shard(self.cells, self.n_shards, target_seconds=self.target_seconds)
+        """The shards (``run_shard`` jobs): computed once per plan (cached)."""
+        return self._layout[0]
+
+    def shard_seconds(self) -> list[float]:
+        """Predicted seconds of each shard's cells (:func:`dpbench.cost.shard_seconds`)."""
+        return self._layout[1]
+
+    def cell_costs(self) -> dict[Cell, CellCost]:
+        """Every cell's (and piece's) predicted cost, computed once per plan."""
+        return self._layout[2]
+
+    @functools.cached_property
+    def _layout(self) -> tuple[list[list[Cell]], list[float], dict[Cell, CellCost]]:
+        costs: dict[Cell, CellCost] = {}
+        shards = shard(self.cells, self.n_shards, target_seconds=self.target_seconds, costs=costs)
+        return shards, [shard_seconds(s, costs) for s in shards], costs
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,9 @@ A cell's cost has two parts, both in seconds of one CPU:
 Where the prediction comes from, in order:
 
 1. a classmethod ``cost(cell) -> float`` on the learner class (seconds per repetition, own
-   work only) — the override hook for learners whose cost the model below gets wrong;
+   work only) — the override hook for learners whose cost the model below gets wrong —
+   and optionally ``shared_cost(cell) -> {key: seconds per repetition}`` for work the
+   learner caches on the sample (shared with the shard's other cells of the same sample);
 2. :data:`MODELS`, per learner, calibrated on measured times (see below);
 3. :data:`FAMILY_DEFAULTS`, per learner family, for learners the model does not know:
    linear in the size (n or T) × the problem's dimension, with a per-family constant.
@@ -44,8 +46,10 @@ import functools
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from dpbench.grid import Cell
+if TYPE_CHECKING:  # dpbench.grid imports this module (to size shards), not the reverse
+    from dpbench.grid import Cell
 
 #: Seconds a shard job spends before its first cell (interpreter, imports of numpy, numba,
 #: pandas, pyarrow and the registry, reading the targets) and after its last (Parquet
@@ -80,6 +84,18 @@ class CellCost:
     def alone(self) -> float:
         """Seconds if the cell were the only one in its shard."""
         return self.own + sum(self.shared.values())
+
+    def scaled(self, fraction: float, piece: Cell) -> "CellCost":
+        """The cost of ``piece``, a range of ``fraction`` of the cell's repetitions: work per
+        repetition scales, work once per job (keys starting with ``"job"``) does not;
+        per-sample keys name the piece's first repetition (other reps: other samples)."""
+        shared = {}
+        for key, seconds in self.shared.items():
+            if key[0] == "job":
+                shared[key] = seconds
+            else:
+                shared[key[:-1] + (piece.first_rep,)] = seconds * fraction
+        return CellCost(own=self.own * fraction, shared=shared)
 
 
 # --------------------------------------------------------------------------- features
@@ -123,7 +139,9 @@ def _words(n: int) -> int:
 
 
 def _sample_key(cell: Cell) -> tuple:
-    return ("sample", cell.problem_id, cell.size)
+    """Shared-work keys end with the first repetition: cells (pieces) with the same
+    problem, size and repetitions see the same samples."""
+    return ("sample", cell.problem_id, cell.size, cell.first_rep)
 
 
 def _sample_cost(cell: Cell) -> dict[tuple, float]:
@@ -157,7 +175,7 @@ def _class_enumeration(cell: Cell) -> dict[tuple, float]:
     if size is None:
         return {}  # the learner skips the cell
     seconds = CLASS_WORD_SECONDS * size * _words(cell.size) + 5e-4
-    return {("class_mistakes", cell.problem_id, cell.size): seconds * cell.repetitions}
+    return {("class_mistakes", cell.problem_id, cell.size, cell.first_rep): seconds * cell.repetitions}
 
 
 def _exp_mech_own(cell: Cell) -> float:
@@ -207,6 +225,9 @@ def cell_cost(cell: Cell) -> CellCost:
     else:
         per_rep, per_unit = FAMILY_DEFAULTS.get(learner_cls.family, FAMILY_DEFAULTS["batch"])
         own = per_rep + per_unit * cell.size * dimension(cell)
+    shared_hook = getattr(learner_cls, "shared_cost", None)
+    if callable(shared_hook):  # seconds per repetition of work shared with other cells
+        shared = {**shared, **{(*key, cell.first_rep): seconds * cell.repetitions for key, seconds in shared_hook(cell).items()}}
     own = (max(own, 0.0) + PER_REP_SECONDS) * cell.repetitions
     return CellCost(own=own, shared=shared)
 

@@ -202,7 +202,7 @@ def run_batch_cell(cell: Cell, target: Any, root_seed: int, *, metrics: Callable
     if reason is None and prepare is not None:
         prepare(cell.size)
     rows = []
-    for rep in range(cell.repetitions):
+    for rep in cell.reps:
         row = base_row(cell, rep, root_seed, learner)
         row.update(target.columns())
         if reason is not None:

@@ -74,7 +74,7 @@ def run_experts_cell(cell: Cell, target, root_seed: int) -> list[dict]:
         reason = learner.supports_horizon(T, k)
     n_checkpoints = int(dict(cell.options).get("checkpoints", 1))
     rows = []
-    for rep in range(cell.repetitions):
+    for rep in cell.reps:
         base = base_row(cell, rep, root_seed, learner)
         base.update(target.columns())
         if reason is not None:

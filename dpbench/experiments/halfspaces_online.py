@@ -59,7 +59,7 @@ def run_online_cell(cell: Cell, target, root_seed: int) -> list[dict]:
     checkpoints = log_checkpoints(cell.size, per_decade=int(options.get("checkpoints_per_decade", 5)))
     reason = learner.supports(target)
     rows = []
-    for rep in range(cell.repetitions):
+    for rep in cell.reps:
         if reason is not None:
             row = base_row(cell, rep, root_seed, learner)
             row.update(target.columns(), status="skipped", reason=reason, t=cell.size)
