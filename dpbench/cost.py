@@ -103,7 +103,12 @@ class CellCost:
 
 def dimension(cell: Cell) -> int:
     """The problem's dimension: ``d`` if it has one, else ``n_features``/``k``, else 10."""
-    params = dict(cell.problem_params)
+    return _dimension(cell.problem_params)
+
+
+@functools.lru_cache(maxsize=4096)
+def _dimension(problem_params: tuple) -> int:
+    params = dict(problem_params)
     for name in ("d", "n_features", "k"):
         value = params.get(name)
         if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:

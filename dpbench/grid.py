@@ -60,7 +60,7 @@ class Cell:
     @functools.cached_property
     def problem_id(self) -> str:
         """File-name-safe id of the distribution (``conjunction-3f2a…``)."""
-        return f"{self.problem}-{key_hash(self.problem_key())}"
+        return _problem_id(self.problem, self.problem_params)
 
     @property
     def reps(self) -> range:
@@ -85,7 +85,20 @@ class Cell:
 
     @functools.cached_property
     def _key_string(self) -> str:
-        return key_string(self.key())
+        # = key_string(self.key()), from a template shared by the cells that differ only
+        # in ε, δ and size (a large grid has few templates and many cells)
+        template = _key_template(self.experiment, self.problem, self.problem_params, self.learner, self.learner_params, self.options)
+        for mark, value in ((_EPS, self.epsilon), (_DELTA, self.delta), (_SIZE, self.size)):
+            template = template.replace(mark, _json_value(value), 1)
+        return template
+
+    def __hash__(self) -> int:  # the fields' hash, computed once (cells key many dicts)
+        return self._hash
+
+    @functools.cached_property
+    def _hash(self) -> int:
+        return hash((self.experiment, self.problem, self.problem_params, self.learner, self.learner_params,
+                     self.epsilon, self.delta, self.size, self.repetitions, self.options, self.first_rep))  # fmt: skip
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready form (Snakemake params, CLI)."""
@@ -128,6 +141,31 @@ class Cell:
             first_rep=int(data.get("first_rep", 0)),
             plugins=plugins,
         )
+
+
+_MARKS = ("\x1fepsilon\x1f", "\x1fdelta\x1f", "\x1fsize\x1f")
+_EPS, _DELTA, _SIZE = (json.dumps(m) for m in _MARKS)  # placeholders, as they appear in the text
+
+
+def _json_value(value: object) -> str:
+    """``json.dumps(canonical(value))``, fast for the finite floats and ints of ε, δ, size."""
+    if type(value) is float and math.isfinite(value):
+        return repr(value)  # what json writes for a float
+    if type(value) is int:
+        return str(value)
+    return json.dumps(canonical(value))
+
+
+@functools.lru_cache(maxsize=None)
+def _problem_id(problem: str, problem_params: Params) -> str:
+    return f"{problem}-{key_hash({'problem': problem, **dict(problem_params)})}"
+
+
+@functools.lru_cache(maxsize=65536)
+def _key_template(experiment: str, problem: str, problem_params: Params, learner: str, learner_params: Params, options: Params) -> str:
+    """The canonical key text of a cell with placeholders for ε, δ and size."""
+    cell = Cell(experiment, problem, problem_params, learner, learner_params, 0.0, 0.0, 0, 1, options)
+    return key_string({**cell.key(), **dict(zip(("epsilon", "delta", "size"), _MARKS))})
 
 
 def cells_to_json(cells: Iterable[Cell]) -> str:
@@ -203,8 +241,9 @@ def _units(ordered: Sequence[Cell], target_seconds: float | None, costs: dict[Ce
     """
     units = []
     for run in _runs(ordered):
-        if target_seconds is None or shard_seconds(run, costs) <= target_seconds:
-            units.append((run, shard_seconds(run, costs)))
+        seconds = shard_seconds(run, costs)
+        if target_seconds is None or seconds <= target_seconds:
+            units.append((run, seconds))
             continue
         own = sum(costs[cell].own for cell in run)
         if own <= target_seconds or len(run) == 1:

@@ -94,7 +94,7 @@ class ExpMechGrid(Learner):
         d = int(dict(cell.problem_params).get("d", 10))
         points = int(dict(cell.learner_params).get("points", 7))
         limit = int(dict(cell.learner_params).get("max_candidates", 20_000))
-        return 0.0 if points**d > limit else float(points**d)
+        return 0.0 if d * math.log(points) > math.log(limit) + 1e-9 else float(points**d)
 
     def guarantee(self) -> Guarantee:
         return Guarantee(epsilon=self.epsilon, delta=0.0)
