@@ -1,4 +1,4 @@
-"""``dpbench check NAME``: the conformance suite on one learner (issue 12, style.md §J).
+"""``dpbench check NAME``: the conformance suite on one learner (issue 12; docs/plugins.md, "Check it").
 
 The same checks back ``dpbench check`` (any learner: catalogue, plugin, ``module:Class``)
 and the test suite (``tests/test_conformance.py`` runs them on every registered learner):
@@ -289,7 +289,7 @@ FORBIDDEN_ATTRS = {"seed", "RandomState", "rand", "randn", "randint", "random", 
 
 def global_rng_uses(path: str | Path) -> Iterator[tuple[int, str]]:
     """(line, what) for every use of global or legacy randomness in a Python file
-    (style.md §F.1): the stdlib ``random`` module, ``np.random.<draw or seed>``,
+    (docs/plugins.md, "Rules the checks enforce"): the stdlib ``random`` module, ``np.random.<draw or seed>``,
     ``check_random_state``, ``default_rng()`` without a seed."""
     tree = ast.parse(Path(path).read_text(), filename=str(path))
     for node in ast.walk(tree):

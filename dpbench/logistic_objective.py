@@ -1,5 +1,5 @@
-"""The regularised logistic objective every private-ERM learner minimises (algorithms.md §6;
-003 §3–5), apart from any privacy machinery: the experiment, the theory and the learners
+"""The regularised logistic objective every private-ERM learner minimises ([CMS11, §3];
+[BST14]), apart from any privacy machinery: the experiment, the theory and the learners
 share it, and importing it costs numpy and ``scipy.special`` only.
 
 Conventions: ``Sample.y`` is in {0, 1}; internally labels are ``s = 2y − 1 ∈ {±1}``.

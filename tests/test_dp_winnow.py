@@ -164,7 +164,7 @@ def _mistakes(update: str, reps: int = 20, T: int = 20_000) -> np.ndarray:
 
 def test_learns_on_trivially_separable_stream():
     """On N = 2, ρ = 1 the released weights are a fresh K-draw sample after every firing;
-    with 004's rule (one example per firing, η ≈ 6e-5 at ε = 3) the shadow moves far less
+    with [BF26]'s rule (one example per firing, η ≈ 6e-5 at ε = 3) the shadow moves far less
     than the sample noise ~1/√K, and in T = 2e4 rounds the calibrated threshold (~5e4
     cached examples) is never reached: the late mistake rate equals the early one. The
     batched update makes one firing a ConfidentWinnow step of size ηB ≈ ρ/2: late
@@ -183,7 +183,7 @@ def test_learns_on_trivially_separable_stream():
         assert early > 0
         if learns:
             assert late <= early / 10, (late, early)
-        else:  # 004's rule at this (ε, T): no firing, the initial coin flip persists
+        else:  # [BF26]'s rule at this (ε, T): no firing, the initial coin flip persists
             assert late > early / 2, (late, early)
 
 
@@ -192,7 +192,7 @@ def test_learns_on_trivially_separable_stream():
 def test_batched_calibration(accountant, epsilon):
     """ηB ≤ ρ − γ (the potential argument's condition), M is the firing cap at step ηB, and
     on N = 2, ρ = 1, T = 1e6 the calibrated mistake bound is far below T (the regime where
-    the theory says it learns) — while 004's rule is vacuous there."""
+    the theory says it learns) — while [BF26]'s rule is vacuous there."""
     kw = dict(epsilon=epsilon, delta=1e-6, rho=1.0, n_features=2, T=10**6, beta=0.1, accountant=accountant)
     p = calibrate(**kw)
     assert p.eta * p.batch <= p.gamma * (1 + 1e-12) and p.batch > 1

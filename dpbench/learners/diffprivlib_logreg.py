@@ -1,5 +1,5 @@
 """``diffprivlib_logreg``: IBM diffprivlib's ``diffprivlib.models.LogisticRegression``, a
-private peer run through its own API (algorithms.md §6 peers).
+private peer run through its own API ([HBML19]).
 
 diffprivlib implements objective perturbation (Chaudhuri, Monteleoni & Sarwate 2011, via
 its ``Vector`` mechanism). We pass ``data_norm=1`` (features are projected onto the unit
@@ -19,7 +19,7 @@ pins scikit-learn 1.7.2, and ``tests/test_private_erm.py`` checks the peer reall
 
 References
 ----------
-.. [HBD19] Holohan, Braghin, Mac Aonghusa & Levacher, "Diffprivlib: the IBM differential
+.. [HBML19] Holohan, Braghin, Mac Aonghusa & Levacher, "Diffprivlib: the IBM differential
    privacy library", 2019.
 """
 

@@ -1,5 +1,5 @@
-"""``dp_gd``: full-batch differentially private gradient descent (003 Algorithm 2;
-Bassily, Smith & Thakurta 2014; algorithms.md §6).
+"""``dp_gd``: full-batch differentially private gradient descent
+([BST14]).
 
 From ``θ₀ = 0``, for ``t = 1..T``:
 
@@ -11,7 +11,7 @@ From ``θ₀ = 0``, for ``t = 1..T``:
 replace-one neighbours (:meth:`~.logistic_common.NoisyGradientDescent.descend`). The noise multiplier ``z`` is the smallest (to 0.1%) whose T-fold
 adaptive composition of Gaussian mechanisms is (ε, δ)-DP by ``dp-accounting``'s RDP
 accountant (:func:`.logistic_common.calibrate_gd`, checked ≤ target) — tighter than the
-advanced composition suggested in 003 §5.3. Step ``η = 1/(¼ + λ)`` by default (the
+advanced composition [DRV10]. Step ``η = 1/(¼ + λ)`` by default (the
 smoothness of ``J_λ``); output: the average of the last ⌈T/2⌉ iterates (suffix
 averaging, post-processing).
 

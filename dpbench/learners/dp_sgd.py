@@ -1,5 +1,4 @@
-"""``dp_sgd``: differentially private minibatch SGD (003 Algorithm 3; Abadi et al. 2016;
-algorithms.md §6).
+"""``dp_sgd``: differentially private minibatch SGD ([ACG16, Alg. 1]).
 
 From ``θ₀ = 0``, for ``t = 1..T``: draw a Poisson batch ``B_t`` (each example independently
 with probability ``q = min(1, B/n)``), and

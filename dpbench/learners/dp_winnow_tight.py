@@ -1,5 +1,5 @@
-"""``dp_winnow_tight``: DP-Winnow (004 Algorithm 4.2) with the same (ε, δ) guarantee, but
-with (ε₀, η, K, threshold) calibrated by a tight accountant (algorithms.md §5).
+"""``dp_winnow_tight``: DP-Winnow ([BF26, Alg. 4.2]) with the same (ε, δ) guarantee, but
+with (ε₀, η, K, threshold) calibrated by a tight accountant ([BS16]; [CR21]).
 
 Same algorithm and code path as :mod:`dpbench.learners.dp_winnow`; only
 :func:`dpbench.learners.dp_winnow.calibrate` differs (``accountant='zcdp'``):

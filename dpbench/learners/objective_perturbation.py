@@ -1,5 +1,4 @@
-"""``objective_perturbation``: a random linear term in the objective (003 §4.2;
-Chaudhuri, Monteleoni & Sarwate 2011, Alg. 2; algorithms.md §6).
+"""``objective_perturbation``: a random linear term in the objective ([CMS11, Alg. 2]).
 
 For the logistic loss (``|ℓ''| ≤ c = ¼``) and features in the unit ball:
 

@@ -1,5 +1,5 @@
 """``output_perturbation``: regularised logistic regression + noise on the minimiser
-(003 §4.1; Chaudhuri, Monteleoni & Sarwate 2011, Alg. 1; algorithms.md §6).
+([CMS11, Alg. 1]).
 
 .. math:: \\theta^* = \\arg\\min_\\theta J_\\lambda(\\theta; S), \\qquad
           \\hat\\theta = \\theta^* + b, \\qquad p(b) \\propto e^{-\\varepsilon\\|b\\|_2/\\Delta},

@@ -1,4 +1,4 @@
-"""``private_rwm``: RWM with the privacy calibration of 000 Thm 11.2 (algorithms.md §4).
+"""``private_rwm``: RWM with the privacy calibration of [DR14, Thm 11.2].
 
 .. math:: \\eta = \\min\\Big(\\frac{\\varepsilon}{\\sqrt{32\\,T \\ln(1/\\delta)}},\\; \\sqrt{\\ln k/T}\\Big)
 
@@ -13,7 +13,7 @@ and makes ``ε = ∞`` exactly :mod:`rwm`.
 
 Privacy: (ε, δ)-DP w.r.t. changing one round's loss vector (replace-one), for every
 oblivious sequence; the actions a_1..a_T are the output.
-Utility: ``E[Regret] ≤ η + ln k/(ηT)`` (000 Thm 11.1), i.e.
+Utility: ``E[Regret] ≤ η + ln k/(ηT)`` ([DR14, Thm 11.1]), i.e.
 ``≤ sqrt(128 ln(1/δ)) ln k / (ε sqrt T)`` (Thm 11.3); w.p. 1−β add ``sqrt(ln(k/β)/T)``
 (Thm 11.4).
 

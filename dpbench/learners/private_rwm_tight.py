@@ -1,5 +1,5 @@
-"""``private_rwm_tight``: RWM with η from a tight accountant (algorithms.md §4, "beyond
-the sources").
+"""``private_rwm_tight``: RWM with η from a tight accountant (beyond
+the sources: [CR21]; [BS16]).
 
 Same algorithm as :mod:`private_rwm`; each round is a ``2η``-DP exponential mechanism that
 is also ``2η``-bounded-range, hence ``(2η)²/8 = η²/2``-zCDP (Cesar & Rogers 2021). The
@@ -15,7 +15,7 @@ For small ε this is ``η ≈ ε / sqrt(2T ln(1/δ))``-ish, ≈ 4× the seeds' `
 ``eta_gain`` (diagnostic) is the ratio to ``private_rwm``'s η.
 
 Privacy: (ε, δ)-DP, replace-one loss vector (same as ``private_rwm``).
-Utility: ``E[Regret] ≤ η + ln k/(ηT)`` (000 Thm 11.1) at the larger η.
+Utility: ``E[Regret] ≤ η + ln k/(ηT)`` ([DR14, Thm 11.1]) at the larger η.
 
 References
 ----------

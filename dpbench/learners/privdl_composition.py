@@ -1,5 +1,5 @@
 r"""``privdl_composition``: the ablation of ``privdl`` calibrated by composition over the
-|F| rounds instead of the set-cover analysis (algorithms.md §3).
+|F| rounds instead of the set-cover analysis ([BF26, §3]; [DRV10]).
 
 Same covering loop as :mod:`dpbench.learners.privdl`; round ``i`` is the exponential
 mechanism ``P ∝ exp(ε₀·q_i(f, b)/2)`` (score sensitivity 1 under replace-one neighbours:
@@ -21,7 +21,7 @@ Privacy: (ε, δ)-DP, replace-one (:func:`composition_calibration`).
 References
 ----------
 .. [DRV10] C. Dwork, G. Rothblum, S. Vadhan, "Boosting and differential privacy", FOCS 2010.
-.. [BF] Bun & Fang (004 in ../shared/seeds), §3.
+.. [BF26] Bun & Fang, §3.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """``sklearn_logreg``: the non-private reference, ``sklearn.linear_model.LogisticRegression``
-run through its own API (algorithms.md §6 peers).
+run through its own API ([PVG11]).
 
 ``C = 1/(nλ)`` and ``fit_intercept=False`` make scikit-learn minimise exactly the
 objective ``J_λ`` of the private learners (scikit-learn's objective is

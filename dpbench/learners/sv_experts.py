@@ -1,5 +1,5 @@
-"""``sv_experts``: sparse-vector private experts for the realizable setting (after Asi,
-Feldman, Koren & Talwar 2023; algorithms.md §4). **[reconstructed]**: the constants and
+"""``sv_experts``: sparse-vector private experts for the realizable setting (after
+[AFKT23]). **[reconstructed]**: the constants and
 the switching rule below are this package's instantiation, not the paper's.
 
 Play one expert until the sparse-vector test says it has lost too much, then switch:

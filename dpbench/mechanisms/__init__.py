@@ -1,4 +1,4 @@
-"""Privacy mechanisms and composition (algorithms.md §7).
+"""Privacy mechanisms and composition ([DR14, ch. 3]; docs/catalogue.md).
 
 These are measurement tools, not hardened deployments: floating-point attacks on the
 Laplace and exponential mechanisms (Mironov 2012) are out of scope, as in every

@@ -1,4 +1,4 @@
-"""Tight privacy accounting on top of ``dp-accounting`` (algorithms.md §4 and §7).
+"""Tight privacy accounting on top of ``dp-accounting`` ([Mir17]; [BS16]; [CR21]).
 
 The seeds calibrate T-fold compositions with the advanced composition theorem
 (Dwork–Rothblum–Vadhan), which is loose by a constant factor. This module composes the

@@ -1,8 +1,8 @@
-"""The Gaussian mechanism (003 §5.2, Dwork–Roth Thm A.1; algorithms.md §7).
+"""The Gaussian mechanism ([DR14, Thm A.1]; [BW18]).
 
 ``M(D) = f(D) + N(0, σ² I)`` for ``f`` with ℓ2-sensitivity ``Δ₂``. Two calibrations:
 
-- **classic** (003 §5.2, Dwork–Roth Thm A.1):
+- **classic** ([DR14, Thm A.1]):
 
   .. math:: \\sigma = \\frac{\\Delta_2 \\sqrt{2 \\ln(1.25/\\delta)}}{\\varepsilon},
 

@@ -1,7 +1,7 @@
-"""AboveThreshold / the sparse vector technique (Dwork–Roth §3.6; 004 Lemma 4.3;
-algorithms.md §7).
+"""AboveThreshold / the sparse vector technique ([DNRRV09]; [DR14, §3.6];
+[BF26, Lemma 4.3]).
 
-Interface of 004 (after Asi et al. 2023): ``AboveThreshold.init(epsilon, L, beta, rng=)``,
+Interface of [BF26] (after [AFKT23]): ``AboveThreshold.init(epsilon, L, beta, rng=)``,
 ``add_query(q)``, ``test_above_threshold()``. The noisy threshold is
 ``T̂ = L + Lap(2/ε)``; each sensitivity-1 query gets fresh ``ν ~ Lap(4/ε)`` and the
 instance fires (and stops accepting queries) at the first ``q_i + ν_i ≥ T̂``.

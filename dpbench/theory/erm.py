@@ -1,4 +1,4 @@
-"""Excess-risk rates of private empirical risk minimisation (algorithms.md §6; 003 §4–5).
+"""Excess-risk rates of private empirical risk minimisation ([CMS11]; [BST14]).
 
 All rates are for the λ-regularised logistic objective ``J_λ`` of
 :mod:`dpbench.learners.logistic_common` (loss 1-Lipschitz and ¼-smooth for ``‖x‖ ≤ 1``,

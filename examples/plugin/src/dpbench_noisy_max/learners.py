@@ -9,7 +9,7 @@ computed bit-packed (:mod:`dpbench.bitset`, 64 examples per word) and cached on 
 so the two learners share them within a shard.
 
 ``kconj_erm`` returns the first hypothesis with the fewest training mistakes. Not private.
-Utility (realizable, any consistent learner over a finite class; 001 Thm 1):
+Utility (realizable, any consistent learner over a finite class; Blumer et al., "Occam's Razor", 1987):
 error :math:`\le (\ln|H_k| + \ln(1/\beta))/n` with probability :math:`\ge 1-\beta` when
 the target has at most ``k`` literals.
 
