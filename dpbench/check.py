@@ -66,7 +66,7 @@ class CheckResult:
 
     check: str
     status: str
-    figures: str = ""
+    detail: str = ""
 
     @property
     def failed(self) -> bool:
@@ -484,8 +484,8 @@ def problem_results(cls: type) -> list[CheckResult]:
 
 def format_table(name: str, results: list[CheckResult]) -> str:
     width = max(len(r.check) for r in results)
-    lines = [f"dpbench check {name}", f"{'check':<{width}}  status  figures", "-" * (width + 40)]
-    lines += [f"{r.check:<{width}}  {r.status:<6}  {r.figures}" for r in results]
+    lines = [f"dpbench check {name}", f"{'check':<{width}}  status  detail", "-" * (width + 40)]
+    lines += [f"{r.check:<{width}}  {r.status:<6}  {r.detail}" for r in results]
     failed = sum(r.failed for r in results)
     lines.append(f"{len(results)} checks: {failed} failed" + ("" if failed else " — conforms"))
     return "\n".join(lines)
@@ -518,7 +518,7 @@ def _config_privacy(config: str, name: str) -> tuple[float | None, float | None]
 
 def cli_check(target: str, *, config: str | None = None) -> int:
     """Run every check on learner ``target`` (a registry name or ``module:Class``), print a
-    table of checks (pass/fail, figures) and return the exit status: 0 if every check
+    table of checks (pass/fail, detail) and return the exit status: 0 if every check
     passes (``warn``/``skip`` allowed), 1 on a failure, 2 if the learner cannot be found.
 
     With ``config``, the config's ``plugins:`` are imported first and the audit runs at the

@@ -12,6 +12,8 @@ Privacy: as diffprivlib documents it, ε-differential privacy (pure, δ = 0) for
 ``‖x‖ ≤ data_norm``; replace-one, as in CMS11. ``epsilon = inf`` is not accepted by
 diffprivlib; it runs the same code with ``epsilon = 1e12`` (no meaningful noise) and is
 reported as non-private (ε = ∞).
+Utility: diffprivlib states none; its mechanism is objective perturbation [CMS11, Alg. 2],
+whose excess-risk bound is that of ``objective_perturbation``.
 
 Requires diffprivlib 0.6.6 with scikit-learn < 1.8 (0.6.6 fails to import with
 scikit-learn 1.9: ``cannot import name 'DOUBLE' from 'sklearn.tree._tree'``); the project

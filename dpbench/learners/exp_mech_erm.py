@@ -1,5 +1,5 @@
 """``exp_mech_erm``: the exponential mechanism over a finite class ([MT07];
-[KLNRS11, §3]; [DR14, §11.1]).
+[KLNRS11]; [DR14, §11.1]).
 
 ``P[h] ∝ exp(ε·u(h)/2)`` with score ``u(h) = −#mistakes_S(h)``, sampled by Gumbel-max over
 the whole class (bit-packed mistakes, :mod:`dpbench.learners.erm`).

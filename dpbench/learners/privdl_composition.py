@@ -17,6 +17,8 @@ examples and the total error grows like ``|F|^{3/2}`` — the point of the ablat
 (:func:`dpbench.theory.rate_privdl_composition`, **[reconstructed]** shape).
 
 Privacy: (ε, δ)-DP, replace-one (:func:`composition_calibration`).
+Utility: total error ``O(|F|^{3/2} sqrt(ln(1/δ)) ln|F|/(εn))``, a **[reconstructed]** shape
+with unit constants (:func:`dpbench.theory.rate_privdl_composition`).
 
 References
 ----------
