@@ -53,7 +53,7 @@ def rate_consistent(n: Array, log_class_size: float, beta: float = 0.05) -> npt.
     r"""Realizable, any consistent learner ([BEHW87]; [Val84]):
     :math:`P[\exists h \in C: err(h) > \alpha, h \text{ consistent}] \le |C|(1-\alpha)^n \le e^{\ln|C| - \alpha n}`,
     so with probability ≥ 1 − β the error is at most :math:`\alpha(n) = (\ln|C| + \ln(1/\beta))/n`
-    (the theorem's :math:`n = 2\ln|C|/\alpha` is the case β = 1/|C|)."""
+    (the course notes' statement [NotesPAC, Thm 1], :math:`n = 2\ln|C|/\alpha` is the case β = 1/|C|)."""
     return (log_class_size + np.log(1 / beta)) / np.asarray(n, dtype=float)
 
 
