@@ -197,3 +197,18 @@ def test_worked_example_of_the_plugin_guide_runs_as_written(tmp_path):
     bad = _run(dpbench, tmp_path)
     assert bad.returncode == 1, bad.stdout + bad.stderr
     assert re.search(r"privacy audit\s+fail", bad.stdout), bad.stdout
+
+
+def test_readme_is_the_front_page():
+    """The two commands verbatim (CI runs the second), one results block for the generated
+    headline results, and a way into every manual page."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert 'pip install -e ".[test]" && pytest' in text
+    assert "pip install -e . && snakemake --cores all" in text
+    assert text.count("<!-- results:begin -->") == 1 and text.count("<!-- results:end -->") == 1
+    assert text.index("<!-- results:begin -->") < text.index("<!-- results:end -->")
+    mine = ["experiments", "catalogue", "references", "findings", "configuration", "results", "slurm", "plugins",
+            "testing", "layout"]  # fmt: skip
+    for page in mine:
+        assert (ROOT / "docs" / f"{page}.md").exists(), page
+        assert f"(docs/{page}.md)" in text, f"README does not link docs/{page}.md"
