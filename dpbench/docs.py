@@ -99,6 +99,7 @@ def _paragraphs(doc: str) -> list[str]:
 def _summary(doc: str) -> str:
     """The docstring's first paragraph, with a leading ``name``: label removed."""
     first = _paragraphs(doc)[0] if doc else ""
+    first = re.split(r"\n(?:Privacy|Utility)\b[^:\n]*:", first)[0]
     return re.sub(r"^(?:r?``[^`]+``|Problem ``[^`]+``|Experiment ``[^`]+``):\s*", "", first)
 
 

@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.special import expit
 
-#: Smoothness of the logistic loss in θ for ‖x‖ ≤ 1: |ℓ''| ≤ 1/4 (CMS11's constant c).
+#: Smoothness of the logistic loss in θ for ‖x‖ ≤ 1: |ℓ''| ≤ 1/4 ([CMS11]'s constant c).
 LOGISTIC_SMOOTHNESS = 0.25
 #: Default regularisation strength λ of every private-ERM learner (fixed a priori, public).
 DEFAULT_LAM = 0.01

@@ -169,7 +169,7 @@ def short(key: str) -> str:
     """``Dwork & Roth 2014``-style short form of a key, for tables."""
     ref = REFERENCES[key]
     names = [part.strip().split()[-1] for part in re.split(r",| and ", ref.authors) if part.strip()]
-    year = re.findall(r"(?:19|20)\d\d", ref.venue)
+    year = re.findall(r"(?<![\d.])(?:19|20)\d\d(?![\d.])", ref.venue)
     if ref.authors.startswith("anonymous"):
         return f"course notes \u201c{ref.title}\u201d"
     who = names[0] if len(names) == 1 else f"{names[0]} & {names[1]}" if len(names) == 2 else f"{names[0]} et al."

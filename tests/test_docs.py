@@ -79,6 +79,18 @@ def test_every_cited_key_resolves_to_a_full_reference():
         assert re.search(r"(19|20)\d\d", ref.venue) or ref.key.startswith("Notes"), ref
 
 
+#: A key followed by a locator without the comma (``[CMS11 Alg. 1]``): not read as a citation.
+MALFORMED = re.compile(r"\[(?:[A-Z][A-Za-z]*\d{2}|Notes[A-Z]+) ")
+
+
+def test_no_malformed_citation():
+    assert MALFORMED.search("[CMS11 Alg. 1]") and not MALFORMED.search("[CMS11, Alg. 1]")
+    bad = {str(p.relative_to(ROOT)): _offences(MALFORMED, p.read_text(encoding="utf-8", errors="replace"))
+           for p in _files() if p.resolve() != Path(__file__).resolve()}  # fmt: skip
+    bad = {k: v for k, v in bad.items() if v}
+    assert not bad, f"write [KEY, locator]: {bad}"
+
+
 def test_the_citation_pattern_reads_keys_and_locators():
     assert cited_keys("as in [DR14, Thm 11.2] and [BF26]; see [CMS11; BST14] or [NotesPAC, §1]") == [
         "DR14", "BF26", "CMS11", "BST14", "NotesPAC"]  # fmt: skip

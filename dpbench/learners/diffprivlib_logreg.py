@@ -9,7 +9,7 @@ minimises the same ``J_λ`` as our learners before perturbation) and a ``random_
 drawn from the cell's mechanism stream.
 
 Privacy: as diffprivlib documents it, ε-differential privacy (pure, δ = 0) for data with
-``‖x‖ ≤ data_norm``; replace-one, as in CMS11. ``epsilon = inf`` is not accepted by
+``‖x‖ ≤ data_norm``; replace-one, as in [CMS11]. ``epsilon = inf`` is not accepted by
 diffprivlib; it runs the same code with ``epsilon = 1e12`` (no meaningful noise) and is
 reported as non-private (ε = ∞).
 Utility: diffprivlib states none; its mechanism is objective perturbation [CMS11, Alg. 2],

@@ -19,7 +19,7 @@ Privacy: (ε, δ)-DP, replace-one, δ > 0 required for finite ε. Clipping makes
 any features (the loss gradient of a unit-ball example already has norm ≤ 1, so with
 ``C ≥ 1`` clipping is inactive on in-distribution data).
 Utility: excess empirical risk ``Õ(d ln(1/δ)/(λ n² ε²))`` for λ-strongly convex objectives
-with ``T ≈ n²`` (BST14 Thm 2.4); with a fixed T here, plus the optimisation error
+with ``T ≈ n²`` ([BST14, Thm 2.4]); with a fixed T here, plus the optimisation error
 ``(1 − ηλ)^T (J_λ(0) − J_λ(θ*))`` (:func:`dpbench.theory.excess_dp_gd`, a shape).
 
 References

@@ -19,7 +19,7 @@ answers refused — the RDP orders ≤ 128 used before reported ε = 0 below ε 
 last half of the iterates (suffix averaging).
 
 Privacy: (ε, δ)-DP under **replace-one** neighbours (``n`` public), δ > 0 at finite ε.
-Utility: like ``dp_gd``, ``Õ(d ln(1/δ)/(λ n² ε²))`` for suitable T (BST14 Thm 2.4 with
+Utility: like ``dp_gd``, ``Õ(d ln(1/δ)/(λ n² ε²))`` for suitable T ([BST14, Thm 2.4] with
 sampling; :func:`dpbench.theory.excess_dp_sgd`, a shape).
 
 References
