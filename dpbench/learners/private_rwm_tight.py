@@ -2,7 +2,7 @@
 the sources: [CR21]; [BS16]).
 
 Same algorithm as :mod:`private_rwm`; each round is a ``2η``-DP exponential mechanism that
-is also ``2η``-bounded-range, hence ``(2η)²/8 = η²/2``-zCDP (Cesar & Rogers 2021). The
+is also ``2η``-bounded-range, hence ``(2η)²/8 = η²/2``-zCDP ([CR21]). The
 T rounds are composed in ``dp_accounting``'s RDP accountant
 (:func:`dpbench.mechanisms.accounting.compose_bounded_range`, which also takes the
 minimum with basic and advanced composition), and η is the largest value whose

@@ -19,7 +19,7 @@ one go (``rng.permutation``), which has exactly the distribution of the remainin
 Privacy: not by composition over the |F| rounds. The score family satisfies the conditions
 of [BF26, Lemma A.1] (a candidate that covers an example changes its score by at most 1 when the
 example is added; a candidate that does not cover it is unchanged), so the set-cover argument
-(Gupta et al. 2010) makes the whole run (ε', δ')-DP for **add/remove-one** neighbours with
+([GLMRT10]) makes the whole run (ε', δ')-DP for **add/remove-one** neighbours with
 ``λ = ε' / (2 ln(e/δ'))`` **[reconstructed]** (:func:`dpbench.theory.privdl_lambda_value`).
 For **replace-one** neighbours (the default; a replacement is a removal then an addition)
 group privacy gives ``(2ε', (1 + e^{ε'})δ')``; :func:`privdl_calibration` therefore sets

@@ -6,7 +6,7 @@ mechanism ``P ∝ exp(ε₀·q_i(f, b)/2)`` (score sensitivity 1 under replace-o
 given the earlier outputs, ``S_i`` and ``S'_i`` differ in at most one example), so each round
 is ε₀-DP and the |F| rounds compose adaptively:
 
-- ``delta > 0``: advanced composition (Dwork–Rothblum–Vadhan), ε₀ the largest value with
+- ``delta > 0``: advanced composition ([DRV10]), ε₀ the largest value with
   ``ε₀·sqrt(2|F| ln(1/δ)) + |F|·ε₀(e^{ε₀} − 1) ≤ ε`` (or ``ε/|F|`` if basic is better:
   :func:`dpbench.mechanisms.composition.advanced_per_step`);
 - ``delta = 0``: basic composition, ``ε₀ = ε/|F|``.

@@ -8,7 +8,7 @@
 
   a valid (ε, δ)-DP calibration **only for ε < 1**: requesting it with ε ≥ 1 raises
   ``ValueError`` naming ``epsilon``.
-- **analytic** (Balle & Wang 2018, Thm 8): the smallest σ with
+- **analytic** ([BW18, Thm 8]): the smallest σ with
 
   .. math:: \\Phi\\Big(\\frac{\\Delta_2}{2\\sigma} - \\frac{\\varepsilon\\sigma}{\\Delta_2}\\Big)
             - e^{\\varepsilon}\\,\\Phi\\Big(-\\frac{\\Delta_2}{2\\sigma} - \\frac{\\varepsilon\\sigma}{\\Delta_2}\\Big)
