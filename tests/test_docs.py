@@ -224,3 +224,11 @@ def test_readme_is_the_front_page():
     for page in mine:
         assert (ROOT / "docs" / f"{page}.md").exists(), page
         assert f"(docs/{page}.md)" in text, f"README does not link docs/{page}.md"
+
+
+def test_measured_blocks_are_closed():
+    """Every `<!-- measured: ... -->` block (numbers to be generated from a run) is closed."""
+    for page in sorted((ROOT / "docs").glob("*.md")):
+        text = page.read_text(encoding="utf-8")
+        opened, closed = text.count("<!-- measured:"), text.count("<!-- /measured -->")
+        assert opened == closed, f"{page.name}: {opened} opened, {closed} closed"
