@@ -240,7 +240,7 @@ def _mechanism_entries() -> list[str]:
     return out
 
 
-def _theorem_entries(learner_docs: dict[str, str]) -> tuple[list[str], list[str]]:
+def _theorem_entries(learner_docs: dict[str, str], appearances: dict, experiments: dict) -> tuple[list[str], list[str]]:
     """(theorems: theory functions whose docstring cites a source; helpers: the others)."""
     theorems, helpers = [], []
     for family in THEORY_MODULES:
@@ -250,12 +250,17 @@ def _theorem_entries(learner_docs: dict[str, str]) -> tuple[list[str], list[str]
             if not callable(function):
                 continue
             doc = inspect.getdoc(function) or ""
-            users = [n for n, d in learner_docs.items() if fname in _theory_refs(d)]
+            named = set(re.findall(r"``(\w+)``", doc))  # learners the theorem's docstring names
+            core = re.sub(r"^(?:rate|regret|excess|n)_", "", fname)  # rate_privdl -> privdl: the learner it is named after
+            named_after = max((n for n in learner_docs if core == n or core.startswith(n + "_")), key=len, default=None)
+            users = [n for n, d in learner_docs.items() if fname in _theory_refs(d) or n in named or n == named_after]
             first = _rst_to_md(_paragraphs(doc)[0]) if doc else ""
             if cited_keys(doc):
                 kind = "shape" if re.search(r"\*shape\*|shape only|\(shape", doc) else "bound"
+                exp_ids = dict.fromkeys(e for u in users for exps in appearances.get(u, {}).values() for e in exps)
+                figures = "; ".join(_figure_names(e, experiments[e]) for e in exp_ids if e in experiments and experiments[e].figures)
                 rows = [("module", f"`{module.__name__}`"), ("kind", kind), ("source", _sources(doc)),
-                        ("used by", ", ".join(f"`{u}`" for u in users))]  # fmt: skip
+                        ("used by", ", ".join(f"`{u}`" for u in users)), ("figures of its learners", figures)]  # fmt: skip
                 theorems.append(_entry(f"`{fname}`", rows, first))
             else:
                 helpers.append(f"- `{module.__name__}.{fname}` — {first.splitlines()[0] if first else ''}")
@@ -281,7 +286,7 @@ def catalogue() -> str:
     learners = {n: c for n, c in sorted(registry.LEARNERS.items()) if registry.origin(c) == "catalogue"}
     problems = {n: c for n, c in sorted(registry.PROBLEMS.items()) if registry.origin(c) == "catalogue"}
     learner_docs = {n: _module_doc(c) for n, c in learners.items()}
-    theorems, helpers = _theorem_entries(learner_docs)
+    theorems, helpers = _theorem_entries(learner_docs, appearances, experiments)
     parts = [
         _HEADER,
         "# The catalogue: problems, learners, mechanisms and theorems\n",
