@@ -326,7 +326,7 @@ def _citing_modules() -> dict[str, list[str]]:
     """Reference key → the dpbench modules whose source text cites it."""
     citing: dict[str, list[str]] = {}
     for path in sorted((ROOT / "dpbench").rglob("*.py")):
-        if path.name == "references.py":
+        if path.name in ("references.py", "docs.py"):  # the bibliography and its generator
             continue
         module = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
         for key in cited_keys(path.read_text(encoding="utf-8")):
