@@ -6,7 +6,7 @@ Each round samples from the exponential mechanism with score ``−L_i`` (sensiti
 one loss vector in [0, 1]^k changes), which is ``2η``-DP; the T rounds compose adaptively
 (advanced composition, Dwork–Rothblum–Vadhan) to ``(ε, δ)``. :func:`calibrate` computes
 the composed (ε, δ) of the η it returns and asserts it is within the target; where the
-seeds' formula would overshoot (ε ≳ 4 ln(1/δ), outside Thm 11.2's ε ≤ 1) it falls back to
+source's formula would overshoot (ε ≳ 4 ln(1/δ), outside Thm 11.2's ε ≤ 1) it falls back to
 the largest per-step ε₀ whose advanced/basic composition meets the target. The cap at the
 non-private rate ``sqrt(ln k / T)`` only lowers η (more private, never worse regret),
 and makes ``ε = ∞`` exactly :mod:`rwm`.

@@ -11,7 +11,7 @@ capped at the non-private ``sqrt(ln k / T)``:
 
 .. math:: \\eta = \\min\\big(\\max\\{\\eta : \\varepsilon_{RDP}(T \\cdot \\eta^2/2, \\delta) \\le \\varepsilon\\},\\ \\sqrt{\\ln k / T}\\big)
 
-For small ε this is ``η ≈ ε / sqrt(2T ln(1/δ))``-ish, ≈ 4× the seeds' ``ε/sqrt(32 T ln(1/δ))``.
+For small ε this is ``η ≈ ε / sqrt(2T ln(1/δ))``-ish, ≈ 4× [DR14, Thm 11.2]'s ``ε/sqrt(32 T ln(1/δ))``.
 ``eta_gain`` (diagnostic) is the ratio to ``private_rwm``'s η.
 
 Privacy: (ε, δ)-DP, replace-one loss vector (same as ``private_rwm``).

@@ -4,7 +4,7 @@
 - advanced (Dwork–Rothblum–Vadhan 2010, [DR14, Thm 3.20]): ``k`` adaptively chosen
   ``(ε₀, δ₀)``-DP mechanisms are ``(ε', kδ₀ + δ')``-DP with
   ``ε' = ε₀·sqrt(2k ln(1/δ')) + k·ε₀(e^{ε₀} − 1)``;
-- the seeds' per-step form ``ε₀ = ε / sqrt(8k ln(1/δ))`` ([DR14, Thm 11.2]), which satisfies
+- the sources' per-step form ``ε₀ = ε / sqrt(8k ln(1/δ))`` ([DR14, Thm 11.2]), which satisfies
   the advanced bound for ``ε ≤ 1`` (checked by :func:`advanced`).
 """
 

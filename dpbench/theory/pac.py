@@ -202,7 +202,7 @@ class ConjunctionRate:
     """One theory curve of a conjunction learner: ``error(n)`` and ``n_at(alpha, epsilon)``
     (the sample complexity, None where not drawn), its ``kind`` (``bound`` counted, ``shape``
     drawn only), a legend ``label`` and whether it is the ``primary`` overlay (the one the
-    theory check compares with) or the seed's formula drawn beside it."""
+    theory check compares with) or the course notes' formula drawn beside it."""
 
     label: str
     kind: str
