@@ -1,7 +1,7 @@
 """Tight privacy accounting on top of ``dp-accounting`` ([Mir17]; [BS16]; [CR21]).
 
-The sources ([DR14, Thm 11.2]; [BF26, Appendix C]) calibrate T-fold compositions with the advanced composition theorem
-([DRV10]), which is loose by a constant factor. This module composes the
+The sources ([DR14, Thm 11.2]; [BF26, Appendix C]) calibrate T-fold compositions with the
+advanced composition theorem ([DRV10]), which is loose by a constant factor. This module composes the
 same mechanisms with a Rényi-DP accountant (``dp_accounting.rdp.RdpAccountant``, whose
 RDP → (ε, δ) conversion is the improved one of [CKS20]) and inverts
 the composition: the largest per-step parameter whose T-fold composition stays within a
