@@ -58,38 +58,43 @@ def _link_citations(text: str, page: str = "references.md") -> str:
     return CITATION.sub(link, text)
 
 
+#: A line that opens an indented reST block: ``.. math:: [first line]``, ``.. code-block:: x``,
+#: a bare ``::``, or text ending in ``::`` (a literal block after a sentence).
+_BLOCK = re.compile(r"^\s*(?:\.\. (?P<directive>math|code-block)::\s*(?P<rest>.*)|(?P<text>.*?):?::)\s*$")
+
+
 def _rst_to_md(text: str) -> str:
     """The reST of dpbench's docstrings, as markdown (roles, literals, math, code blocks)."""
     out: list[str] = []
     lines = text.splitlines()
     i = 0
     while i < len(lines):
-        line = lines[i]
-        math_block = re.match(r"^(\s*)\.\. math::\s*(.*)$", line)
-        code_block = re.match(r"^(\s*)(?:\.\. code-block::.*|::)\s*$", line) or (line.rstrip().endswith("::") and not line.strip().startswith(".."))
-        if math_block or code_block:
-            body = [math_block.group(2)] if math_block and math_block.group(2) else []
-            if code_block and not re.match(r"^\s*(?:\.\. code-block::.*|::)\s*$", line):
-                out.append(line.rstrip()[:-1])
-            i += 1
-            while i < len(lines) and (not lines[i].strip() or lines[i].startswith((" ", "\t"))):
-                body.append(lines[i])
-                i += 1
-            while body and not body[-1].strip():
-                body.pop()
-            content = textwrap.dedent("\n".join(body)).strip("\n")
-            if math_block:
-                out += ["", "$$", " ".join(s.strip() for s in content.splitlines()), "$$", ""]
-            else:
-                out += ["", "```text", content, "```", ""]
-            continue
-        out.append(line)
+        opener = _BLOCK.match(lines[i])
         i += 1
-    md = "\n".join(out)
-    md = re.sub(r":math:`([^`]*)`", lambda m: f"${m.group(1)}$", md)
-    md = re.sub(r":(?:func|mod|class|meth|data|attr|obj):`~?([^`]*)`", lambda m: f"`{m.group(1)}`", md)
-    md = re.sub(r"``([^`]+)``", r"`\1`", md)
-    return _link_citations(md)
+        if not opener:
+            out.append(_inline(lines[i - 1]))
+            continue
+        is_math = opener.group("directive") == "math"
+        body = [opener.group("rest")] if is_math and opener.group("rest") else []
+        if opener.group("text"):
+            out.append(_inline(opener.group("text").rstrip()) + ":")
+        while i < len(lines) and (not lines[i].strip() or lines[i].startswith((" ", "\t"))):
+            body.append(lines[i])
+            i += 1
+        content = textwrap.dedent("\n".join(body)).strip("\n")
+        if is_math:
+            out += ["", "$$", " ".join(s.strip() for s in content.splitlines()), "$$", ""]
+        else:
+            out += ["", "```text", content, "```", ""]
+    return "\n".join(out)
+
+
+def _inline(text: str) -> str:
+    """reST inline markup as markdown: roles, double-backquote literals, citations."""
+    text = re.sub(r":math:`([^`]*)`", lambda m: f"${m.group(1)}$", text)
+    text = re.sub(r":(?:func|mod|class|meth|data|attr|obj):`~?([^`]*)`", lambda m: f"`{m.group(1)}`", text)
+    text = re.sub(r"``([^`]+)``", r"`\1`", text)
+    return _link_citations(text)
 
 
 def _paragraphs(doc: str) -> list[str]:

@@ -233,3 +233,10 @@ def test_measured_blocks_are_closed():
         text = page.read_text(encoding="utf-8")
         opened, closed = text.count("<!-- measured:"), text.count("<!-- /measured -->")
         assert opened == closed, f"{page.name}: {opened} opened, {closed} closed"
+
+
+def test_docstring_markup_becomes_markdown():
+    md = docs._rst_to_md("Loop::\n\n    for t: ``x``\n\n.. math:: a\n          + b\n\nSee :func:`~dpbench.theory.x`, ``y``, [DR14, Thm 11.2].")
+    assert "```text\nfor t: ``x``\n```" in md  # code kept verbatim
+    assert "$$\na + b\n$$" in md
+    assert "See `dpbench.theory.x`, `y`, [DR14, Thm 11.2](references.md#dr14)." in md
