@@ -198,6 +198,18 @@ class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
         return super()._get_help_string(action)
 
 
+def _cmd_publish(args: argparse.Namespace) -> int:
+    from dpbench.publish import PublishError, publish
+
+    _load(args.config)  # a bad config: one line naming file and key
+    try:
+        out = publish(args.run_dir, args.config, args.out, report=args.report)
+    except PublishError as exc:
+        raise UsageError(str(exc)) from None
+    print(f"published {args.run_dir} ({args.config}) to {out}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     paragraphs = __doc__.split("\n\n")
     parser = argparse.ArgumentParser(
@@ -262,6 +274,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name", help="learner name or module:Class")
     p.add_argument("--config", help="config file whose conventions (problems, plugins) the checks use")
     p.set_defaults(func=_cmd_check)
+
+    p = command("publish", "copy a finished run's figures and checks into docs/paper",
+                "publish a finished run's figures (PNG), theory and audit CSVs and report page, with the commit "
+                "and config they came from, as the project's reference results")  # fmt: skip
+    p.add_argument("run_dir", help="the run's output directory (results for the default config)")
+    p.add_argument("--config", required=True, help="the config the run was made with")
+    p.add_argument("--out", default="docs/paper", help="where to publish (replaced whole)")
+    p.add_argument("--report", help="a Snakemake report of the run to include (snakemake --report FILE)")
+    p.set_defaults(func=_cmd_publish)
 
     p = command("docs", "regenerate the catalogue and bibliography in docs/",
                 "regenerate docs/catalogue.md and docs/references.md from the registry and docstrings")
