@@ -94,7 +94,7 @@ import numpy.typing as npt
 
 from dpbench.learners.base import Guarantee, Learner
 from dpbench.learners.confident_winnow import ETA_RATIO, GAMMA_RATIO
-from dpbench.learners.online import OnlineTrace, dp_winnow_block, sequential_dot
+from dpbench.learners.online import OnlineTrace, blocked_dot, dp_winnow_block
 from dpbench.mechanisms.composition import advanced, advanced_per_step
 from dpbench.mechanisms.sparse_vector import accuracy, accuracy_tight, query_noise, threshold_noise
 from dpbench.registry import register_learner
@@ -290,7 +290,7 @@ def reference_dp_winnow(stream: Any, params: DPWinnowParams, *, rng: np.random.G
         for r in range(len(y)):
             t += 1
             x, yt = X[r].astype(np.float64), float(y[r])
-            margin = yt * sequential_dot(wt, x)  # predict_one: sign⟨w̃, x⟩
+            margin = yt * blocked_dot(wt, x)  # predict_one: sign⟨w̃, x⟩
             mistakes += margin <= 0
             if margin < params.gamma_tilde:  # learn_one
                 cache.append((x, yt))
