@@ -238,7 +238,7 @@ def conjunction_rates(
         if learner in ("elimination", "private_sq_conjunction", "sq_conjunction"):
             return []
     if learner in ("elimination", "erm"):
-        return [ConjunctionRate("consistent learner (001 Thm 1)", "bound", lambda n: rate_consistent(n, logc, beta), lambda a, e: n_consistent(a, logc, beta))]
+        return [ConjunctionRate("Occam bound (ln|C| + ln 1/β)/n, any consistent learner", "bound", lambda n: rate_consistent(n, logc, beta), lambda a, e: n_consistent(a, logc, beta))]
     if learner == "exp_mech_erm":
         return [
             ConjunctionRate("exp. mech., derived (multiplicative Chernoff)", "bound",
