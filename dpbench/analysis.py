@@ -597,7 +597,7 @@ def check_curve(
     exponent: float | None = None,
     regime: str | None = None,
     fraction: float = 0.5,
-    late: npt.ArrayLike | None = None,
+    late: npt.ArrayLike | dict | None = None,
     reconstructed: bool = False,
 ) -> dict[str, object]:
     """The theory-check row of one curve.
@@ -627,8 +627,9 @@ def check_curve(
         Level of the bound check (:func:`bound_check`): 1 for a deterministic bound, 1 − cβ
         for one that holds with that probability.
     late
-        Per repetition, the curve's late-window value (:func:`late_window_rate`) — online
-        curves: at-chance is decided on it, not on the cumulative metric.
+        Per repetition, the curve's late-window value (:func:`late_window_rate`), or a dict
+        of such arrays per x — online curves: at-chance is decided on it (the curve learns
+        if the lowest mean is at most ``fraction·trivial``), not on the cumulative metric.
     reconstructed
         The theory is a reconstruction whose constants the source lost: the verdict is
         ``shape_only`` wherever a slope is fitted.
@@ -642,7 +643,9 @@ def check_curve(
     fit, xs = rf.fit, rf.xs
     learned = rf.learned
     if late is not None and trivial is not None:
-        late_mean = float(np.nanmean(late)) if np.isfinite(np.asarray(late, dtype=float)).any() else math.nan
+        per_x = late.values() if isinstance(late, dict) else [late]
+        means = [float(np.nanmean(v)) for v in map(lambda v: np.asarray(v, dtype=float), per_x) if np.isfinite(v).any()]
+        late_mean = min(means) if means else math.nan
         learned = bool(late_mean <= fraction * trivial)
     theory_exp, cells, above, vacuous, ratio = (math.nan if exponent is None else exponent), None, None, False, math.nan
     curve_x = rate(xs) if rate is not None and len(xs) else None

@@ -53,17 +53,23 @@ def _crossings(E: npt.NDArray, sizes: npt.NDArray, alpha: float) -> npt.NDArray:
 
 
 def crossing_sizes(rows: pd.DataFrame, alpha: float, *, x: str | None = None, size: str = "n", y: str = "error") -> tuple[npt.NDArray, npt.NDArray, npt.NDArray]:
-    """``(xs, sizes, C)``: per value of ``x`` (one value when ``x`` is None) and repetition,
-    the interpolated size at which the repetition's error first reaches ``alpha`` (module
-    doc); ``C`` is (len(xs), R) over the repetitions seen at every (x, size)."""
+    """``(xs, first, C)``: per value of ``x`` (one value when ``x`` is None) its grid's
+    smallest size ``first`` and, per repetition, the interpolated size at which the
+    repetition's error first reaches ``alpha`` (module doc) over that value's own size grid;
+    ``C`` is (len(xs), R) over the repetitions seen at every (x, size) of the rows."""
     rows = rows.assign(_x=0.0) if x is None else rows.assign(_x=rows[x].astype(float))
-    table = rows.pivot_table(index=["_x", size], columns="rep", values=y, aggfunc="mean")
-    table = table.dropna(axis=1, how="any")
+    table = rows.pivot_table(index=["_x", size], columns="rep", values=y, aggfunc="mean").dropna(axis=1, how="any")
     xs = np.sort(rows["_x"].unique()).astype(float)
-    sizes = np.sort(rows[size].unique()).astype(float)
-    full = pd.MultiIndex.from_product([xs, sizes], names=["_x", size])
-    E = table.reindex(full).to_numpy(dtype=float).reshape(len(xs), len(sizes), table.shape[1])
-    return xs, sizes, _crossings(E, sizes, alpha)
+    C = np.full((len(xs), table.shape[1]), np.inf)
+    first = np.full(len(xs), np.nan)
+    for i, xv in enumerate(xs):
+        at = table.xs(xv, level="_x") if xv in table.index.get_level_values("_x") else table.iloc[:0]
+        if len(at) == 0:
+            continue
+        sizes = at.index.to_numpy(dtype=float)
+        first[i] = sizes[0]
+        C[i] = _crossings(at.to_numpy(dtype=float), sizes, alpha)
+    return xs, first, C
 
 
 def n_star_of(C: npt.NDArray, beta: float) -> npt.NDArray:
@@ -83,7 +89,7 @@ def sample_complexity(df: pd.DataFrame, by: Sequence[str], alpha: float, beta: f
     ok = df[df["status"] == "ok"]
     out = []
     for key, group in ok.groupby(list(by), dropna=False, sort=True):
-        _, sizes, C = crossing_sizes(group, alpha, size=size)
+        _, first, C = crossing_sizes(group, alpha, size=size)
         C = C[0]
         R = len(C)
         star = n_star_of(C, beta) if R else math.nan
@@ -95,7 +101,7 @@ def sample_complexity(df: pd.DataFrame, by: Sequence[str], alpha: float, beta: f
         out.append({
             **dict(zip(by, key if isinstance(key, tuple) else (key,))),
             "n_star": finite(star), "n_low": finite(lo), "n_high": finite(hi),
-            "censored": bool(R and np.isfinite(star) and star <= sizes[0]),
+            "censored": bool(R and np.isfinite(star) and star <= first[0]),
         })
     return pd.DataFrame(out, columns=[*by, "n_star", "n_low", "n_high", "censored"])
 
@@ -125,10 +131,10 @@ def n_star_fit(
     resample recomputes every n*, drops the censored and infinite ones, refits)."""
     from dpbench.verdict import MIN_REPS
 
-    xs, sizes, C = crossing_sizes(rows, alpha, x=x, size=size, y=y)
+    xs, first, C = crossing_sizes(rows, alpha, x=x, size=size, y=y)
     R = C.shape[1]
     star = n_star_of(C, beta) if R else np.full(len(xs), np.inf)
-    censored = np.isfinite(star) & (star <= sizes[0]) if len(sizes) else np.zeros(len(xs), bool)
+    censored = np.isfinite(star) & (star <= first)
     used = np.isfinite(star) & ~censored & (xs > 0)
     m = int(used.sum())
     if m < 3:
@@ -140,7 +146,7 @@ def n_star_fit(
         return NStarFit(fit, xs, star, censored, R)
     idx = np.random.default_rng(seed).integers(0, R, size=(n_boot, R))
     boot = n_star_of(C[:, idx], beta).T  # (n_boot, len(xs))
-    w = (np.isfinite(boot) & (boot > sizes[0]) & (xs > 0)).astype(float)
+    w = (np.isfinite(boot) & (boot > first) & (xs > 0)).astype(float)
     slopes = _masked_ols(lx[None, :], np.log(np.where(w > 0, boot, 1.0)), w)
     fit = _percentile_fit(slope, slopes, w, n_boot, confidence, m, xs[used], points=f"values of {x} with an uncensored n*")
     return NStarFit(fit, xs, star, censored, R)

@@ -86,7 +86,7 @@ SOURCES = {
 def attribution(row: pd.Series) -> tuple[str, str] | None:
     """``(source, theorem)`` of a theory-check row, or None (no theorem: reference learners)."""
     exp, learner, regime = str(row["experiment"]), str(row["learner"]), str(row["regime"])
-    if "001 §1" in regime:  # the course notes' stated formula, beside the derived bound
+    if "course notes' stated" in regime:  # the course notes' stated formula, beside the derived bound
         return NOTES, "§1 stated sample complexity n ≥ 8 ln|C|/(α·min(α, ε))"
     if exp == "halfspaces_online" and learner.startswith("dp_winnow"):
         if str(row["x"]) == "epsilon":

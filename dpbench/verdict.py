@@ -186,6 +186,8 @@ def endpoint_note(slope: float, low: float, high: float) -> str:
     if not (math.isfinite(slope) and math.isfinite(low) and math.isfinite(high)):
         return ""
     tol = 1e-9 * max(1.0, abs(slope))
+    if high - low <= tol:
+        return "every resample gives the same slope (the repetitions agree exactly at these points): a zero-width interval"
     if abs(slope - low) <= tol or abs(slope - high) <= tol:
         return ("the estimate is an end of its interval: the bootstrap distribution of this statistic is discrete "
                 "(an order statistic of few repetitions), so the interval is one-sided there")

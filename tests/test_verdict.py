@@ -204,7 +204,8 @@ def _nstar_rows(error, eps=(0.1, 0.3, 1, 3, 10), reps=10, n=2 ** np.arange(4, 18
 
 def test_crossing_is_interpolated_between_grid_points():
     rows = _nstar_rows(lambda n, e, r, rng: min(1.0, 300 / (e * n)), eps=(1.0,), reps=3)
-    xs, sizes, C = crossing_sizes(rows, 0.01, x="epsilon")
+    xs, first, C = crossing_sizes(rows, 0.01, x="epsilon")
+    assert first[0] == 16
     np.testing.assert_allclose(C, 3e4)  # 300/(n) = 0.01 at n = 30000, between 16384 and 32768
     assert n_star_of(np.array([1.0, 2, 3, 4, 5, 6, 7, 8, 9, 10]), 0.1) == 9.0
 

@@ -176,11 +176,14 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
     priv = final[final["private"] & np.isfinite(final["epsilon"])]
     for curve in (c for _, p in priv.groupby("problem", sort=True) for c in curves(p, exclude=("epsilon", "T"))):
         r = curve.row
+        streams = ok[(ok["learner"] == curve.learner) & (ok["problem_id"] == r["problem_id"]) & (ok["T"] == r["T"])]
+        late = {eps: late_window_rate(g) * float(r["T"]) for eps, g in streams.groupby("epsilon")}
         shape = lambda eps, r=r: theory.dp_winnow_mistake_shape(r["n_features"], r["rho"], eps, float(r["delta"]), r["T"], BETA)  # noqa: E731
         setting = f"{r['problem']}, " + (setting_label(curve.key) or f"N = {int(r['n_features'])}, ρ = {r['rho']:g}")
         rows.append(check_curve(curve, experiment=E, x="epsilon", y="mistakes", rate=shape, kind="shape",
                                 trivial=float(r["T"]) * trivial_mistake_rate_of(r), exponent=-1.0, reconstructed=True,
-                                regime=f"final mistakes vs ε ({setting}, T = {int(r['T'])}); theory: 004 Thm 4.5 reconstructed shape"))
+                                late=late,
+                                regime=f"final mistakes vs ε ({setting}, T = {int(r['T'])}); theory: Bun & Fang 2026 Thm 4.5, reconstructed shape"))
     return pd.DataFrame(rows, columns=THEORY_COLUMNS)
 
 

@@ -178,7 +178,7 @@ def dl_rates(
         return [
             Rate("exp. mech., derived (multiplicative Chernoff)", "bound", lambda n: rate_exp_mech_realizable(n, eps, logc, beta),
                  lambda a, e: n_exp_mech_realizable(a, e, logc, beta)),
-            Rate("exp. mech., 001 §1: 8 ln|C|/(α min(α, ε))", "bound", lambda n: rate_exp_mech_pac(n, eps, logc),
+            Rate("exp. mech., course notes' stated 8 ln|C|/(α min(α, ε))", "bound", lambda n: rate_exp_mech_pac(n, eps, logc),
                  lambda a, e: n_exp_mech_pac(a, e, logc), primary=False),
         ]
     if learner == "privdl":
