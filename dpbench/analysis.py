@@ -518,20 +518,18 @@ def _theory_decays(xs: npt.NDArray, rate) -> npt.NDArray | None:
     return out
 
 
-def late_window_rate(rows: pd.DataFrame, *, t: str = "t", count: str = "mistakes", window: float = 10.0) -> npt.NDArray:
+def late_window_rate(rows: pd.DataFrame, *, t: str = "t", count: str = "mistakes") -> npt.NDArray:
     """Per repetition of an online curve: the rate of ``count`` per round over the last
-    window of the stream, from the last checkpoint ≤ t_end/``window`` to t_end (the
-    whole stream when there is none) — what the learner does late, which the cumulative
-    ``count/t`` averages with its first rounds."""
+    checkpoint interval of the stream (from the previous checkpoint to the end; the last
+    37 % of the rounds at 5 checkpoints per decade) — what the learner does late, which the
+    cumulative ``count/t`` averages with its first rounds."""
     if "T" in rows and len(rows):
         rows = rows[rows["T"] == rows["T"].max()]  # one stream per repetition
     out = []
     for _, rep in rows.sort_values(t).groupby("rep", sort=True):
         ts, cs = rep[t].to_numpy(dtype=float), rep[count].to_numpy(dtype=float)
-        end = len(ts) - 1
-        before = np.flatnonzero(ts <= ts[end] / window)
-        t0, c0 = (ts[before[-1]], cs[before[-1]]) if len(before) else (0.0, 0.0)
-        out.append((cs[end] - c0) / (ts[end] - t0) if ts[end] > t0 else math.nan)
+        t0, c0 = (ts[-2], cs[-2]) if len(ts) >= 2 else (0.0, 0.0)
+        out.append((cs[-1] - c0) / (ts[-1] - t0) if ts[-1] > t0 else math.nan)
     return np.asarray(out, dtype=float)
 
 

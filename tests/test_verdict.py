@@ -174,7 +174,7 @@ def test_late_window_rate_decides_at_chance_for_online_curves():
                               "problem_id": "p", "t": int(x), "T": 100000, "rep": r, "mistakes": m, "mistake_rate": m / x,
                               "status": "ok", "cell_key": key} for r in range(6) for x, m in zip(t, mistakes)])
 
-    learning = frame([5, 50, 400, 3000, 12000])  # late: 9000 mistakes in 90000 rounds = 0.1 against 0.5
+    learning = frame([5, 50, 400, 3000, 12000])  # late: 9000 mistakes in the last 90000 rounds = 0.1 against 0.5
     curve = curves(learning)[0]
     assert late_window_rate(curve.rows) == pytest.approx(np.full(6, 0.1))
     row = check_curve(curve, experiment="x", x="t", y="mistake_rate", trivial=0.5, exponent=-1.0, late=late_window_rate(curve.rows))

@@ -19,8 +19,8 @@ varies):
   rate ∝ 1/t (exponent −1) once learned; trivial level: the best constant predictor's rate
   (:func:`dpbench.trivial.trivial_mistake_rate_of`: ½ on the balanced halfspace streams, the
   majority label's rate on decision lists); at-chance is judged on the late-window rate
-  (:func:`dpbench.analysis.late_window_rate`: mistakes per round over the last decade of
-  the stream), the fitted regime is the last contiguous run of checkpoints at most half the
+  (:func:`dpbench.analysis.late_window_rate`: mistakes per round over the last checkpoint
+  interval of the stream), the fitted regime is the last contiguous run of checkpoints at most half the
   trivial rate; the recorded bound checked (÷ t) on the maximum
   over repetitions (non-private, deterministic) or the (1 − β)-quantile (DP-Winnow, holds
   w.p. ≥ 1 − β); a bound above the trivial level over the whole horizon is
