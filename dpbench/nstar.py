@@ -96,7 +96,7 @@ def sample_complexity(df: pd.DataFrame, by: Sequence[str], alpha: float, beta: f
         lo = hi = math.nan
         if R >= MIN_REPS:
             boot = n_star_of(C[np.random.default_rng(seed).integers(0, R, size=(n_boot, R))], beta)
-            lo, hi = np.quantile(boot, [0.025, 0.975])
+            lo, hi = np.sort(boot)[[int(0.025 * (n_boot - 1)), int(np.ceil(0.975 * (n_boot - 1)))]]  # +∞ stays +∞
         finite = lambda v: float(v) if np.isfinite(v) else math.nan  # noqa: E731
         out.append({
             **dict(zip(by, key if isinstance(key, tuple) else (key,))),

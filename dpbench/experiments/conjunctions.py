@@ -88,8 +88,8 @@ EXPERIMENT = register_experiment(
             ),
             "sample_complexity": Figure(
                 "dpbench.plotting.conjunctions:sample_complexity",
-                f"Empirical sample complexity n*(α={ALPHA}): the smallest n of the grid at which ≥ {1 - BETA:.0%} of "
-                "repetitions reach error ≤ α (bars: Clopper–Pearson 95%), against ε, log–log; an ε at which the grid "
+                f"Empirical sample complexity n*(α={ALPHA}): the n by which ≥ {1 - BETA:.0%} of the repetitions reach "
+                "error ≤ α, each repetition's crossing interpolated between grid points (bars: 95% bootstrap over repetitions), against ε, log–log; an ε at which the grid "
                 "never gets there is a marker on the upper axis. Lines: theoretical n(α, ε) — exp_mech_erm's derived "
                 "bound (dashed) and 001 §1's 8 ln|C|/(α·min(α, ε)) (dotted); private_sq_conjunction's rate as run "
                 "never reaches α below its floor α_SQ/2 and is not drawn. The legend gives the slope of n* in ε "
