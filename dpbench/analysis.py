@@ -99,27 +99,6 @@ def local_exponent(x: npt.ArrayLike, curve: npt.ArrayLike) -> float:
     return float(np.log(y[j] / y[i]) / np.log(x[j] / x[i]))
 
 
-def learning_regime(x: npt.ArrayLike, y: npt.ArrayLike) -> npt.NDArray[np.bool_]:
-    """Points on the decaying part of a learning curve: positive and at most half of the
-    curve's largest value (drops the flat start before learning begins and exact zeros)."""
-    y = np.asarray(y, dtype=float)
-    return (y > 0) & (y <= 0.5 * np.nanmax(y))
-
-
-def bound_violations(df: pd.DataFrame, by: Sequence[str], bound: Callable[[pd.Series], float], beta: float, metric: str = "error") -> tuple[int, int]:
-    """``(cells, cells whose empirical (1−β)-quantile of metric exceeds bound(first row))``;
-    cells where ``bound`` returns NaN are not counted."""
-    ok = df[df["status"] == "ok"]
-    cells = above = 0
-    for _, group in ok.groupby(list(by), dropna=False):
-        b = bound(group.iloc[0])
-        if b is None or not np.isfinite(b):
-            continue
-        cells += 1
-        above += int(group[metric].quantile(1 - beta) > b)
-    return cells, above
-
-
 def theory_row(**values: object) -> dict[str, object]:
     """A theory-check row with every column of :data:`THEORY_COLUMNS` (missing → NaN/None)."""
     extra = set(values) - set(THEORY_COLUMNS)
@@ -409,24 +388,6 @@ def bound_ratio(rows: pd.DataFrame, bound, *, x: str, y: str, holds_with: float,
     stat, b = _bound_stat(rows, bound, x=x, y=y, holds_with=holds_with)
     keep = np.isin(stat.index.to_numpy(dtype=float), np.asarray(within, dtype=float)) & np.isfinite(b) & (b > 0)
     return float(np.max(stat.to_numpy()[keep] / b[keep])) if keep.any() else math.nan
-
-
-def clearly_below(rows: pd.DataFrame, trivial: float, *, x: str, y: str = "error", fraction: float = 0.5, confidence: float = 0.95) -> npt.NDArray:
-    """Values of ``x`` at which the curve is clearly below the trivial predictor's value:
-    its mean is at most ``fraction·trivial`` and the upper end of its bootstrap interval is
-    below ``trivial``."""
-    xs, ys = rows[x].to_numpy(dtype=float), rows[y].to_numpy(dtype=float)
-    keep = ~np.isnan(xs)
-    order = np.argsort(xs[keep], kind="stable")
-    xs, ys = xs[keep][order], ys[keep][order]
-    values, starts = np.unique(xs, return_index=True)
-    out = []
-    draws: dict[int, npt.NDArray] = {}  # the resamples depend only on the number of values
-    for value, group in zip(values, np.split(ys, starts[1:])):
-        mean, _, hi = bootstrap_mean_ci(group, confidence=confidence, draws=draws)
-        if np.isfinite(mean) and mean <= fraction * trivial and (not np.isfinite(hi) or hi < trivial):
-            out.append(value)
-    return np.asarray(out, dtype=float)
 
 
 @dataclass(frozen=True)

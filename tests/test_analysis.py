@@ -141,18 +141,6 @@ def test_per_x_matrix_matches_pandas_pivot_table():
     np.testing.assert_allclose(Y, table.to_numpy(dtype=float), rtol=1e-15, equal_nan=True)
 
 
-def test_clearly_below_uses_the_mean_and_its_bootstrap_interval():
-    """x is kept where the mean is ≤ fraction·trivial and the interval's upper end < trivial:
-    a low but wildly spread point is not 'clearly below'."""
-    from dpbench.analysis import clearly_below
-
-    rows = pd.DataFrame({
-        "n": [10] * 5 + [20] * 5 + [40] * 5,
-        "error": [0.5] * 5 + [0.0, 0.0, 0.0, 0.0, 0.9] + [0.01, 0.02, 0.01, 0.02, 0.01],
-    })
-    np.testing.assert_array_equal(clearly_below(rows, 0.5, x="n"), [40.0])
-
-
 def test_a_missing_interval_says_why():
     """A slope without an interval names the reason: one repetition, or resamples that hit
     exact zeros (not '< 2 repetitions' when there are 12)."""

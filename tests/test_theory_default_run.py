@@ -10,7 +10,6 @@ the run directory named by DPBENCH_DEFAULT_RUN).
 
 from __future__ import annotations
 
-import math
 import os
 import subprocess
 import sys
