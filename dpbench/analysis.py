@@ -523,7 +523,7 @@ def judged_row(
 
     verdict = V.verdict(
         n_points=fit.n_points, has_data=has_data, vacuous=vacuous, at_chance=at_chance, on_floor=on_floor,
-        reps=reps, exponent=exponent, low=fit.low, high=fit.high, reconstructed=reconstructed,
+        reps=reps, exponent=exponent, low=fit.low, high=fit.high, reconstructed=reconstructed, slope=fit.slope,
     )
     extra = V.endpoint_note(fit.slope, fit.low, fit.high)
     if verdict == "shape_only":

@@ -40,7 +40,7 @@ FLOOR_POINTS = 3
 MIN_REPS = 5
 #: agrees: the interval overlaps [exponent − TOLERANCE, exponent + TOLERANCE] ...
 TOLERANCE = 0.1
-#: ... and is at most MAX_WIDTH wide
+#: ... and is at most MAX_WIDTH wide, with the estimate itself within MAX_WIDTH/2 of the exponent
 MAX_WIDTH = 0.5
 
 #: The values of the ``verdict`` column, in the order they are tested (the first that
@@ -53,8 +53,8 @@ VERDICTS = (
     "too_few_reps",  # < MIN_REPS repetitions: no interval
     "no_theory",  # no predicted exponent (a reference learner, a timing without a model)
     "shape_only",  # a reconstructed rate whose constants the source lost: compared by shape only
-    "agrees",  # interval overlaps exponent ± TOLERANCE and is ≤ MAX_WIDTH wide
-    "inconclusive",  # interval overlaps exponent ± TOLERANCE but is wider
+    "agrees",  # interval overlaps exponent ± TOLERANCE, ≤ MAX_WIDTH wide, estimate within MAX_WIDTH/2
+    "inconclusive",  # interval overlaps exponent ± TOLERANCE but is wider (or the estimate is far off)
     "steeper",  # interval entirely beyond exponent ± TOLERANCE, away from 0
     "shallower",  # interval entirely beyond exponent ± TOLERANCE, towards 0
 )
@@ -141,6 +141,7 @@ def verdict(
     low: float,
     high: float,
     reconstructed: bool = False,
+    slope: float | None = None,
 ) -> str:
     """The verdict of one curve (:data:`VERDICTS`, the first that applies). ``on_floor``: the
     curve learns but fewer than 3 points are left above its floor."""
@@ -160,18 +161,21 @@ def verdict(
         return "shape_only"
     if not (np.isfinite(low) and np.isfinite(high)):
         return "inconclusive"
-    return compare(exponent, low, high)
+    return compare(exponent, low, high, slope)
 
 
-def compare(exponent: float, low: float, high: float) -> str:
+def compare(exponent: float, low: float, high: float, slope: float | None = None) -> str:
     """``agrees`` / ``inconclusive`` / ``steeper`` / ``shallower`` for an interval
-    ``[low, high]`` against ``exponent``: overlap with ``exponent ± TOLERANCE`` and width
-    ≤ MAX_WIDTH agrees, a wider overlapping interval is inconclusive; an interval entirely
-    beyond the tolerance is steeper when it lies further from 0 than the exponent (for a
-    predicted 0, on either side), shallower when nearer to 0."""
+    ``[low, high]`` (and the point estimate ``slope``) against ``exponent``: overlap with
+    ``exponent ± TOLERANCE``, width ≤ MAX_WIDTH and the estimate within MAX_WIDTH/2 of the
+    exponent agrees; otherwise an overlapping interval is inconclusive (when the regime flips
+    between resamples, the interval can reach the prediction while the estimate sits half a
+    unit away); an interval entirely beyond the tolerance is steeper when it lies further
+    from 0 than the exponent (for a predicted 0, on either side), shallower when nearer to 0."""
     lo_ok, hi_ok = exponent - TOLERANCE, exponent + TOLERANCE
     if high >= lo_ok and low <= hi_ok:
-        return "agrees" if high - low <= MAX_WIDTH else "inconclusive"
+        near = slope is None or not np.isfinite(slope) or abs(slope - exponent) <= MAX_WIDTH / 2
+        return "agrees" if high - low <= MAX_WIDTH and near else "inconclusive"
     below = high < lo_ok  # the measured exponent is smaller (more negative) than predicted
     if exponent > 0:
         return "shallower" if below else "steeper"

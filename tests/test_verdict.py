@@ -47,6 +47,8 @@ def test_compare_covers_every_direction():
     assert V.compare(1.0, 1.2, 1.4) == "steeper" and V.compare(1.0, 0.2, 0.6) == "shallower"
     assert V.compare(0.0, 0.2, 0.3) == "steeper" and V.compare(0.0, -0.05, 0.05) == "agrees"
     assert V.compare(-1.0, -0.9, -0.85) == "agrees"  # touches exponent + 0.1
+    assert V.compare(-1.0, -1.0, -0.53, slope=-0.55) == "inconclusive"  # estimate 0.45 off: the regime flips
+    assert V.compare(-1.0, -1.0, -0.53, slope=-0.8) == "agrees"
 
 
 def test_agrees_and_its_opposites_on_the_same_data():
