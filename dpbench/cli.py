@@ -292,7 +292,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", help="config file whose conventions (problems, plugins) the checks use")
     p.set_defaults(func=_cmd_check)
 
-    p = command("readme", "write README.md's generated results section (theory vs practice) from a run's results")
+    p = command("readme", "write the README's generated results from a run",
+                "write README.md's generated results section (theory vs practice, between the results markers) from a "
+                "run's results/theory/summary.csv; --check compares instead")
     p.add_argument("--results", default="results", help="the run's results directory (reads theory/summary.csv)")
     p.add_argument("--readme", default="README.md", help="the README whose section between the results markers is replaced")
     p.add_argument("--check", action="store_true", help="write nothing; exit 1 if the README's section differs")
