@@ -79,6 +79,10 @@ SCHEMA = pa.schema(
         ("variant", _STR),  # correct / broken
         ("epsilon_lower_bound", _F64),
         ("epsilon_exact", _F64),
+        ("tightness", _F64),  # epsilon_lower_bound / epsilon_exact
+        ("verdict", _STR),  # pass / violation / no_power (dpbench.audit.judge)
+        ("audit", _STR),  # end_to_end / component / mechanism
+        ("method", _STR),  # threshold (Clopper–Pearson) / gdp (Gaussian-DP trade-off)
         ("confidence", _F64),
         ("instance", _STR),
         # provenance

@@ -16,18 +16,22 @@ from collections.abc import Callable
 AUDITS: dict[str, Callable[..., list]] = {}
 #: name → (ε, δ) audited when none is given (``dpbench audit NAME``).
 DEFAULTS: dict[str, tuple[float, float]] = {}
+#: name → runs per side of ``dpbench audit NAME`` (enough to catch the broken copy).
+RUNS: dict[str, int] = {}
 _loaded = False
 
 
-def register_audit(name: str, *, epsilon: float = 1.0, delta: float = 1e-6) -> Callable[[Callable[..., list]], Callable[..., list]]:
+def register_audit(name: str, *, epsilon: float = 1.0, delta: float = 1e-6, runs: int = 200_000) -> Callable[[Callable[..., list]], Callable[..., list]]:
     """Decorator: register ``cases(*, epsilon, delta)`` as the audit of ``name``;
-    ``epsilon``/``delta``: the claim audited by default (e.g. where the learner runs)."""
+    ``epsilon``/``delta``: the claim audited by default (e.g. where the learner runs);
+    ``runs``: the runs per side of ``dpbench audit NAME`` (enough to catch the broken copy)."""
 
     def wrap(fn: Callable[..., list]) -> Callable[..., list]:
         if name in AUDITS and AUDITS[name] is not fn:
             raise ValueError(f"audit {name!r} registered twice")
         AUDITS[name] = fn
         DEFAULTS[name] = (float(epsilon), float(delta))
+        RUNS[name] = int(runs)
         return fn
 
     return wrap
@@ -37,6 +41,12 @@ def default_claim(name: str) -> tuple[float, float]:
     """The (ε, δ) audited for ``name`` when the caller gives none."""
     load_all()
     return DEFAULTS.get(name, (1.0, 1e-6))
+
+
+def default_runs(name: str) -> int:
+    """Runs per side of ``dpbench audit NAME`` when none is given."""
+    load_all()
+    return RUNS.get(name, 200_000)
 
 
 def load_all() -> None:

@@ -119,9 +119,9 @@ def in_chunks(draw, runs: int, rng: np.random.Generator, chunk: int = 50_000) ->
     return np.concatenate([draw(min(chunk, runs - i), rng) for i in range(0, runs, chunk)])
 
 
-def _case(learner, variant, epsilon, delta, instance, sample, exact=None, component=""):
+def _case(learner, variant, epsilon, delta, instance, sample, exact=None, component="", method="threshold"):
     return AuditCase(learner=learner, variant=variant, epsilon=epsilon, delta=delta, neighbours=REPLACE_ONE,
-                     instance=instance, sample=sample, exact=exact, component=component)
+                     instance=instance, sample=sample, exact=exact, component=component, method=method)
 
 
 # ------------------------------------------------------------------ DP-GD and DP-SGD
@@ -190,7 +190,11 @@ def _noisy_descent_cases(cls, broken_cls, name, params, *, epsilon, delta):
 
         instance = (f"canary (e1, y=1) vs (e1, y=0) beside a filler (e2, y=1); {params}; "
                     f"statistic: theta_1 (canary clipped to C at every step)")
-        cases.append(_case(name, variant, epsilon, delta, instance, sample, exact=lambda lr=learner: noisy_descent_exact(lr, delta)))
+        # full batch (q = 1): θ₁ is a Gaussian shift, audited through its GDP trade-off curve;
+        # Poisson-subsampled (q < 1): a Gaussian mixture, Clopper–Pearson on one event
+        method = "gdp" if learner.step_parameters(len(CANARY_X))[0] >= 1 else "threshold"
+        cases.append(_case(name, variant, epsilon, delta, instance, sample, exact=lambda lr=learner: noisy_descent_exact(lr, delta),
+                           method=method))
     return cases
 
 
