@@ -33,7 +33,7 @@ def test_check_passes_on_the_example_plugin(capsys):
     assert check.cli_check("kconj_noisy_max") == 0
     out = capsys.readouterr().out
     lines = {line.split("  ")[0].strip(): line for line in out.splitlines()}
-    for name in ("construct", "guarantee", "global rng (source)", "privacy audit", "audit power (broken copy)"):
+    for name in ("construct", "guarantee", "global rng (source)", "privacy audit", "audit power (broken copy)", "privacy audit verdict"):
         assert " pass " in lines[name], lines.get(name, out)
     assert any(line.startswith("ε→∞ twin [conjunction") and " pass " in line for line in out.splitlines())
     assert "0 failed" in out
@@ -44,9 +44,11 @@ def test_check_fails_on_a_broken_copy(capsys, own_registry):
     out = capsys.readouterr().out
     audit = next(line for line in out.splitlines() if line.startswith("privacy audit"))
     assert " fail " in audit and "exact 1.595" in audit, audit
+    verdict = next(line for line in out.splitlines() if line.startswith("privacy audit verdict"))
+    assert " fail " in verdict and "violation" in verdict, verdict
     # everything else about the copy conforms: the audit alone catches it
     failed = [line for line in out.splitlines() if " fail " in line]
-    assert failed == [audit], failed
+    assert failed == [audit, verdict], failed
 
 
 def test_exact_epsilon_of_the_declared_instance():
