@@ -196,3 +196,21 @@ def test_epsilon_lower_bound_accounts_for_delta():
     no_delta = epsilon_lower_bound(5000, 10_000, 1000, 10_000)
     with_delta = epsilon_lower_bound(5000, 10_000, 1000, 10_000, delta=0.1)
     assert 0 < with_delta < no_delta
+
+
+def test_guards_the_guarantees_depend_on():
+    """Expert losses in [0, 1] and DP-Winnow's ‖x‖∞ ≤ 1 are checked where the data enter."""
+    from dpbench import registry
+    from dpbench.problems.halfspace import OnlineStream
+
+    registry.load_all()
+    big = ExpertsLosses(np.full((5, 2), 2, np.uint8), 1.0)
+    for name in ("private_rwm", "private_rwm_tight", "sv_experts"):
+        with pytest.raises(ValueError, match=r"expert losses must lie in \[0, 1\], got a loss of 2"):
+            registry.learner(name)(epsilon=1.0, delta=1e-6).run(big, rng=np.random.default_rng(0))
+    X, y = np.array([[1.5, 0.0]] * 8), np.ones(8)
+    stream = OnlineStream(T=8, n_features=2, rho=1.0, make_block=lambda b, rng: (X, y), rng=np.random.default_rng(0),
+                          checkpoints=np.array([8]), block_size=8)
+    for name in ("dp_winnow", "dp_winnow_batched", "dp_winnow_batched_tight"):
+        with pytest.raises(ValueError, match=r"\|\|x\|\|_inf <= 1\), got 1.5"):
+            registry.learner(name)(epsilon=1.0, delta=1e-6).run(stream, rng=np.random.default_rng(0))
