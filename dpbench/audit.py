@@ -217,13 +217,19 @@ class AuditCase:
     method: str = "threshold"
     note: str = ""
     seconds_per_run: float = 2.5e-7
+    #: at most this many runs per side whatever the cell's ``n`` (a slow end-to-end case
+    #: beside a vectorised component in one audit)
+    runs_cap: int | None = None
 
 
 def run_case(case: AuditCase, *, runs: int, confidence: float = 0.95, seed: int = 0) -> dict[str, object]:
     """Audit one case with ``runs`` runs per side; a row with :data:`AUDIT_COLUMNS`."""
     from dpbench.seeding import make_rng
 
+    runs = min(runs, case.runs_cap) if case.runs_cap else runs
     key = {"learner": case.learner, "variant": case.variant, "epsilon": case.epsilon, "delta": case.delta}
+    if case.component:  # a component and an end-to-end case of one learner draw from different streams
+        key["component"] = case.component
     a = np.asarray(case.sample(0, runs, make_rng(seed, "audit", {**key, "side": 0})))
     b = np.asarray(case.sample(1, runs, make_rng(seed, "audit", {**key, "side": 1})))
     if case.method == "gdp":

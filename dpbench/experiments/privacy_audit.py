@@ -64,7 +64,7 @@ class AuditUnits:
             cases = cases_for(cell.learner, epsilon=cell.epsilon, delta=cell.delta)
         except ValueError:
             return 0.05
-        return sum(2 * case.seconds_per_run * cell.size for case in cases) + 0.05
+        return sum(2 * case.seconds_per_run * min(cell.size, case.runs_cap or cell.size) for case in cases) + 0.05
 
 
 AUDIT_UNITS = AuditUnits()
