@@ -30,11 +30,10 @@ CLAIMS = {
     "above_threshold": (1.0, 0.0, 200_000),
     "exp_mech_erm": (1.0, 0.0, 200_000),
     "private_sq_conjunction": (1.0, 0.0, 200_000),
-    "privdl": (4.0, 1e-6, 1_000_000),
-    "privdl_composition": (1.0, 1e-6, 500_000),
 }
-#: end-to-end audits through the learner's own ``run`` (~0.1 ms a run): the exact law carries the verdict
-END_TO_END = {"private_rwm": 1.0, "private_rwm_tight": 1.0, "linear_learner": 1.0, "private_mw_001": 2.0}
+#: end-to-end audits through the learner's own ``run``/``fit`` (~0.1–1 ms a run): the exact law carries the verdict
+END_TO_END = {"private_rwm": 1.0, "private_rwm_tight": 1.0, "linear_learner": 1.0, "private_mw_001": 2.0,
+              "privdl": 1.0, "privdl_composition": 1.0}
 
 
 @pytest.mark.parametrize("name", sorted(CLAIMS))
@@ -61,12 +60,15 @@ def test_exact_values_of_closed_form_pairs():
     a = math.exp(eps / 2)  # exponential pair: ln(a(1 + 9a)/(a + 9)) on outcome 0
     assert cases_for("exponential", epsilon=eps, delta=0.0)[0].exact() == pytest.approx(math.log(a * (1 + 9 * a) / (a + 9)))
     assert cases_for("gaussian_analytic", epsilon=eps, delta=1e-5)[0].exact() == pytest.approx(eps, rel=1e-6)
-    lam = cases_for("privdl", epsilon=4.0, delta=1e-6)[0]
-    assert lam.exact() == pytest.approx(lam.epsilon)  # the first bit's loss is exactly λ
+    from dpbench.learners.privdl import PrivDL
+
+    correct, broken = cases_for("privdl", epsilon=4.0, delta=1e-6)  # the whole output's loss is exactly λ
+    assert correct.exact() == pytest.approx(PrivDL(epsilon=4.0, delta=1e-6).lam(), rel=1e-3)  # ε(δ = 1e-6) of a λ-DP bit
+    assert correct.exact() < 4.0 < broken.exact()
 
 
 @pytest.mark.parametrize("name", sorted(END_TO_END))
-def test_end_to_end_experts_audits(name):
+def test_end_to_end_audits_with_exact_laws(name):
     """Through the learner's own ``run``: the correct copy's exact ε(δ) (its own per-round
     laws, composed exactly) is within the claim, the broken copy's above it; the Monte Carlo
     bound never exceeds the exact value; the audit's verdict is ``pass``."""
@@ -76,6 +78,17 @@ def test_end_to_end_experts_audits(name):
     assert good["epsilon_exact"] <= good["epsilon_claimed"] < bad["epsilon_exact"]
     assert good["epsilon_lower_bound"] <= good["epsilon_exact"] and bad["epsilon_lower_bound"] <= bad["epsilon_exact"]
     assert good["verdict"] == bad["verdict"] == "pass"
+
+
+@pytest.mark.slow
+def test_dp_winnow_end_to_end():
+    """The whole learner on the one-example pair: the correct copy within its claim, the
+    broken copy (ε₀ = 32ε per instance) caught by the sampled bound; the component rows too."""
+    rows = run_cases(cases_for("dp_winnow_batched_tight", epsilon=1.0, delta=1e-6), runs=3_000_000, confidence=0.999, seed=3)
+    e2e = [r for r in rows if r["audit"] == "end_to_end"]
+    assert [r["variant"] for r in e2e] == ["correct", "broken"] and e2e[0]["runs"] == 300
+    assert e2e[0]["epsilon_lower_bound"] <= 1.0 < e2e[1]["epsilon_lower_bound"]
+    assert {r["verdict"] for r in rows} == {"pass"}
 
 
 def test_the_learners_round_probabilities_are_what_its_kernel_samples_from():
@@ -105,6 +118,18 @@ def test_the_audit_runs_the_learners_own_code(monkeypatch):
         m.setattr(experts_common, "round_probabilities", boom)
         with pytest.raises(RuntimeError, match="own code ran"):
             correct.exact()
+    from dpbench.learners import dp_winnow
+
+    with monkeypatch.context() as m:
+        m.setattr(dp_winnow, "run_dp_winnow", boom)
+        with pytest.raises(RuntimeError, match="own code ran"):
+            run_case(cases_for("dp_winnow_batched", epsilon=1.0, delta=1e-6)[0], runs=4, seed=0)
+    from dpbench.learners import privdl
+
+    with monkeypatch.context() as m:
+        m.setattr(privdl, "gumbel_max", boom)
+        with pytest.raises(RuntimeError, match="own code ran"):
+            run_case(cases_for("privdl", epsilon=1.0, delta=1e-6)[0], runs=4, seed=0)
     from dpbench.learners.dp_gd import DPGD
 
     monkeypatch.setattr(DPGD, "descend", boom)
