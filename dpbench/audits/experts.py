@@ -160,6 +160,8 @@ def private_mw_001_as_the_notes_claim(*, epsilon: float, delta: float) -> list[A
 
 #: rounds of the sv_experts pair: the threshold Λ = 1 + (6/ε_s) ln(2T/β) must be reachable
 SV_T = 100
+#: end-to-end runs per side of sv_experts whatever the cell's n (its component is vectorised)
+SV_RUNS = 5000
 #: ε multiplier of the sv_experts broken copy
 SV_BROKEN = 8.0
 
@@ -200,7 +202,7 @@ def sv_experts_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
             f"end to end: k=2, T={SV_T}, expert 0 loses every round; round 1 swapped to (0,1) on D'; statistic: plays of expert 0",
             sample=lambda side, runs, rng, copy=copy: plays_of_expert_0(copy, pair[side], runs, rng),
             note="no exact law (the noisy threshold couples the rounds)" if variant == CORRECT else f"broken: run at {SV_BROKEN:g}*eps (noise and threshold calibrated for it)",
-            seconds_per_run=2 * SECONDS_PER_RUN,
+            seconds_per_run=2 * SECONDS_PER_RUN, runs_cap=SV_RUNS,
         ))
     k = 10
     eps_s = calibrate(epsilon, delta, 10, k).epsilon_step

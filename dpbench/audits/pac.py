@@ -88,6 +88,25 @@ def sq_statistic(learner, sample: Sample, runs: int, rng: np.random.Generator) -
     return keep.astype(np.int64) @ (1 << np.arange(keep.shape[1], dtype=np.int64))
 
 
+def sq_exact(learner, pair, delta: float) -> float:
+    """Exact ε(δ) of :func:`sq_statistic`'s law on ``pair``: literal j is kept independently
+    with probability ``F((τ − a_j)/b)`` (F the Laplace CDF, ``b`` the learner's Laplace scale
+    ``(1/n)/ε_q``, τ = α/(2m)); the kept set's law is the product over literals."""
+    from scipy import stats
+
+    from dpbench.learners.sq_conjunction import literal_queries, n_literals
+
+    laws = []
+    for sample in pair:
+        m = n_literals(sample)
+        answers = literal_queries(sample)[:1 if sample.concept_class.monotone else 2].ravel()
+        scale = (1 / len(sample)) / learner.epsilon_per_query(m)
+        keep = stats.laplace.cdf(learner.alpha / (2 * m) - answers, scale=scale)
+        codes = np.arange(2 ** len(keep))[:, None] >> np.arange(len(keep))[None, :] & 1
+        laws.append(np.sum(np.where(codes == 1, np.log(keep), np.log1p(-keep)), axis=1))
+    return epsilon_for_delta(laws[0], laws[1], delta)
+
+
 @register_audit("private_sq_conjunction", delta=0.0)
 def private_sq_conjunction_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
     from dpbench.learners.private_sq_conjunction import PrivateSQConjunction
@@ -101,6 +120,7 @@ def private_sq_conjunction_cases(*, epsilon: float, delta: float) -> list[AuditC
             "private_sq_conjunction", variant, correct.guarantee().epsilon, correct.guarantee().delta, REPLACE_ONE,
             "monotone d=2, n=100: 2 positives at (0,0) vs 1 (the other moved to a negative at (1,1)); kept literals",
             sample=lambda side, runs, rng: sq_statistic(learner, pair[side], runs, rng),
+            exact=lambda: sq_exact(learner, pair, delta),
         )
 
     return [case(CORRECT, 1.0), case(BROKEN, 2.0)]
