@@ -328,7 +328,8 @@ def cli_audit(learner: str, *, epsilon: float | None, delta: float | None, runs:
     rows = run_cases(cases, runs=int(runs or default_runs(learner)), confidence=CLI_CONFIDENCE, seed=seed)
     status = 0
     for row in rows:
-        shown = ("REFUTED" if refuted(row) else "ok") if row["variant"] == "correct" else ("CAUGHT" if refuted(row) else "missed")
+        by = "bound" if row["epsilon_lower_bound"] > row["epsilon_claimed"] else "exact"
+        shown = (f"REFUTED by {by}" if refuted(row) else "ok") if row["variant"] == "correct" else (f"CAUGHT by {by}" if refuted(row) else "missed")
         status |= int(row["verdict"] != PASS)
         print(
             f"{row['learner']:<20} {row['variant']:<8} {row['audit']:<10} claimed eps={row['epsilon_claimed']:.4g} "
