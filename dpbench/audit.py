@@ -202,7 +202,6 @@ class AuditCase:
     it is computable (from the per-round laws the learner samples from). ``component`` says
     which component mechanism is audited (an extra, labelled row; empty for an end-to-end
     audit). ``note``: why the bound falls short of exact, or how the broken copy is broken.
-    ``seconds_per_run``: cost of one run of one side (shard balancing).
     """
 
     learner: str
@@ -216,7 +215,6 @@ class AuditCase:
     component: str = ""
     method: str = "threshold"
     note: str = ""
-    seconds_per_run: float = 2.5e-7
     #: at most this many runs per side whatever the cell's ``n`` (a slow end-to-end case
     #: beside a vectorised component in one audit)
     runs_cap: int | None = None

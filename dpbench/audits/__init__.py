@@ -18,13 +18,20 @@ AUDITS: dict[str, Callable[..., list]] = {}
 DEFAULTS: dict[str, tuple[float, float]] = {}
 #: name → runs per side of ``dpbench audit NAME`` (enough to catch the broken copy).
 RUNS: dict[str, int] = {}
+#: name → predicted seconds of the audit (all its cases, both sides) at n runs per side
+COSTS: dict[str, Callable[[int], float]] = {}
+#: the cost of an audit of vectorised cases: two copies, two sides, ~0.25 µs a run
+VECTORISED = 4 * 2.5e-7
 _loaded = False
 
 
-def register_audit(name: str, *, epsilon: float = 1.0, delta: float = 1e-6, runs: int = 200_000) -> Callable[[Callable[..., list]], Callable[..., list]]:
+def register_audit(name: str, *, epsilon: float = 1.0, delta: float = 1e-6, runs: int = 200_000,
+                   cost: Callable[[int], float] | None = None) -> Callable[[Callable[..., list]], Callable[..., list]]:
     """Decorator: register ``cases(*, epsilon, delta)`` as the audit of ``name``;
     ``epsilon``/``delta``: the claim audited by default (e.g. where the learner runs);
-    ``runs``: the runs per side of ``dpbench audit NAME`` (enough to catch the broken copy)."""
+    ``runs``: the runs per side of ``dpbench audit NAME`` (enough to catch the broken copy);
+    ``cost(n)``: predicted seconds at n runs per side (shard balancing; building the cases
+    would import the learners, which planning must not)."""
 
     def wrap(fn: Callable[..., list]) -> Callable[..., list]:
         if name in AUDITS and AUDITS[name] is not fn:
@@ -32,6 +39,7 @@ def register_audit(name: str, *, epsilon: float = 1.0, delta: float = 1e-6, runs
         AUDITS[name] = fn
         DEFAULTS[name] = (float(epsilon), float(delta))
         RUNS[name] = int(runs)
+        COSTS[name] = cost if cost is not None else (lambda n: VECTORISED * n)
         return fn
 
     return wrap
@@ -47,6 +55,12 @@ def default_runs(name: str) -> int:
     """Runs per side of ``dpbench audit NAME`` when none is given."""
     load_all()
     return RUNS.get(name, 200_000)
+
+
+def predicted_seconds(name: str, runs: int) -> float:
+    """Predicted seconds of the audit of ``name`` at ``runs`` per side (0.05 s overhead)."""
+    load_all()
+    return COSTS.get(name, lambda n: VECTORISED * n)(int(runs)) + 0.05
 
 
 def load_all() -> None:

@@ -35,7 +35,7 @@ import dataclasses
 import numpy as np
 
 from dpbench.audit import AuditCase
-from dpbench.audits import register_audit
+from dpbench.audits import VECTORISED, register_audit
 from dpbench.learners.base import REPLACE_ONE
 from dpbench.mechanisms.exact import epsilon_for_delta, product_law_epsilon
 from dpbench.problems.losses import ExpertsLosses
@@ -104,7 +104,6 @@ def hedge_cases(name: str, learner, *, note: str = "") -> list[AuditCase]:
             sample=lambda side, runs, rng, copy=copy: plays_of_expert_0(copy, pair[side], runs, rng),
             exact=lambda copy=copy: hedge_exact(copy, g.delta),
             note=note if variant == CORRECT else f"broken: eta x{factor:g}",
-            seconds_per_run=SECONDS_PER_RUN,
         ))
     return cases
 
@@ -112,7 +111,7 @@ def hedge_cases(name: str, learner, *, note: str = "") -> list[AuditCase]:
 _SLACK = "MC sees only events of probability >= ~1/runs; the exact eps(delta) is reached at delta-probability tails"
 
 
-@register_audit("private_rwm", runs=20_000)
+@register_audit("private_rwm", runs=20_000, cost=lambda n: 4 * SECONDS_PER_RUN * n)
 def private_rwm_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
     from dpbench.learners.private_rwm import PrivateRWM
 
@@ -120,14 +119,14 @@ def private_rwm_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
                        note=f"claim ~5.7x exact: advanced composition is loose; {_SLACK}")
 
 
-@register_audit("private_rwm_tight", runs=20_000)
+@register_audit("private_rwm_tight", runs=20_000, cost=lambda n: 4 * SECONDS_PER_RUN * n)
 def private_rwm_tight_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
     from dpbench.learners.private_rwm_tight import PrivateRWMTight
 
     return hedge_cases("private_rwm_tight", PrivateRWMTight(epsilon=epsilon, delta=delta), note=_SLACK)
 
 
-@register_audit("linear_learner", runs=20_000)
+@register_audit("linear_learner", runs=20_000, cost=lambda n: 4 * SECONDS_PER_RUN * n)
 def linear_learner_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
     from dpbench.learners.linear_learner import LinearLearner
 
@@ -135,7 +134,7 @@ def linear_learner_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
                        note=f"claim ~5.7x exact: advanced composition is loose; {_SLACK}")
 
 
-@register_audit("private_mw_001", epsilon=2.0, runs=20_000)
+@register_audit("private_mw_001", epsilon=2.0, runs=20_000, cost=lambda n: 4 * SECONDS_PER_RUN * n)
 def private_mw_001_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
     """At a claim the accountant certifies (it skips the rest: at δ = 1e-6 it runs from ε ≈ 1.9)."""
     from dpbench.learners.private_mw_001 import PrivateMW001
@@ -177,7 +176,7 @@ def sv_pair() -> tuple[ExpertsLosses, ExpertsLosses]:
     return ExpertsLosses(codes), ExpertsLosses(other)
 
 
-@register_audit("sv_experts", runs=20_000)
+@register_audit("sv_experts", runs=20_000, cost=lambda n: 8 * SECONDS_PER_RUN * min(n, SV_RUNS) + VECTORISED * n)
 def sv_experts_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
     """End to end (no exact law: the noisy threshold couples the rounds) and the switch
     ``ExponentialMechanism(ε_s).select(−L)`` as a labelled component (exact)."""
@@ -202,7 +201,7 @@ def sv_experts_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
             f"end to end: k=2, T={SV_T}, expert 0 loses every round; round 1 swapped to (0,1) on D'; statistic: plays of expert 0",
             sample=lambda side, runs, rng, copy=copy: plays_of_expert_0(copy, pair[side], runs, rng),
             note="no exact law (the noisy threshold couples the rounds)" if variant == CORRECT else f"broken: run at {SV_BROKEN:g}*eps (noise and threshold calibrated for it)",
-            seconds_per_run=2 * SECONDS_PER_RUN, runs_cap=SV_RUNS,
+            runs_cap=SV_RUNS,
         ))
     k = 10
     eps_s = calibrate(epsilon, delta, 10, k).epsilon_step

@@ -182,7 +182,7 @@ def _privdl_cases(name: str, learner, lam_of, epsilon: float, delta: float) -> l
         cases.append(AuditCase(
             name, variant, g.epsilon, g.delta, REPLACE_ONE,
             f"end to end: D={{((1,1),1)}} vs D'={{((1,1),0)}}, monotone 2-term features, d=2; statistic: first rule's bit; lambda={rate:.4g}",
-            sample=sample, exact=exact, seconds_per_run=1e-3,
+            sample=sample, exact=exact,
             note=("on this pair the output's loss is exactly lambda: the set-cover analysis (or composition over |F| rounds) "
                   "is loose by eps/lambda here") if variant == CORRECT else f"broken: lambda x{factor:g}",
         ))
@@ -191,16 +191,18 @@ def _privdl_cases(name: str, learner, lam_of, epsilon: float, delta: float) -> l
 
 #: ``dpbench audit`` runs per side of the privdl learners (one ``fit`` ≈ 1 ms)
 PRIVDL_RUNS = 2000
+#: seconds of one ``fit`` on the pair (loaded 2-core machine)
+PRIVDL_SECONDS = 1e-3
 
 
-@register_audit("privdl", runs=PRIVDL_RUNS)
+@register_audit("privdl", runs=PRIVDL_RUNS, cost=lambda n: 4 * PRIVDL_SECONDS * n)
 def privdl_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
     from dpbench.learners.privdl import PrivDL
 
     return _privdl_cases("privdl", PrivDL(epsilon=epsilon, delta=delta), lambda lr: lr.lam(), epsilon, delta)
 
 
-@register_audit("privdl_composition", runs=PRIVDL_RUNS)
+@register_audit("privdl_composition", runs=PRIVDL_RUNS, cost=lambda n: 4 * PRIVDL_SECONDS * n)
 def privdl_composition_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
     from dpbench.learners.privdl import feature_class
     from dpbench.learners.privdl_composition import PrivDLComposition

@@ -51,7 +51,7 @@ import numpy as np
 from scipy import stats
 
 from dpbench.audit import AuditCase
-from dpbench.audits import register_audit
+from dpbench.audits import VECTORISED, register_audit
 from dpbench.learners.dp_winnow import calibrate
 
 #: The default grid's private stream (config.yaml, halfspaces_online sweep 1).
@@ -142,6 +142,14 @@ def sparse_vector_cases(learner: str, *, epsilon: float, delta: float) -> list[A
 E2E_T = 4000
 #: end-to-end runs per side, whatever the cell's n (one run of the learner is ~3 ms)
 E2E_RUNS = 300
+#: seconds of one end-to-end ``run`` (loaded 2-core machine)
+E2E_SECONDS = 3e-3
+
+
+def _cost(n: int) -> float:
+    return 4 * E2E_SECONDS * min(n, E2E_RUNS) + VECTORISED * n
+
+
 #: the broken copy's per-instance ε₀, as a multiple of the claimed total ε
 BROKEN_EPSILON0 = 32.0
 
@@ -193,7 +201,7 @@ def end_to_end_cases(learner: str, *, epsilon: float, delta: float) -> list[Audi
             learner=learner, variant=variant, epsilon=g.epsilon, delta=g.delta, neighbours="replace-one",
             instance=(f"end to end: N=2, T={E2E_T}; every round x=(0,0), y=+1 (cached) vs round 1 x=(1,1) (not cached); "
                       f"statistic: round of the first firing; eps0={p.epsilon0:.3g}, L={p.threshold:.4g}, M={p.M}"),
-            sample=sample, runs_cap=E2E_RUNS, seconds_per_run=3e-3,
+            sample=sample, runs_cap=E2E_RUNS,
             note=("one example reaches one sparse-vector instance and one release, while the claim composes all M+1: "
                   "exact law not computed (the release couples the rounds)") if variant == "correct"
             else f"broken: eps0 = {BROKEN_EPSILON0:g}*eps per instance",
@@ -201,18 +209,18 @@ def end_to_end_cases(learner: str, *, epsilon: float, delta: float) -> list[Audi
     return cases
 
 
-@register_audit("dp_winnow", epsilon=SOURCE_CLAIM, runs=RUNS)
+@register_audit("dp_winnow", epsilon=SOURCE_CLAIM, runs=RUNS, cost=_cost)
 def dp_winnow_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
     return end_to_end_cases("dp_winnow", epsilon=epsilon, delta=delta) + sparse_vector_cases("dp_winnow", epsilon=epsilon, delta=delta)
 
 
-@register_audit("dp_winnow_batched", runs=RUNS)
+@register_audit("dp_winnow_batched", runs=RUNS, cost=_cost)
 def dp_winnow_batched_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
     return (end_to_end_cases("dp_winnow_batched", epsilon=epsilon, delta=delta)
             + sparse_vector_cases("dp_winnow_batched", epsilon=epsilon, delta=delta))
 
 
-@register_audit("dp_winnow_batched_tight", runs=RUNS)
+@register_audit("dp_winnow_batched_tight", runs=RUNS, cost=_cost)
 def dp_winnow_batched_tight_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
     return (end_to_end_cases("dp_winnow_batched_tight", epsilon=epsilon, delta=delta)
             + sparse_vector_cases("dp_winnow_batched_tight", epsilon=epsilon, delta=delta))
