@@ -239,3 +239,12 @@ def test_guards_the_guarantees_depend_on():
     for name in ("dp_winnow", "dp_winnow_batched", "dp_winnow_batched_tight"):
         with pytest.raises(ValueError, match=r"\|\|x\|\|_inf <= 1\), got 1.5"):
             registry.learner(name)(epsilon=1.0, delta=1e-6).run(stream, rng=np.random.default_rng(0))
+
+
+def test_the_mixture_family_of_one_component_is_gdp():
+    """DP-SGD's trade-off family reduces to μ-GDP for one inclusion pattern (N(±s/2, 1): μ = s)."""
+    from dpbench.audit import GaussianFamily, MixtureFamily
+
+    family = MixtureFamily((0.5,), (1.0,), epsilon_of=lambda s, d: 0.0)
+    for alpha, beta in ((0.3, 0.4), (0.05, 0.2), (1e-3, 0.6)):
+        assert family.lower(alpha, beta) == pytest.approx(GaussianFamily.lower(alpha, beta), rel=1e-6)
