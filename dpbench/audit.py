@@ -313,7 +313,7 @@ def run_case(case: AuditCase, *, runs: int, confidence: float = 0.95, seed: int 
         "verdict": "",
         "audit": audit_kind(case),
         "method": case.method,
-        "runs": runs,
+        "runs": int(runs),
         "confidence": confidence,
         "instance": case.instance + (f" [component: {case.component}]" if case.component else "") + (f" [{case.note}]" if case.note else ""),
     }

@@ -162,7 +162,7 @@ SV_T = 100
 #: end-to-end runs per side of sv_experts whatever the cell's n (its component is vectorised)
 SV_RUNS = 5000
 #: ε multiplier of the sv_experts broken copy
-SV_BROKEN = 8.0
+SV_BROKEN = 64.0
 
 
 def sv_pair() -> tuple[ExpertsLosses, ExpertsLosses]:

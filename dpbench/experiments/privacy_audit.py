@@ -86,7 +86,7 @@ def run_audit_cell(cell: Cell, target, root_seed: int) -> list[dict]:
         **common, learner=row["learner"], variant=row["variant"], eps_reported=row["epsilon_claimed"],
         delta_reported=row["delta_claimed"], neighbours=row["neighbours"], epsilon_lower_bound=row["epsilon_lower_bound"],
         epsilon_exact=row["epsilon_exact"], tightness=row["tightness"], verdict=row["verdict"], audit=row["audit"],
-        method=row["method"], instance=row["instance"], fit_seconds=seconds, status="ok",
+        method=row["method"], audit_runs=row["runs"], instance=row["instance"], fit_seconds=seconds, status="ok",
     ) for row in rows]
 
 
@@ -98,7 +98,7 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
         "delta_claimed": ok["delta_reported"], "neighbours": ok["neighbours"],
         "epsilon_lower_bound": ok["epsilon_lower_bound"], "epsilon_exact": ok["epsilon_exact"].fillna(math.nan),
         "tightness": ok["tightness"].fillna(math.nan), "verdict": ok["verdict"], "audit": ok["audit"], "method": ok["method"],
-        "runs": ok["n"], "confidence": ok["confidence"], "instance": ok["instance"],
+        "runs": ok["audit_runs"], "confidence": ok["confidence"], "instance": ok["instance"],
     })
     return table.sort_values(["learner", "audit", "variant", "epsilon_claimed"], ascending=[True, False, False, True]).reset_index(drop=True)[AUDIT_COLUMNS]
 
