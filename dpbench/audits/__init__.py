@@ -20,6 +20,9 @@ DEFAULTS: dict[str, tuple[float, float]] = {}
 RUNS: dict[str, int] = {}
 #: name → predicted seconds of the audit (all its cases, both sides) at n runs per side
 COSTS: dict[str, Callable[[int], float]] = {}
+#: why a sampled bound falls short of a small pure ε (a row's note)
+SMALL_PURE_EPSILON = ("a pure eps this small is attained by events whose probabilities differ by a factor e^eps ~ 1 + eps: "
+                      "Clopper-Pearson at these runs resolves ~0.6-0.8 of it")
 #: the cost of an audit of vectorised cases: two copies, two sides, ~0.25 µs a run
 VECTORISED = 4 * 2.5e-7
 _loaded = False

@@ -35,7 +35,7 @@ import dataclasses
 import numpy as np
 
 from dpbench.audit import AuditCase
-from dpbench.audits import VECTORISED, register_audit
+from dpbench.audits import SMALL_PURE_EPSILON, VECTORISED, register_audit
 from dpbench.learners.base import REPLACE_ONE
 from dpbench.mechanisms.exact import epsilon_for_delta, product_law_epsilon
 from dpbench.problems.losses import ExpertsLosses
@@ -215,7 +215,7 @@ def sv_experts_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
             "sv_experts", variant, eps_s, 0.0, REPLACE_ONE,
             f"k={k}, losses so far (0,1,...,1) vs (1,0,...,0); switch choice",
             sample=sample, exact=lambda mech=mech: epsilon_for_delta(mech.log_probabilities(-swap[0]), mech.log_probabilities(-swap[1]), 0.0),
-            component=why,
+            component=why, note=SMALL_PURE_EPSILON if variant == CORRECT else "broken: eps_s doubled",
         ))
     return cases
 
