@@ -101,3 +101,23 @@ def test_bad_config_is_one_line_exit_2(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"dpbench check: config {bad}: YAML syntax error at line 2",
                    f"dpbench check: cannot read config {tmp_path / 'missing.yaml'}: No such file or directory"]
+
+
+def test_generic_audit_reports_no_power_when_its_broken_copy_is_not_caught(own_registry):
+    """A private learner without a declared pair gets the family's generic instance and a
+    generic broken copy (built at 8ε); a learner whose output ignores its data cannot be
+    refuted by it, so the check says ``no_power`` (warn) instead of a silent pass."""
+    from dpbench.learners.private_sq_conjunction import PrivateSQConjunction
+
+    @dataclass(frozen=True, kw_only=True)
+    class IgnoresItsData(PrivateSQConjunction):
+        name = "sq_ignores_its_data"
+
+        def fit(self, sample, *, rng):
+            return super().fit(sample.prefix(0) if hasattr(sample, "prefix") else sample, rng=rng)
+
+    results = check.audit_results(IgnoresItsData, runs=2_000, budget=10.0)
+    verdict = next(r for r in results if r.check == "privacy audit verdict")
+    assert verdict.status == "warn" and verdict.figures.startswith("no_power"), check.format_table("x", results)
+    caught = check.audit_results(PrivateSQConjunction, runs=20_000, budget=20.0)
+    assert {r.check: r.status for r in caught}["privacy audit verdict"] == "pass"
