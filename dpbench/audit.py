@@ -13,10 +13,17 @@ half alone computes the bound. Each of the two Clopper–Pearson bounds is one-s
 ``confidence``, so a correct mechanism's claimed ε is refuted (bound > ε) with probability
 at most ``2(1 − confidence)`` (the false-alarm rate of one audit row).
 
+For Gaussian-shift statistics (and DP-SGD's subsampled-Gaussian mixture) the bound comes
+instead from the trade-off curve of the statistic's family (:func:`tradeoff_lower_bound`),
+which approaches the exact ε with ~10⁶ runs where one tail event does not.
+
 Cases: per learner or mechanism a module of :mod:`dpbench.audits` registers
-:class:`AuditCase` pairs (``correct`` and a ``broken`` copy claiming the same ε);
-:func:`run_case` turns one into a row of :data:`AUDIT_COLUMNS` and :func:`cli_audit`
-prints them (``dpbench audit NAME``).
+:class:`AuditCase` pairs (``correct`` and a ``broken`` copy claiming the same ε), each
+running the learner's own entry point; :func:`run_case` turns one into a row of
+:data:`AUDIT_COLUMNS` (with the exact ε(δ) of the copy's output law where computable, and
+``tightness``), :func:`judge` gives the audit its verdict (``pass``, ``violation``,
+``no_power``), and :func:`cli_audit` prints them (``dpbench audit NAME``). User
+documentation: ``docs/privacy.md``.
 """
 
 from __future__ import annotations

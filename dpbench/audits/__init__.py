@@ -2,9 +2,12 @@
 
 Each module registers, per private learner (or mechanism), a function
 ``cases(*, epsilon, delta) -> list[AuditCase]`` returning the ``correct`` case and its
-``broken`` copy on neighbouring inputs near the worst case of the learner's analysis. A
-learner class outside the catalogue (a plugin) may instead define a classmethod
-``audit_cases(*, epsilon, delta)`` with the same contract; :func:`cases_for` prefers it.
+``broken`` copy on neighbouring inputs near the worst case of the learner's analysis, run
+end to end through the learner's own ``fit``/``run`` (plus, where useful, a labelled
+component pair). A learner class outside the catalogue (a plugin) may instead define a
+classmethod ``audit_cases(*, epsilon, delta)`` with the same contract; :func:`cases_for`
+prefers it. Registration also records the default claim, the ``dpbench audit`` runs and a
+cost model (planning never builds the cases).
 """
 
 from __future__ import annotations
