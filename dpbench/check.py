@@ -21,7 +21,9 @@ and the test suite (``tests/test_conformance.py`` runs them on every registered 
   else a generic instance of its family (:mod:`dpbench.generic_audit`), through
   :func:`dpbench.audit.run_case`; the lower bound on ε must not exceed the claim (and an
   exact ε, where the instance computes one, neither). The ``broken`` copy's bound is shown
-  (``warn`` if the instance cannot catch it: the audit then lacks power, not the learner).
+  (the generic instance's broken copy: the learner built at 8ε), and the audit's verdict
+  (:func:`dpbench.audit.judge`): ``violation`` fails, ``no_power`` warns (the broken copy
+  was not caught: the audit lacks power, not the learner).
 """
 
 from __future__ import annotations
