@@ -190,10 +190,14 @@ def tradeoff_lower_bound(outputs_d: npt.ArrayLike, outputs_d_prime: npt.ArrayLik
     ha, hb = len(a) // 2, len(b) // 2
     one_sided = 2 * confidence - 1
 
-    def member(x: np.ndarray, y: np.ndarray, cut: float, fam) -> float:
+    def member(x: np.ndarray, y: np.ndarray, cut: float, fam, swapped: bool = False) -> float:
         _, fpr_hi = clopper_pearson(int(np.sum(x >= cut)), len(x), one_sided)  # D above the cut: false positives of "is D'"
         _, fnr_hi = clopper_pearson(int(np.sum(y < cut)), len(y), one_sided)
-        return fam.lower(float(fpr_hi), float(fnr_hi)) if fpr_hi < 1 and fnr_hi < 1 else 0.0
+        if not (fpr_hi < 1 and fnr_hi < 1):
+            return 0.0
+        if hasattr(fam, "lower_at"):  # a family without nuisance parameters: the test itself is inverted
+            return fam.lower_at(cut, swapped, float(fpr_hi), float(fnr_hi))
+        return fam.lower(float(fpr_hi), float(fnr_hi))
 
     best = (-math.inf, 0.0, False)
     sel_a, sel_b = a[:ha], b[:hb]
@@ -204,7 +208,7 @@ def tradeoff_lower_bound(outputs_d: npt.ArrayLike, outputs_d_prime: npt.ArrayLik
                 best = (score, float(cut), swapped)
     _, cut, swapped = best
     x, y = (a[ha:], b[hb:]) if not swapped else (-a[ha:], -b[hb:])
-    s_lower = member(x, y, cut, family)
+    s_lower = member(x, y, cut, family, swapped)
     return AuditResult(epsilon_lower=family.epsilon(s_lower, delta),
                        event=f"{family.name} trade-off at cut {'-' if swapped else ''}{cut:.4g}: parameter >= {s_lower:.4g}",
                        p_hat=float((x >= cut).mean()), q_hat=float((y >= cut).mean()), trials=len(x) + len(y))
