@@ -72,7 +72,7 @@ def test_end_to_end_audits_with_exact_laws(name):
     """Through the learner's own ``run``: the correct copy's exact ε(δ) (its own per-round
     laws, composed exactly) is within the claim, the broken copy's above it; the Monte Carlo
     bound never exceeds the exact value; the audit's verdict is ``pass``."""
-    rows = run_cases(cases_for(name, epsilon=END_TO_END[name], delta=1e-6), runs=3_000, confidence=CONFIDENCE, seed=3)
+    rows = run_cases(cases_for(name, epsilon=END_TO_END[name], delta=1e-6), runs=2_000, confidence=CONFIDENCE, seed=3)
     good, bad = rows
     assert (good["audit"], good["variant"], bad["variant"]) == ("end_to_end", "correct", "broken")
     assert good["epsilon_exact"] <= good["epsilon_claimed"] < bad["epsilon_exact"]
