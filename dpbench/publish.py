@@ -2,7 +2,8 @@
 
 Copies, from a run's output directory (``results`` for the default config; the workflow
 prints it), every experiment's figures (PNG), theory-check CSV (the privacy audit's is
-``theory/privacy_audit.csv``) and, if given, the Snakemake report (``snakemake --report``),
+``theory/privacy_audit.csv``), the theory summary (``theory/summary.csv``) if the run
+wrote one, and, if given, the Snakemake report (``snakemake --report``),
 into ``OUT`` (default ``docs/paper``), with
 
 - ``config.yaml``: the config the run came from, byte for byte;
@@ -118,7 +119,8 @@ def publish(run_dir: str | Path, config: str | Path, out: str | Path = "docs/pap
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
     try:
-        for name, path in files.items():
+        summary = run_dir / "theory" / "summary.csv"  # theory vs practice, all experiments
+        for name, path in {**files, **({"theory/summary.csv": summary} if summary.is_file() else {})}.items():
             (staging / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, staging / name)
         if report is not None:
