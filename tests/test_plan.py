@@ -140,7 +140,7 @@ def test_planning_and_summarising_import_no_privacy_accountant_or_learner_stack(
 
 
 def test_more_than_1000_shards_in_one_experiment_are_all_in_the_dag(tmp_path):
-    """Shard files are 000 … 999, 1000, …: `snakemake -n` schedules every one of 1,010
+    """Shard files are the index zero-padded to three digits, then 1000, 1001: `snakemake -n` schedules every one of 1,010
     shards of one experiment (the wildcard once allowed three digits only)."""
     config = {
         "seed": 1,

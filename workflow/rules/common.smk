@@ -25,13 +25,13 @@ SHARD_SECONDS = {exp: plan.shard_seconds() for exp, plan in GRID.experiments.ite
 
 
 def shard_name(i):
-    """Shard file stem: 000 … 999, then 1000, 1001, … (any number of shards)."""
+    """Shard file stem: the index zero-padded to three digits (any number of shards)."""
     return f"{i:03d}"
 
 
 wildcard_constraints:
     experiment="|".join(GRID.experiments),
-    shard=r"\d{3}\d*",  # 000 … 999, 1000, … (written so: Snakemake did not match `\d{3,}` here)
+    shard=r"\d{3}\d*",  # three digits or more (written so: Snakemake did not match `\d{3,}` here)
 
 
 # The software every job needs, relative to the .smk files in workflow/rules/. Documents
