@@ -66,8 +66,8 @@ def test_every_configured_learner_ran(first_run):
         learners = set(block.get("learners", []))
         for sweep in block.get("sweeps", []):
             learners |= set(sweep.get("learners", block.get("learners", [])))
-        if exp == "privacy_audit":  # rows name the audited learner or mechanism (auditor's target)
-            learners = set(block["learner_params"]["auditor"]["target"])
+        if exp == "privacy_audit":  # rows name the audited learner or mechanism
+            learners = {name for sweep in block["sweeps"] for name in sweep["audits"]}
         assert set(df["learner"]) == learners, exp
 
 

@@ -217,7 +217,9 @@ def _figures():
         "mistakes_vs_epsilon": Figure("dpbench.plotting.halfspaces_online:mistakes_vs_epsilon",
                                       "Private learners' final mistakes (t = T) against ε, log–log, one panel per stream; " + _BANDS +
                                       ". Dashed, in the learner's colour: the run's calibrated bound (M+1)(2L−B+1) at each ε of "
-                                      "the grid (holds w.p. ≥ 0.9); triangle: the smallest ε at which it is below T/2. Dotted: "
+                                      "the grid (holds w.p. ≥ 0.9), drawn where it is ≤ T (above T it is vacuous; the "
+                                      "legend says where it is above T at every ε, as for the source's rule dp_winnow); "
+                                      "triangle: the smallest ε at which it is below T/2. Dotted: "
                                       "Bun & Fang (2026) Thm 4.5's reconstructed shape ln^1.5 N·√ln(1/δ)·ln(T/β)/(ερ³) with a unit constant — "
                                       "a shape, not this learner's rate and not a bound. Grey line: the trivial predictor's T/2."),
         "dl_as_halfspace": Figure("dpbench.plotting.halfspaces_online:dl_as_halfspace",
