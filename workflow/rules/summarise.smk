@@ -42,7 +42,7 @@ rule theory_summary:
         html=report(
             "results/theory/summary.html",
             caption="../report/summary.rst",
-            category="theory vs practice",
+            category="theory_vs_practice",
             labels={"figure": "summary"},
         ),
     log:
