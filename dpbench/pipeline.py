@@ -103,8 +103,18 @@ def write_figures(experiment: str, results, figures_dir: str | Path = FIGURES_DI
     df = _results(results)
     for name, recipe in registry.experiment(experiment).figures.items():
         stem = figure_stem(experiment, name)
-        save(recipe(df), Path(figures_dir) / stem)
-        _write_text(Path(captions_dir) / f"{stem}.rst", rst_literal(recipe.caption) + "\n")
+        fig = recipe(df)
+        caption = figure_caption(recipe, fig)  # before saving: save closes the figure
+        save(fig, Path(figures_dir) / stem)
+        _write_text(Path(captions_dir) / f"{stem}.rst", rst_literal(caption) + "\n")
+
+
+def figure_caption(recipe, fig) -> str:
+    """The caption of a drawn figure (:func:`dpbench.plotting.captions.figure_caption`): the
+    recipe's text less clauses about learners not drawn, plus the figure's own notes."""
+    from dpbench.plotting.captions import figure_caption as generated
+
+    return generated(recipe.caption, fig)
 
 
 def summarise(
