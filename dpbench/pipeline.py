@@ -26,6 +26,8 @@ from dpbench import registry
 
 FIGURES_DIR = Path("results/figures")
 CAPTIONS_DIR = Path("results/captions")
+#: The HTML fragment of the report's landing page (workflow/report/workflow.rst includes it).
+LANDING_FRAGMENT = "results/report/landing.html"
 
 #: every ASCII punctuation character: backslash-escaped in a caption, it is a literal in
 #: reStructuredText (docutils spec, "Escaping Mechanism") and never a Jinja delimiter
@@ -83,14 +85,9 @@ def write_theory_check(experiment: str, results, out: str | Path, html: str | Pa
     table = table.reindex(columns=list(exp.theory_columns or THEORY_COLUMNS))
     _atomic_write(Path(out), lambda tmp: table.to_csv(tmp, index=False, float_format="%.6g"))
     if html is not None:
-        page = (
-            f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{experiment}: theory check</title>"
-            "<style>body{font-family:sans-serif;font-size:13px} table{border-collapse:collapse}"
-            " td,th{border:1px solid #ccc;padding:2px 6px;text-align:right} th{background:#eee}</style></head><body>"
-            f"<h3>{experiment}: theory check</h3>"
-            + table.to_html(index=False, na_rep="", float_format=lambda v: f"{v:.4g}", border=0)
-            + "</body></html>"
-        )
+        from dpbench.report_tables import page_html
+
+        page = page_html(table, f"{experiment}: theory check" if "fitted_slope" in table else f"{experiment}: audit")
         _write_text(Path(html), page)
 
 

@@ -16,7 +16,8 @@ for experiment in GRID.experiments:
                 f"results/theory/{experiment}.html",
                 caption="../report/theory.rst",
                 category=experiment,
-                labels={"figure": "theory check"},
+                subcategory="tables",
+                labels={"table": "theory check" if experiment != "privacy_audit" else "audit"},
             ),
             figures=figure_outputs(experiment),
         log:
@@ -29,3 +30,30 @@ for experiment in GRID.experiments:
         localrule: True
         script:
             "../scripts/summarise.py"
+
+
+# The report's landing page shows the theory-vs-practice summary (results/theory/summary.csv
+# when the workflow writes one, else the verdict counts of every theory check) as an HTML
+# fragment that workflow/report/workflow.rst includes.
+def has_rule(name):
+    """Whether the workflow defines rule ``name`` (so far)."""
+    try:
+        getattr(rules, name)
+        return True
+    except Exception:
+        return False
+
+
+rule report_landing:
+    input:
+        theory=[f"results/theory/{experiment}.csv" for experiment in GRID.experiments],
+        summary=["results/theory/summary.csv"] if has_rule("theory_summary") else [],
+    output:
+        LANDING_FRAGMENT,
+    log:
+        "results/logs/summarise/report_landing.log",
+    conda:
+        CONDA_ENV
+    localrule: True
+    script:
+        "../scripts/landing.py"
