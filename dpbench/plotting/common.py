@@ -229,7 +229,7 @@ def sample_complexity_figure(
     learner's slope (bootstrap over repetitions) beside the theory's local exponent."""
 
     from dpbench.analysis import sample_complexity_slope
-    from dpbench.plotting.layout import grid_shape, panel_size, place_legend, tidy_log_ticks
+    from dpbench.plotting.layout import grid_shape, panel_size, place_legend, place_panel_legends, tidy_log_ticks
     from dpbench.plotting.overlays import draw_theory, mark_off_axis, place_edge_marks
     from dpbench.plotting.style import paper_style, palette
 
@@ -245,8 +245,10 @@ def sample_complexity_figure(
         for ax in axes[len(keys):]:
             fig.delaxes(ax)
         axes = axes[: len(keys)]
-        entries: dict = {}
+        per_panel: list[dict] = []
         for ax, key in zip(axes, keys):
+            entries: dict = {}
+            per_panel.append(entries)
             rows = ok
             for c, v in key.items():
                 rows = rows[rows[c].astype(str) == str(v)]
@@ -294,7 +296,10 @@ def sample_complexity_figure(
         place_edge_marks(fig)
         for ax in axes:
             tidy_log_ticks(ax)
-        place_legend(fig, axes, list(entries.values()), list(entries.keys()), n_panels=len(axes), cols=n_cols, ncol=1)
+        if len(axes) == 1:
+            place_legend(fig, axes, list(per_panel[0].values()), list(per_panel[0].keys()), n_panels=1, cols=n_cols, ncol=1)
+        else:  # a learner's slope and levels differ between panels: a legend per panel
+            place_panel_legends(fig, axes, per_panel)
     return fig
 
 

@@ -69,13 +69,17 @@ def place_legend(fig: plt.Figure, axes, handles, labels, *, n_panels: int, cols:
     free = cols * math.ceil(n_panels / cols) - n_panels
     if free > 0:
         last = _tight_extent(fig, axes[-1:])
-        legend = fig.legend(handles, labels, loc="upper left", bbox_to_anchor=(last.x1 + 0.02, last.y1), frameon=False,
+        renderer = fig.canvas.get_renderer()
+        others = [ax.get_tightbbox(renderer).transformed(fig.transFigure.inverted()) for ax in axes[:-1]]
+        top = min([last.y1, *(o.y0 - 0.01 for o in others if o.x1 > last.x1 + 0.02 and o.y0 < last.y1)])  # below the row above
+        legend = fig.legend(handles, labels, loc="upper left", bbox_to_anchor=(last.x1 + 0.02, top), frameon=False,
                             ncol=ncol or 1, borderaxespad=0.0, handlelength=2.2, columnspacing=1.0)
-        box = legend.get_window_extent(fig.canvas.get_renderer()).transformed(fig.transFigure.inverted())
+        box = legend.get_window_extent(renderer).transformed(fig.transFigure.inverted())
         panels = _tight_extent(fig, axes)
-        if box.x1 <= 1.0 and box.height <= 1.1 * panels.height:
+        clear = not any(box.overlaps(other) for other in others)  # e.g. the x label of the panel above the slot
+        if box.x1 <= 1.0 and box.height <= 1.1 * panels.height and clear:
             return legend
-        legend.remove()  # wider than the free slot, or taller than the panels: below them instead
+        legend.remove()  # wider than the free slot, taller than the panels or over one: below them instead
     extent = _tight_extent(fig, axes)
     for columns in (2, 1) if fig.get_figwidth() > 4 and len(handles) > 1 else (1,):
         legend = fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, extent.y0 - 0.01), frameon=False,
@@ -107,6 +111,14 @@ def power_of_ten(value: float, _pos=None) -> str:
     if 1e-3 <= value < 1e5:
         return f"{value:g}"
     return f"{value / 10.0**exponent:g}·10" + str(exponent).translate(_SUPERSCRIPT)
+
+
+def plain_or_power(value: float, _pos=None) -> str:
+    """A tick label among 1-3 or 1-2-5 ticks: ``%g`` from 10⁻³ to 10⁵ (``0.2, 0.5, 1``, not
+    ``0.2, 0.5, 10⁰``), :func:`power_of_ten` beyond."""
+    if value > 0 and 1e-3 <= value < 1e5:
+        return f"{value:g}"
+    return power_of_ten(value)
 
 
 #: Most powers of ten a log axis labels one by one (beyond, matplotlib thins them).
@@ -141,7 +153,26 @@ def tidy_log_ticks(ax) -> None:
         subs = _log_subs(lo, hi)
         numticks = math.ceil(decades) + 3 if decades <= MAX_LABELLED_DECADES else "auto"
         axis.set_major_locator(LogLocator(base=10, subs=subs, numticks=numticks))
-        axis.set_major_formatter(FuncFormatter(power_of_ten))
+        axis.set_major_formatter(FuncFormatter(power_of_ten if subs == (1.0,) else plain_or_power))
         axis.set_minor_formatter(NullFormatter())
         if decades > MINOR_TICKS_MAX_DECADES:
             axis.set_minor_locator(NullLocator())
+
+
+def place_panel_legends(fig: plt.Figure, axes, entries: list[dict]) -> list:
+    """One legend under each panel (``entries[i]``: ``{label: handle}`` of ``axes[i]``), for
+    figures whose panels give a learner's line different meanings (a slope, a level per
+    panel): one legend merged over the panels would show the same style with several
+    labels. Labels wrap to the panel's width. Call after the layout is final."""
+    import textwrap
+
+    legends = []
+    for ax, mine in zip(axes, entries):
+        if not mine:
+            continue
+        ext = _tight_extent(fig, [ax])
+        width_chars = max(16, int(ext.width * fig.get_figwidth() * 72 / (0.55 * plt.rcParams["legend.fontsize"])) - 8)
+        labels = ["\n".join(textwrap.wrap(label, width_chars)) for label in mine]
+        legends.append(fig.legend(list(mine.values()), labels, loc="upper left", bbox_to_anchor=(ext.x0, ext.y0 - 0.01),
+                                  frameon=False, ncol=1, borderaxespad=0.0, handlelength=2.2))
+    return legends
