@@ -448,3 +448,104 @@ def test_log_tick_labels_are_plain_text_powers_of_ten(value, label):
     from dpbench.plotting.layout import power_of_ten
 
     assert power_of_ten(value) == label
+
+
+# --------------------------------------------------------------------------- each referee check can fail
+
+
+def test_band_check_flags_a_band_to_the_axis_floor():
+    fig, ax = plt.subplots(figsize=(3.3, 2.5))
+    ax.plot([1, 10, 100], [0.1, 0.01, 0.001], marker="o")
+    ax.fill_between([1, 10, 100], [0.0, 0.005, 0.0005], [0.2, 0.02, 0.002])
+    ax.set(xscale="log", yscale="log", ylim=(1e-4, 1))
+    problems = band_problems(fig)
+    plt.close(fig)
+    assert any("y ≤ 0" in p for p in problems)
+
+
+def test_marker_check_flags_markers_on_one_another():
+    fig, ax = plt.subplots(figsize=(3.3, 2.5))
+    ax.plot([1, 2, 3], [1, 2, 3], marker="o")
+    for colour in ("#332288", "#CC3311"):  # two learners' zero markers at the same x
+        ax.plot([2.0], [0.0], marker="v", ms=4.5, mfc="white", mec=colour, ls="none", transform=ax.get_xaxis_transform(), clip_on=False)
+    problems = marker_overlaps(fig)
+    plt.close(fig)
+    assert problems and "'v'" in problems[0]
+
+
+def test_edge_marks_are_stacked_apart():
+    """The fix for the above: place_edge_marks stacks coinciding markers (and the check passes)."""
+    from dpbench.plotting.overlays import mark_off_axis, place_edge_marks
+
+    fig, ax = plt.subplots(figsize=(3.3, 2.5))
+    ax.plot([1, 10, 100], [0.1, 0.01, 0.001], marker="o")
+    ax.set(xscale="log", yscale="log")
+    for colour in ("#332288", "#CC3311", "#228833"):
+        mark_off_axis(ax, [10.0, 100.0], colour, where="bottom", label="zero")
+    place_edge_marks(fig)
+    problems = marker_overlaps(fig)
+    plt.close(fig)
+    assert problems == []
+
+
+def test_identity_check_flags_look_alike_entries():
+    fig, ax = plt.subplots(figsize=(3.3, 2.5))
+    ax.plot([1, 2], [1, 2], color="#CC6677", label="erm")
+    ax.plot([1, 2], [2, 1], color="#CC6677", label="exp_mech_erm")  # same colour and style
+    ax.plot([1, 2], [1.5, 1.5], color="#AA4499", ls="--", label="a level")
+    ax.plot([1, 2], [1.2, 1.2], color="#AA4477", ls="--", label="another level")  # an indistinguishable shade
+    fig.legend(loc="upper left", bbox_to_anchor=(1, 1))
+    problems = identity_problems(fig)
+    plt.close(fig)
+    assert any("'erm' and 'exp_mech_erm'" in p for p in problems)
+    assert any("'a level' and 'another level'" in p for p in problems)
+
+
+def test_caption_check_flags_a_learner_not_drawn():
+    fig, ax = plt.subplots(figsize=(3.3, 2.5))
+    ax.plot([1, 2], [1, 2], label="private_rwm")
+    fig.legend()
+    problems = caption_problems(fig, "private_rwm against private_rwm_tight; private_mw_001 is skipped.")
+    plt.close(fig)
+    assert any("private_rwm_tight" in p for p in problems) and any("private_mw_001" in p for p in problems)
+    assert not any("names private_rwm," in p for p in problems)
+
+
+def test_generated_caption_drops_clauses_about_learners_not_drawn():
+    from dpbench.plotting.captions import add_note, figure_caption
+
+    fig, ax = plt.subplots(figsize=(3.3, 2.5))
+    ax.plot([1, 2], [1, 2], label="private_rwm")
+    fig.legend()
+    add_note(fig, "A note from the drawing.")
+    text = figure_caption("Regret against T. private_mw_001 is skipped where it is not certified; private_rwm decays.", fig)
+    plt.close(fig)
+    assert "private_mw_001" not in text and "private_rwm decays." in text and text.endswith("A note from the drawing.")
+    assert caption_problems(fig, text) == []
+
+
+def test_view_check_flags_a_chance_level_out_of_view():
+    from dpbench.plotting.style import REFERENCE_GREY
+
+    fig, ax = plt.subplots(figsize=(3.3, 2.5))
+    ax.plot([1, 10, 100], [0.1, 0.01, 0.001], marker="o")
+    ax.plot([1, 100], [0.5, 0.5], color=REFERENCE_GREY)
+    ax.set(xscale="log", yscale="log", ylim=(1e-4, 0.2))
+    problems = view_problems(fig)
+    plt.close(fig)
+    assert any("reference level" in p for p in problems)
+
+
+def test_catalogue_colours_are_distinct_within_each_group_and_plugins_never_collide():
+    """Every pair of learners drawn together differs by the identity check's ΔE limits; the
+    example plugin's two learners get two colours (they once hashed to the same orange)."""
+    from dpbench.plotting.style import LEARNER_GROUPS, palette
+
+    for group in LEARNER_GROUPS:
+        colours = {name: c for name, c in group.items() if name != "dp_winnow_tight"}  # old name of dp_winnow_batched_tight
+        for (a, ca), (b, cb) in itertools.combinations(colours.items(), 2):
+            normal, cvd = delta_e(ca, cb)
+            assert normal >= MIN_DELTA_E and cvd >= MIN_DELTA_E_CVD, (a, b, normal, cvd)
+    plugins = palette(["elimination", "erm", "kconj_erm", "kconj_noisy_max"])
+    assert plugins["kconj_erm"] != plugins["kconj_noisy_max"]
+    assert len(set(plugins.values())) == 4
