@@ -29,7 +29,7 @@ from matplotlib.lines import Line2D
 
 from dpbench.plotting.style import REFERENCE_GREY, SHARED_THEORY
 
-#: Dash patterns of theory lines, by role (primary overlay, the seed's formula beside it).
+#: Dash patterns of theory lines, by role (primary overlay, a source's stated formula beside it).
 THEORY_STYLES = {"primary": (0, (4, 2)), "secondary": (0, (1, 1.5))}
 #: Further dash patterns, taken in order when a colour already means something else with the
 #: role's own pattern in the same figure (:func:`theory_style`).
@@ -58,7 +58,7 @@ def theory_style(fig, colour, label: str, role: str = "primary"):
 class TheoryLine:
     """One theory curve on one panel: ``y(x)`` (NaN where the theory says nothing), its
     legend ``label`` (without the learner), the ``learner`` whose colour it takes, and its
-    ``role`` (``primary`` dashed, ``secondary`` dotted: e.g. the seed's formula beside a
+    ``role`` (``primary`` dashed, ``secondary`` dotted: e.g. a source's stated formula beside a
     derived rate)."""
 
     learner: str

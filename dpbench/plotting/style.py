@@ -52,7 +52,7 @@ LEARNER_GROUPS = [
     {"rwm": "#0072B2", "private_rwm": "#D55E00", "private_rwm_tight": "#EE3377", "private_mw_001": "#663333",
      "ftl": "#117733", "linear_learner": "#332288", "linear_learner (ε = ∞)": "#88CCEE", "sv_experts": "#CCBB44"},
     {"perceptron": "#663333", "winnow": "#CC3311", "confident_winnow": "#E69F00", "dp_winnow": "#AA3377",
-     "dp_winnow_batched": "#66CCEE", "dp_winnow_batched_tight": "#8866CC", "dp_winnow_tight": "#8866CC"},
+     "dp_winnow_batched": "#66CCEE", "dp_winnow_batched_tight": "#8866CC"},
     {"output_perturbation": "#0072B2", "objective_perturbation": "#D55E00", "dp_gd": "#117733", "dp_sgd": "#88CCEE",
      "exp_mech_grid": "#663333", "sklearn_logreg": "#CCBB44", "diffprivlib_logreg": "#EE3377"},
 ]
