@@ -204,7 +204,7 @@ def runtime(df: pd.DataFrame) -> plt.Figure:
                 ax.xaxis.set_major_locator(MaxNLocator(integer=True))
             tidy_log_ticks(ax)
         entries = {name: plt.Line2D([], [], color=colours[name], marker="o", ms=3, lw=1.2) for name in learners}
-        entries[r"cost model $\propto n\,d\,T$ (exp_mech_grid: $\propto n\,d\,g^d$)"] = plt.Line2D([], [], color="0.3", ls=(0, (4, 2)), lw=0.9)
+        entries[r"dashed, in each learner's colour: its cost model $\propto n\,d\,T$ (exp_mech_grid: $\propto n\,d\,g^d$), through its last point"] = plt.Line2D([], [], color="0.3", ls=(0, (4, 2)), lw=0.9)
         fig.tight_layout()
         place_legend(fig, axes, list(entries.values()), list(entries.keys()), n_panels=len(axes), cols=len(axes))
     return fig
