@@ -33,15 +33,15 @@ HIDDEN = {"experiment"}
 IDENTITY = ["learner", "source", "theorem", "variant", "regime", "x", "y", "epsilon_claimed", "delta_claimed"]
 
 STYLE = """
-body{font-family:system-ui,sans-serif;font-size:12px;margin:8px;color:#222}
+body{font-family:system-ui,sans-serif;font-size:11px;margin:8px;color:#222}
 h3{font-size:14px;margin:4px 0 8px}
-table.dpbench{border-collapse:collapse;width:auto;max-width:100%;table-layout:auto}
-table.dpbench td,table.dpbench th{border-bottom:1px solid #e3e3e3;padding:2px 5px;text-align:right;vertical-align:top;white-space:nowrap}
+table.dpbench{border-collapse:collapse;width:100%;table-layout:auto}
+table.dpbench td,table.dpbench th{border-bottom:1px solid #e3e3e3;padding:2px 4px;text-align:right;vertical-align:top;white-space:normal}
 table.dpbench th{background:#f2f2f2;white-space:normal;font-weight:600;position:sticky;top:0}
-table.dpbench td.text{text-align:left;white-space:normal;min-width:9em;max-width:20em}
-table.dpbench td.name{text-align:left}
-table.dpbench td.folded{text-align:left;white-space:normal;min-width:7em;max-width:26em}
-table.dpbench td.verdict{text-align:left;font-weight:600}
+table.dpbench td.text{text-align:left;white-space:normal;min-width:9em;max-width:18em}
+table.dpbench td.name{text-align:left;white-space:nowrap}
+table.dpbench td.folded{text-align:left;white-space:normal;min-width:7em;max-width:16em}
+table.dpbench td.verdict{text-align:left;font-weight:600;white-space:nowrap}
 .good{background:#d9f0d3;color:#1b5e20} .bad{background:#f8d0cc;color:#8e1b10} .warn{background:#fcefc7;color:#6d4c00}
 .neutral{background:#eceff4;color:#37474f}
 details summary{cursor:pointer;color:#345} details[open] summary{color:#888}
