@@ -82,7 +82,9 @@ def learning_curves(
     band from a 95 % bootstrap over repetitions (:func:`_band`, fixed seed; none when a
     curve has fewer than ``min_reps_band`` repetitions), theory lines above the data, the
     trivial predictor's level in grey, triangles where the theory says learning starts, and
-    means of exactly 0 as hollow markers on the lower axis. One legend, outside the data."""
+    means of exactly 0 as hollow markers on the lower axis (stacked where they would overlap,
+    :func:`dpbench.plotting.overlays.place_edge_marks`). The shared y range holds the means,
+    the bands and the chance levels. One legend, outside the data."""
     import seaborn as sns
 
     from dpbench.plotting.layout import deferred_grid_layout, grid_shape, panel_size, place_legend, tidy_log_ticks
