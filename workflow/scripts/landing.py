@@ -6,5 +6,5 @@ import checkout  # noqa: F401  (dpbench from this checkout if the environment la
 from dpbench.report_tables import write_landing
 
 logging.basicConfig(stream=open(snakemake.log[0], "w"), level=logging.INFO)
-rows = write_landing(list(snakemake.input.theory), list(snakemake.input.summary), snakemake.output[0])
+rows = write_landing(list(snakemake.input.theory), [snakemake.input.summary], snakemake.output[0])
 logging.info("landing table: %d rows", rows)
