@@ -139,11 +139,12 @@ def counts_html(df: pd.DataFrame) -> str:
     return "<p class='legend'>" + " ".join(spans) + "</p>"
 
 
-def page_html(df: pd.DataFrame, title: str, intro: str = "") -> str:
-    """A whole HTML page: title, the verdict counts, ``intro`` (HTML), the table."""
+def page_html(df: pd.DataFrame, title: str, intro: str = "", hidden=HIDDEN) -> str:
+    """A whole HTML page: title, the verdict counts, ``intro`` (HTML), the table (without
+    the columns ``hidden``: by default the experiment, which the title names)."""
     return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><meta name='viewport' content='width=device-width'>"
             f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>"
-            f"<h3>{html.escape(title)}</h3>{counts_html(df)}{intro}{table_html(df, HIDDEN)}</body></html>")
+            f"<h3>{html.escape(title)}</h3>{counts_html(df)}{intro}{table_html(df, hidden)}</body></html>")
 
 
 def fragment_html(df: pd.DataFrame, title: str) -> str:
@@ -157,17 +158,22 @@ SUMMARY_COLUMNS = ["verdict", "experiment", "learner", "source", "theorem", "reg
                    "measured_exponent", "ci_low", "ci_high", "bound_ratio", "where"]
 
 
+def summary_view(table: pd.DataFrame) -> pd.DataFrame:
+    """The summary table's columns in reading order (:data:`SUMMARY_COLUMNS` first), the
+    measured exponent and its interval as one ``fitted slope [95% CI]`` cell."""
+    cols = [c for c in SUMMARY_COLUMNS if c in table] + [c for c in table if c not in SUMMARY_COLUMNS]
+    table = table[cols]
+    if {"measured_exponent", "ci_low", "ci_high"} <= set(table):
+        table = table.rename(columns={"measured_exponent": "fitted_slope", "ci_low": "slope_ci_low", "ci_high": "slope_ci_high"})
+    return table
+
+
 def landing_table(theory_csvs, summary_csvs) -> tuple[pd.DataFrame, str]:
     """The landing page's table and its title: the theory-vs-practice summary when there is
     one (``summary_csvs``), else per experiment the number of theory-check rows with each
     verdict (or status)."""
     if summary_csvs:
-        table = pd.read_csv(summary_csvs[0])
-        cols = [c for c in SUMMARY_COLUMNS if c in table] + [c for c in table if c not in SUMMARY_COLUMNS]
-        table = table[cols]
-        if {"measured_exponent", "ci_low", "ci_high"} <= set(table):
-            table = table.rename(columns={"measured_exponent": "fitted_slope", "ci_low": "slope_ci_low", "ci_high": "slope_ci_high"})
-        return table, "Theory vs practice: one row per theorem, learner and regime"
+        return summary_view(pd.read_csv(summary_csvs[0])), "Theory vs practice: one row per theorem, learner and regime"
     rows = []
     for path in theory_csvs:
         df = pd.read_csv(path)
