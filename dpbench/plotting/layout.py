@@ -85,10 +85,16 @@ def place_legend(fig: plt.Figure, axes, handles, labels, *, n_panels: int, cols:
         legend = fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, extent.y0 - 0.01), frameon=False,
                             ncol=columns, borderaxespad=0.0, handlelength=2.2, columnspacing=1.0)
         box = legend.get_window_extent(fig.canvas.get_renderer()).transformed(fig.transFigure.inverted())
-        if columns == 1 or (box.x0 >= 0 and box.x1 <= 1):
+        if box.x0 >= 0 and box.x1 <= 1:
             return legend
         legend.remove()
-    return legend
+    # wider than the figure even in one column: wrap the labels to the panels' width
+    import textwrap
+
+    chars = max(24, int(DOUBLE_COLUMN * 72 / (0.55 * plt.rcParams["legend.fontsize"])) - 10)
+    labels = ["\n".join(textwrap.wrap(label, chars)) for label in labels]
+    return fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, extent.y0 - 0.01), frameon=False,
+                      ncol=1, borderaxespad=0.0, handlelength=2.2, columnspacing=1.0)
 
 
 #: Log axes spanning more decades than this carry no minor ticks: on a 1.75 in panel they
