@@ -26,9 +26,11 @@ WARN = {"inconclusive", "at_chance", "vacuous_bound", "floor", "too_few_points",
 FOLD_CHARS = 24
 SHOW_CHARS = 140
 #: Columns whose long text is folded.
-FOLDED = {"note", "instance", "method", "audit", "where"}
+FOLDED = {"note", "instance", "method", "audit", "where", "source", "theorem"}
 #: Columns never shown (the page says which experiment it is).
 HIDDEN = {"experiment"}
+#: Columns the landing page's summary leaves to the summary page (it must fit beside the sidebar).
+LANDING_HIDDEN = {"x", "y", "reps", "where", "bound_ratio"}
 #: Identifying columns, in this order, right after the verdict.
 IDENTITY = ["learner", "source", "theorem", "variant", "regime", "x", "y", "epsilon_claimed", "delta_claimed"]
 
@@ -150,7 +152,8 @@ def page_html(df: pd.DataFrame, title: str, intro: str = "", hidden=HIDDEN) -> s
 def fragment_html(df: pd.DataFrame, title: str) -> str:
     """The table for embedding in another page (the report's landing page): scoped style,
     no ``<html>``/``<body>``."""
-    return f"<div class='dpbench-summary'><style>{STYLE.replace('body{', '.dpbench-summary{')}</style><h3>{html.escape(title)}</h3>{counts_html(df)}{table_html(df)}</div>"
+    return (f"<div class='dpbench-summary'><style>{STYLE.replace('body{', '.dpbench-summary{')}</style><h3>{html.escape(title)}</h3>"
+            f"{counts_html(df)}{table_html(df, LANDING_HIDDEN)}</div>")
 
 
 #: Columns of the landing page's summary table (``results/theory/summary.csv``), in order.
