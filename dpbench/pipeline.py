@@ -26,6 +26,8 @@ from dpbench import registry
 
 FIGURES_DIR = Path("results/figures")
 CAPTIONS_DIR = Path("results/captions")
+#: The HTML fragment of the report's landing page (workflow/report/workflow.rst includes it).
+LANDING_FRAGMENT = "results/report/landing.html"
 
 #: every ASCII punctuation character: backslash-escaped in a caption, it is a literal in
 #: reStructuredText (docutils spec, "Escaping Mechanism") and never a Jinja delimiter
@@ -83,14 +85,9 @@ def write_theory_check(experiment: str, results, out: str | Path, html: str | Pa
     table = table.reindex(columns=list(exp.theory_columns or THEORY_COLUMNS))
     _atomic_write(Path(out), lambda tmp: table.to_csv(tmp, index=False, float_format="%.6g"))
     if html is not None:
-        page = (
-            f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{experiment}: theory check</title>"
-            "<style>body{font-family:sans-serif;font-size:13px} table{border-collapse:collapse}"
-            " td,th{border:1px solid #ccc;padding:2px 6px;text-align:right} th{background:#eee}</style></head><body>"
-            f"<h3>{experiment}: theory check</h3>"
-            + table.to_html(index=False, na_rep="", float_format=lambda v: f"{v:.4g}", border=0)
-            + "</body></html>"
-        )
+        from dpbench.report_tables import page_html
+
+        page = page_html(table, f"{experiment}: theory check" if "fitted_slope" in table else f"{experiment}: audit")
         _write_text(Path(html), page)
 
 
@@ -103,8 +100,18 @@ def write_figures(experiment: str, results, figures_dir: str | Path = FIGURES_DI
     df = _results(results)
     for name, recipe in registry.experiment(experiment).figures.items():
         stem = figure_stem(experiment, name)
-        save(recipe(df), Path(figures_dir) / stem)
-        _write_text(Path(captions_dir) / f"{stem}.rst", rst_literal(recipe.caption) + "\n")
+        fig = recipe(df)
+        caption = figure_caption(recipe, fig)  # before saving: save closes the figure
+        save(fig, Path(figures_dir) / stem)
+        _write_text(Path(captions_dir) / f"{stem}.rst", rst_literal(caption) + "\n")
+
+
+def figure_caption(recipe, fig) -> str:
+    """The caption of a drawn figure (:func:`dpbench.plotting.captions.figure_caption`): the
+    recipe's text less clauses about learners not drawn, plus the figure's own notes."""
+    from dpbench.plotting.captions import figure_caption as generated
+
+    return generated(recipe.caption, fig)
 
 
 def summarise(

@@ -23,11 +23,8 @@ EXPERIMENTS = list(yaml.safe_load(TINY_CONFIG.read_text())["experiments"])
 
 
 @pytest.fixture(scope="module")
-def first_run(tmp_path_factory):
-    workdir = tmp_path_factory.mktemp("e2e_a")
-    proc = run_snakemake(workdir)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    return workdir
+def first_run(tiny_run):
+    return tiny_run  # tests/conftest.py: one tiny run for this module and tests/test_report.py
 
 
 def test_outputs_exist_with_the_schema(first_run):

@@ -9,7 +9,7 @@ import sys
 
 from dpbench.config import ConfigError, error_line, from_dict
 from dpbench.cost import shard_memory_mb
-from dpbench.pipeline import CAPTIONS_DIR, FIGURES_DIR, figure_stems
+from dpbench.pipeline import CAPTIONS_DIR, FIGURES_DIR, LANDING_FRAGMENT, figure_stems
 
 CONFIG_SOURCE = ", ".join(map(str, workflow.overwrite_configfiles)) or "config/config.yaml"
 try:
@@ -92,6 +92,7 @@ def figure_outputs(experiment):
             f"{FIGURES_DIR}/{stem}.png",
             caption=os.path.abspath(caption),
             category=experiment,
+            subcategory="figures",
             labels={"figure": name or experiment},
         )
         outputs += [png, f"{FIGURES_DIR}/{stem}.pdf", caption]
@@ -99,7 +100,7 @@ def figure_outputs(experiment):
 
 
 def final_targets():
-    targets = []
+    targets = [LANDING_FRAGMENT]
     for exp in GRID.experiments:
         targets += [f"results/{exp}.parquet", f"results/theory/{exp}.csv", f"results/theory/{exp}.html"]
         for stem in figure_stems(exp).values():

@@ -16,7 +16,8 @@ for experiment in GRID.experiments:
                 f"results/theory/{experiment}.html",
                 caption="../report/theory.rst",
                 category=experiment,
-                labels={"figure": "theory check"},
+                subcategory="tables",
+                labels={"table": "theory check" if experiment != "privacy_audit" else "audit"},
             ),
             figures=figure_outputs(experiment),
         log:
@@ -42,8 +43,8 @@ rule theory_summary:
         html=report(
             "results/theory/summary.html",
             caption="../report/summary.rst",
-            category="theory_vs_practice",
-            labels={"figure": "summary"},
+            category="theory vs practice",
+            labels={"table": "summary"},
         ),
     log:
         "results/logs/summarise/theory_summary.log",
@@ -52,3 +53,20 @@ rule theory_summary:
     localrule: True
     script:
         "../scripts/summary.py"
+
+
+# The report's landing page shows the theory-vs-practice summary (results/theory/summary.csv)
+# as an HTML fragment that workflow/report/workflow.rst includes.
+rule report_landing:
+    input:
+        theory=[f"results/theory/{experiment}.csv" for experiment in GRID.experiments],
+        summary="results/theory/summary.csv",
+    output:
+        LANDING_FRAGMENT,
+    log:
+        "results/logs/summarise/report_landing.log",
+    conda:
+        CONDA_ENV
+    localrule: True
+    script:
+        "../scripts/landing.py"
