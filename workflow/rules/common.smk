@@ -89,4 +89,4 @@ def final_targets():
         targets += [f"results/{exp}.parquet", f"results/theory/{exp}.csv", f"results/theory/{exp}.html"]
         for stem in figure_stems(exp).values():
             targets += [f"{FIGURES_DIR}/{stem}.pdf", f"{FIGURES_DIR}/{stem}.png"]
-    return targets
+    return targets + ["results/theory/summary.csv", "results/theory/summary.html"]
