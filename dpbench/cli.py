@@ -189,6 +189,35 @@ def _cmd_check(args: argparse.Namespace) -> int:
     return cli_check(args.name, config=args.config)
 
 
+def _cmd_readme(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from dpbench.pipeline import _write_text
+    from dpbench.summary import ReadmeError, readme_section, replace_section
+
+    readme = Path(args.readme)
+    if not readme.is_file():
+        raise UsageError(f"--readme: {readme}: no such file")
+    try:
+        text = readme.read_text(encoding="utf-8")
+        new = replace_section(text, readme_section(args.results))
+    except FileNotFoundError as exc:
+        raise UsageError(f"--results: {exc}") from None
+    except ReadmeError as exc:
+        raise UsageError(f"--readme: {readme}: {exc}") from None
+    if args.check:
+        if new != text:
+            print(f"{readme}: the generated results section differs from {args.results}/theory/summary.csv; "
+                  f"run `dpbench readme --results {args.results} --readme {readme}`", file=sys.stderr)
+            return 1
+        print(f"{readme}: generated results section up to date")
+        return 0
+    if new != text:
+        _write_text(readme, new)
+    print(f"{readme}: results section written from {args.results}/theory/summary.csv")
+    return 0
+
+
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
     """Every option's help ends with its default, where it has one."""
 
@@ -196,6 +225,18 @@ class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
         if action.required or action.default is None or action.default is argparse.SUPPRESS or action.default == []:
             return action.help
         return super()._get_help_string(action)
+
+
+def _cmd_publish(args: argparse.Namespace) -> int:
+    from dpbench.publish import PublishError, publish
+
+    _load(args.config)  # a bad config: one line naming file and key
+    try:
+        out = publish(args.run_dir, args.config, args.out, report=args.report)
+    except PublishError as exc:
+        raise UsageError(str(exc)) from None
+    print(f"published {args.run_dir} ({args.config}) to {out}")
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -262,6 +303,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name", help="learner name or module:Class")
     p.add_argument("--config", help="config file whose conventions (problems, plugins) the checks use")
     p.set_defaults(func=_cmd_check)
+
+    p = command("publish", "copy a finished run's figures and checks into docs/paper",
+                "publish a finished run's figures (PNG), theory and audit CSVs and report page, with the commit "
+                "and config they came from, as the project's reference results")  # fmt: skip
+    p.add_argument("run_dir", help="the run's output directory (results for the default config)")
+    p.add_argument("--config", required=True, help="the config the run was made with")
+    p.add_argument("--out", default="docs/paper", help="where to publish (replaced whole)")
+    p.add_argument("--report", help="a Snakemake report of the run to include (snakemake --report FILE)")
+    p.set_defaults(func=_cmd_publish)
+
+    p = command("readme", "write the README's generated results from a run",
+                "write README.md's generated results section (theory vs practice, between the results markers) from a "
+                "run's results/theory/summary.csv; --check compares instead")
+    p.add_argument("--results", default="results", help="the run's results directory (reads theory/summary.csv)")
+    p.add_argument("--readme", default="README.md", help="the README whose section between the results markers is replaced")
+    p.add_argument("--check", action="store_true", help="write nothing; exit 1 if the README's section differs")
+    p.set_defaults(func=_cmd_readme)
 
     p = command("docs", "regenerate the catalogue and bibliography in docs/",
                 "regenerate docs/catalogue.md and docs/references.md from the registry and docstrings")

@@ -13,7 +13,9 @@ A cell's cost has two parts, both in seconds of one CPU:
 Where the prediction comes from, in order:
 
 1. a classmethod ``cost(cell) -> float`` on the learner class (seconds per repetition, own
-   work only) — the override hook for learners whose cost the model below gets wrong;
+   work only) — the override hook for learners whose cost the model below gets wrong —
+   and optionally ``shared_cost(cell) -> {key: seconds per repetition}`` for work the
+   learner caches on the sample (shared with the shard's other cells of the same sample);
 2. :data:`MODELS`, per learner, calibrated on measured times (see below);
 3. :data:`FAMILY_DEFAULTS`, per learner family, for learners the model does not know:
    linear in the size (n or T) × the problem's dimension, with a per-family constant.
@@ -44,8 +46,10 @@ import functools
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from dpbench.grid import Cell
+if TYPE_CHECKING:  # dpbench.grid imports this module (to size shards), not the reverse
+    from dpbench.grid import Cell
 
 #: Seconds a shard job spends before its first cell (interpreter, imports of numpy, numba,
 #: pandas, pyarrow and the registry, reading the targets) and after its last (Parquet
@@ -81,13 +85,30 @@ class CellCost:
         """Seconds if the cell were the only one in its shard."""
         return self.own + sum(self.shared.values())
 
+    def scaled(self, fraction: float, piece: Cell) -> "CellCost":
+        """The cost of ``piece``, a range of ``fraction`` of the cell's repetitions: work per
+        repetition scales, work once per job (keys starting with ``"job"``) does not;
+        per-sample keys name the piece's first repetition (other reps: other samples)."""
+        shared = {}
+        for key, seconds in self.shared.items():
+            if key[0] == "job":
+                shared[key] = seconds
+            else:
+                shared[key[:-1] + (piece.first_rep,)] = seconds * fraction
+        return CellCost(own=self.own * fraction, shared=shared)
+
 
 # --------------------------------------------------------------------------- features
 
 
 def dimension(cell: Cell) -> int:
     """The problem's dimension: ``d`` if it has one, else ``n_features``/``k``, else 10."""
-    params = dict(cell.problem_params)
+    return _dimension(cell.problem_params)
+
+
+@functools.lru_cache(maxsize=4096)
+def _dimension(problem_params: tuple) -> int:
+    params = dict(problem_params)
     for name in ("d", "n_features", "k"):
         value = params.get(name)
         if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
@@ -123,7 +144,9 @@ def _words(n: int) -> int:
 
 
 def _sample_key(cell: Cell) -> tuple:
-    return ("sample", cell.problem_id, cell.size)
+    """Shared-work keys end with the first repetition: cells (pieces) with the same
+    problem, size and repetitions see the same samples."""
+    return ("sample", cell.problem_id, cell.size, cell.first_rep)
 
 
 def _sample_cost(cell: Cell) -> dict[tuple, float]:
@@ -157,7 +180,7 @@ def _class_enumeration(cell: Cell) -> dict[tuple, float]:
     if size is None:
         return {}  # the learner skips the cell
     seconds = CLASS_WORD_SECONDS * size * _words(cell.size) + 5e-4
-    return {("class_mistakes", cell.problem_id, cell.size): seconds * cell.repetitions}
+    return {("class_mistakes", cell.problem_id, cell.size, cell.first_rep): seconds * cell.repetitions}
 
 
 def _exp_mech_own(cell: Cell) -> float:
@@ -194,6 +217,9 @@ def cell_cost(cell: Cell) -> CellCost:
     """Predicted seconds of ``cell`` (all its repetitions)."""
     from dpbench import registry
 
+    units = registry.experiment(cell.experiment).units
+    if units is not None:  # not a learner (privacy_audit's audits)
+        return CellCost(own=(max(float(units.cost(cell)), 0.0) + PER_REP_SECONDS) * cell.repetitions, shared={})
     learner_cls = registry.learner(cell.learner)
     hook = getattr(learner_cls, "cost", None)
     shared = _sample_cost(cell) if learner_cls.family == "batch" else {}
@@ -207,6 +233,9 @@ def cell_cost(cell: Cell) -> CellCost:
     else:
         per_rep, per_unit = FAMILY_DEFAULTS.get(learner_cls.family, FAMILY_DEFAULTS["batch"])
         own = per_rep + per_unit * cell.size * dimension(cell)
+    shared_hook = getattr(learner_cls, "shared_cost", None)
+    if callable(shared_hook):  # seconds per repetition of work shared with other cells
+        shared = {**shared, **{(*key, cell.first_rep): seconds * cell.repetitions for key, seconds in shared_hook(cell).items()}}
     own = (max(own, 0.0) + PER_REP_SECONDS) * cell.repetitions
     return CellCost(own=own, shared=shared)
 
@@ -237,6 +266,9 @@ def shard_memory_mb(cells: Iterable[Cell]) -> float:
     reps: dict[tuple, int] = {}
     other = 0.0
     for cell in cells:
+        if registry.experiment(cell.experiment).units is not None:
+            other = max(other, STREAM_MEMORY_MB)
+            continue
         learner_cls = registry.learner(cell.learner)
         hook = getattr(learner_cls, "memory_mb", None)
         if callable(hook) or learner_cls.family != "batch":

@@ -67,6 +67,10 @@ class Experiment:
     test_size: int = 200  # a small n or T for the conformance tests
     #: columns of the theory-check CSV if not :data:`dpbench.analysis.THEORY_COLUMNS`
     theory_columns: tuple[str, ...] | None = None
+    #: an experiment whose cells are not learners (``privacy_audit``): ``check(name, ε, δ)``
+    #: raises ValueError for a name it cannot run, ``cost(cell)`` predicts seconds; the config
+    #: block lists the names under ``units.key`` instead of ``learners``
+    units: Any = None
 
 
 # --------------------------------------------------------------------------- targets
@@ -202,7 +206,7 @@ def run_batch_cell(cell: Cell, target: Any, root_seed: int, *, metrics: Callable
     if reason is None and prepare is not None:
         prepare(cell.size)
     rows = []
-    for rep in range(cell.repetitions):
+    for rep in cell.reps:
         row = base_row(cell, rep, root_seed, learner)
         row.update(target.columns())
         if reason is not None:

@@ -10,12 +10,15 @@ do about ``target_seconds`` of work.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import heapq
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from dpbench.cost import CellCost, cell_cost, shard_seconds
 from dpbench.seeding import canonical, key_hash, key_string
 
 Params = tuple[tuple[str, object], ...]
@@ -28,7 +31,11 @@ def freeze(mapping: Mapping[str, object]) -> Params:
 
 @dataclass(frozen=True)
 class Cell:
-    """One grid point; all its repetitions run in one process."""
+    """One grid point, or a contiguous range of its repetitions
+    (``first_rep … first_rep + repetitions − 1``): a cell too costly for one job is split
+    into such pieces (:func:`shard`). Repetition ``r`` draws its streams from the key and
+    ``r`` alone, so a piece's rows are exactly the rows of those repetitions of the whole
+    cell. The key and problem id are computed once per cell (cached)."""
 
     experiment: str
     problem: str
@@ -40,6 +47,8 @@ class Cell:
     size: int  # n (batch) or T (online, experts)
     repetitions: int
     options: Params = ()  # experiment-level settings (e.g. checkpoints), part of the key
+    #: the first repetition this (piece of a) cell runs; not part of the key
+    first_rep: int = 0
     #: the config's ``plugins:`` modules, so that a job decoding the cell imports them
     #: (:func:`dpbench.registry.load_plugins`); not part of the key, the seeds or equality
     plugins: tuple[str, ...] = field(default=(), compare=False)
@@ -48,10 +57,15 @@ class Cell:
         """Identity of the distribution: the problem name and its parameters."""
         return {"problem": self.problem, **dict(self.problem_params)}
 
-    @property
+    @functools.cached_property
     def problem_id(self) -> str:
         """File-name-safe id of the distribution (``conjunction-3f2a…``)."""
-        return f"{self.problem}-{key_hash(self.problem_key())}"
+        return _problem_id(self.problem, self.problem_params)
+
+    @property
+    def reps(self) -> range:
+        """The repetitions this cell (or piece) runs."""
+        return range(self.first_rep, self.first_rep + self.repetitions)
 
     def key(self) -> dict[str, object]:
         """Identity of the cell (without the number of repetitions)."""
@@ -67,7 +81,24 @@ class Cell:
         }
 
     def key_string(self) -> str:
-        return key_string(self.key())
+        return self._key_string
+
+    @functools.cached_property
+    def _key_string(self) -> str:
+        # = key_string(self.key()), from a template shared by the cells that differ only
+        # in ε, δ and size (a large grid has few templates and many cells)
+        template = _key_template(self.experiment, self.problem, self.problem_params, self.learner, self.learner_params, self.options)
+        for mark, value in ((_EPS, self.epsilon), (_DELTA, self.delta), (_SIZE, self.size)):
+            template = template.replace(mark, _json_value(value), 1)
+        return template
+
+    def __hash__(self) -> int:  # the fields' hash, computed once (cells key many dicts)
+        return self._hash
+
+    @functools.cached_property
+    def _hash(self) -> int:
+        return hash((self.experiment, self.problem, self.problem_params, self.learner, self.learner_params,
+                     self.epsilon, self.delta, self.size, self.repetitions, self.options, self.first_rep))  # fmt: skip
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready form (Snakemake params, CLI)."""
@@ -82,6 +113,7 @@ class Cell:
             "size": self.size,
             "repetitions": self.repetitions,
             "options": canonical(dict(self.options)),
+            **({"first_rep": self.first_rep} if self.first_rep else {}),
             **({"plugins": list(self.plugins)} if self.plugins else {}),
         }
 
@@ -106,8 +138,34 @@ class Cell:
             size=int(data["size"]),
             repetitions=int(data["repetitions"]),
             options=freeze({k: decode(v) for k, v in data.get("options", {}).items()}),
+            first_rep=int(data.get("first_rep", 0)),
             plugins=plugins,
         )
+
+
+_MARKS = ("\x1fepsilon\x1f", "\x1fdelta\x1f", "\x1fsize\x1f")
+_EPS, _DELTA, _SIZE = (json.dumps(m) for m in _MARKS)  # placeholders, as they appear in the text
+
+
+def _json_value(value: object) -> str:
+    """``json.dumps(canonical(value))``, fast for the finite floats and ints of ε, δ, size."""
+    if type(value) is float and math.isfinite(value):
+        return repr(value)  # what json writes for a float
+    if type(value) is int:
+        return str(value)
+    return json.dumps(canonical(value))
+
+
+@functools.lru_cache(maxsize=None)
+def _problem_id(problem: str, problem_params: Params) -> str:
+    return f"{problem}-{key_hash({'problem': problem, **dict(problem_params)})}"
+
+
+@functools.lru_cache(maxsize=65536)
+def _key_template(experiment: str, problem: str, problem_params: Params, learner: str, learner_params: Params, options: Params) -> str:
+    """The canonical key text of a cell with placeholders for ε, δ and size."""
+    cell = Cell(experiment, problem, problem_params, learner, learner_params, 0.0, 0.0, 0, 1, options)
+    return key_string({**cell.key(), **dict(zip(("epsilon", "delta", "size"), _MARKS))})
 
 
 def cells_to_json(cells: Iterable[Cell]) -> str:
@@ -118,72 +176,126 @@ def cells_from_json(text: str) -> list[Cell]:
     return [Cell.from_dict(d) for d in json.loads(text)]
 
 
+def _order(cell: Cell) -> tuple:
+    return (cell.problem_id, cell.size, cell.first_rep, cell.learner, cell.key_string())
+
+
 def sort_cells(cells: Iterable[Cell]) -> list[Cell]:
-    """Deterministic order that keeps cells sharing a sample (problem, size) together."""
-    return sorted(cells, key=lambda c: (c.problem_id, c.size, c.learner, c.key_string()))
+    """Deterministic order that keeps cells sharing a sample (problem, size, repetitions)
+    together."""
+    return sorted(cells, key=_order)
 
 
 def estimated_cost(cell: Cell) -> float:
     """Predicted seconds of a cell if it ran alone in its shard (:mod:`dpbench.cost`:
     the learner's own ``cost(cell)`` hook, else the calibrated per-learner model, else a
     per-family default)."""
-    from dpbench.cost import cell_cost
-
     return cell_cost(cell).alone
 
 
-def _units(ordered: Sequence[Cell], target_seconds: float | None) -> list[tuple[list[Cell], float]]:
-    """Runs of consecutive cells that share work (same sample), with their predicted cost.
-
-    A run is kept whole (its shared work is paid once) unless its cells' own work alone
-    exceeds ``target_seconds``; then it is cut into consecutive pieces of about that much
-    own work, each piece paying the shared work again (splitting a run whose cost is
-    mostly shared work would only repeat that work in every job).
-    """
-    from dpbench.cost import cell_cost, shard_seconds
-
-    costs = {cell: cell_cost(cell) for cell in ordered}
+def _runs(ordered: Sequence[Cell]) -> list[list[Cell]]:
+    """Maximal runs of consecutive cells that see the same samples (problem, size, reps)."""
     runs: list[list[Cell]] = []
     for cell in ordered:
-        if runs and (runs[-1][-1].problem_id, runs[-1][-1].size) == (cell.problem_id, cell.size):
+        if runs and (runs[-1][-1].problem_id, runs[-1][-1].size, runs[-1][-1].first_rep) == (cell.problem_id, cell.size, cell.first_rep):
             runs[-1].append(cell)
         else:
             runs.append([cell])
+    return runs
+
+
+def _split_reps(cells: list[Cell], target_seconds: float, costs: dict[Cell, CellCost]) -> list[list[Cell]]:
+    """Cut a group of cells sharing samples into ranges of repetitions, each predicted at
+    most about ``target_seconds`` (at most one piece per repetition); every piece keeps the
+    group's cells together, so their shared work is still paid once per piece. The pieces'
+    costs go into ``costs`` (scaled from the whole cells': a cell's cost is per repetition)."""
+    seconds = shard_seconds(cells, costs)
+    reps = max(c.repetitions for c in cells)
+    pieces = min(reps, math.ceil(seconds / target_seconds))
+    if pieces <= 1:
+        return [cells]
+    out = []
+    for k in range(pieces):
+        lo, hi = k * reps // pieces, (k + 1) * reps // pieces
+        piece = []
+        for cell in cells:
+            if lo >= cell.repetitions:
+                continue
+            part = dataclasses.replace(cell, first_rep=cell.first_rep + lo, repetitions=min(hi, cell.repetitions) - lo)
+            costs[part] = costs[cell].scaled(part.repetitions / cell.repetitions, part)
+            piece.append(part)
+        out.append(piece)
+    return out
+
+
+def _units(ordered: Sequence[Cell], target_seconds: float | None, costs: dict[Cell, CellCost]) -> list[tuple[list[Cell], float]]:
+    """Groups of cells that share work (same samples), with their predicted cost.
+
+    A run of cells sharing a sample is kept whole (its shared work is paid once) unless it
+    costs more than ``target_seconds``. Then, if its cells' own work alone exceeds the
+    target, it is cut into consecutive pieces of about that much own work (each piece
+    pays the shared work again; splitting a run whose cost is mostly shared work would only
+    repeat that work in every job); and a piece (or run) still above the target is cut
+    into ranges of repetitions (:func:`_split_reps`), so no job need be much longer than
+    the target, whatever one cell costs.
+    """
     units = []
-    for run in runs:
-        own = sum(costs[cell].own for cell in run)
-        if target_seconds is None or own <= target_seconds or len(run) == 1:
-            units.append((run, shard_seconds(run, costs)))
+    for run in _runs(ordered):
+        seconds = shard_seconds(run, costs)
+        if target_seconds is None or seconds <= target_seconds:
+            units.append((run, seconds))
             continue
-        pieces = max(1, min(len(run), math.ceil(own / target_seconds)))
-        chunks: list[list[Cell]] = [[] for _ in range(pieces)]
-        acc = 0.0
-        for cell in run:
-            c = costs[cell].own
-            chunks[min(int((acc + c / 2) / own * pieces), pieces - 1)].append(cell)
-            acc += c
-        units += [(chunk, shard_seconds(chunk, costs)) for chunk in chunks if chunk]
+        own = sum(costs[cell].own for cell in run)
+        if own <= target_seconds or len(run) == 1:
+            chunks = [run]
+        else:
+            pieces = max(1, min(len(run), math.ceil(own / target_seconds)))
+            chunks = [[] for _ in range(pieces)]
+            acc = 0.0
+            for cell in run:
+                c = costs[cell].own
+                chunks[min(int((acc + c / 2) / own * pieces), pieces - 1)].append(cell)
+                acc += c
+        for chunk in chunks:
+            if chunk:
+                units += [(piece, shard_seconds(piece, costs)) for piece in _split_reps(chunk, target_seconds, costs)]
     return units
 
 
-def shard(cells: Sequence[Cell], n_shards: int | None = None, *, target_seconds: float | None = None) -> list[list[Cell]]:
+def shard(
+    cells: Sequence[Cell],
+    n_shards: int | None = None,
+    *,
+    target_seconds: float | None = None,
+    costs: dict[Cell, CellCost] | None = None,
+) -> list[list[Cell]]:
     """Pack cells into shards of similar predicted cost.
 
     With ``target_seconds`` (from the config's ``shard_minutes``) the number of shards is
-    ``ceil(predicted total / target_seconds)``, so each job does about that much work;
+    ``ceil(predicted total / target_seconds)``, so each job does about that much work, and
+    a cell costing more than that is split into ranges of its repetitions (rows identical
+    to the whole cell's: seeds depend on the cell's key and the repetition only);
     otherwise it is ``n_shards`` (the config's ``shards``). Either way it is at most the
-    number of cells and never depends on the repetitions' layout: cells, their keys and
+    number of units and never depends on the repetitions' layout: cells, their keys and
     hence their seeds are the same whatever the shards. Cells that share a sample stay in
     one job (their data-derived statistics are computed once, see :func:`_units`); units
     are packed longest-first into the least-loaded shard; each shard lists its cells in
     :func:`sort_cells` order, and the shards are ordered by their first cell.
+
+    ``costs`` (cell → :func:`dpbench.cost.cell_cost`) may be given to reuse predictions;
+    the costs of pieces are added to it.
     """
+    if costs is None:
+        costs = {}
+    for cell in cells:
+        if cell not in costs:
+            costs[cell] = cell_cost(cell)
     ordered = sort_cells(cells)
     if not ordered:
         return []
     if target_seconds is not None and not target_seconds > 0:
         raise ValueError(f"target_seconds must be > 0, got {target_seconds!r}")
-    units = _units(ordered, target_seconds)
+    units = _units(ordered, target_seconds, costs)
     total = sum(cost for _, cost in units)
     if target_seconds is not None:
         wanted = math.ceil(total / target_seconds)
@@ -201,6 +313,5 @@ def shard(cells: Sequence[Cell], n_shards: int | None = None, *, target_seconds:
         load, i = heapq.heappop(loads)
         shards[i].extend(units[index][0])
         heapq.heappush(loads, (load + units[index][1], i))
-    position = {cell: i for i, cell in enumerate(ordered)}
-    out = [sorted(s, key=position.__getitem__) for s in shards if s]
-    return sorted(out, key=lambda s: position[s[0]])
+    out = [sorted(s, key=_order) for s in shards if s]
+    return sorted(out, key=lambda s: _order(s[0]))

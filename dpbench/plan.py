@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dpbench.config import Grid
-from dpbench.cost import JOB_OVERHEAD_SECONDS, cell_cost, shard_memory_mb, shard_seconds
+from dpbench.cost import JOB_OVERHEAD_SECONDS, shard_memory_mb
 
 
 @dataclass(frozen=True)
@@ -62,8 +62,7 @@ def make_plan(grid: Grid) -> Plan:
     experiments = []
     for exp_id, plan in grid.experiments.items():
         shards = plan.shards()
-        costs = {cell: cell_cost(cell) for cell in plan.cells}
-        seconds = tuple(shard_seconds(s, costs) for s in shards)
+        seconds = tuple(plan.shard_seconds())
         largest = max(range(len(shards)), key=seconds.__getitem__)
         experiments.append(
             ExperimentCost(

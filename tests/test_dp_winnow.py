@@ -213,7 +213,7 @@ AUDITED = [("dp_winnow", winnow_audits.SOURCE_CLAIM), ("dp_winnow_batched", 1.0)
 def test_sparse_vector_exact_law(name, epsilon):
     """The exact output law of the audited AboveThreshold pair: a distribution, the correct
     mechanism's pair ε below its ε₀ and the broken copy's (noise halved) above it."""
-    correct, broken = cases_for(name, epsilon=epsilon, delta=1e-6)
+    correct, broken = [c for c in cases_for(name, epsilon=epsilon, delta=1e-6) if c.component]  # the AboveThreshold rows
     q = winnow_audits._queries(0, 0.0)
     law = winnow_audits.output_law(correct.epsilon, q, 0.0)
     assert law.sum() == pytest.approx(1.0, abs=1e-6)
@@ -240,7 +240,7 @@ def test_audit_correct_within_claim_broken_above(name, epsilon):
     correct copy's bound exceeds its claim with probability ≤ 2e-3; the broken copy (noise
     halved, true pair ε ≈ 1.63 ε₀) must exceed it. Why a component: see the case's
     ``component`` (end to end the loss of one run concentrates far below ε)."""
-    correct, broken = cases_for(name, epsilon=epsilon, delta=1e-6)
+    correct, broken = [c for c in cases_for(name, epsilon=epsilon, delta=1e-6) if c.component]  # the AboveThreshold rows
     assert "invisible" in correct.component
     good = run_case(correct, runs=winnow_audits.RUNS, confidence=0.999, seed=0)
     bad = run_case(broken, runs=winnow_audits.RUNS, confidence=0.999, seed=0)

@@ -40,8 +40,9 @@ def _flatten(shards):
 def test_every_cell_in_exactly_one_shard(kwargs):
     cells = _cells()
     shards = shard(cells, **kwargs)
-    assert sorted(c.key_string() for c in _flatten(shards)) == sorted(c.key_string() for c in cells)
-    assert all(shards) and len(shards) <= len(cells)
+    # every repetition of every cell exactly once (a costly cell may be split by repetitions)
+    assert sorted((c.key_string(), r) for c in _flatten(shards) for r in c.reps) == sorted((c.key_string(), r) for c in cells for r in c.reps)
+    assert all(shards) and len(shards) <= sum(c.repetitions for c in cells)
     for s in shards:  # each shard in the canonical order
         assert s == sort_cells(s)
 
@@ -58,7 +59,7 @@ def test_target_seconds_sets_the_number_of_shards_and_bounds_each():
     cells = _cells(repetitions=5)
     costs = {c: cell_cost(c) for c in cells}
     for target in (0.01, 0.05, 0.2):
-        shards = shard(cells, target_seconds=target)
+        shards = shard(cells, target_seconds=target, costs=costs)
         loads = [shard_seconds(s, costs) for s in shards]
         whole_runs = {}
         for c in cells:
@@ -78,7 +79,7 @@ def test_cells_sharing_a_sample_stay_together():
         home = {}
         for i, s in enumerate(shard(cells, **kwargs)):
             for c in s:
-                assert home.setdefault((c.problem_id, c.size), i) == i
+                assert home.setdefault((c.problem_id, c.size, c.first_rep), i) == i
 
 
 def test_fixed_shard_count_does_not_grow_with_repetitions():
@@ -89,7 +90,7 @@ def test_fixed_shard_count_does_not_grow_with_repetitions():
 def test_shared_work_is_charged_once_per_shard():
     cells = [c for c in _cells() if c.size == 4096 and dict(c.problem_params)["d"] == 7 and c.learner in ("erm", "exp_mech_erm")]
     costs = [cell_cost(c) for c in cells]
-    assert all(("class_mistakes", cells[0].problem_id, 4096) in c.shared for c in costs)
+    assert all(("class_mistakes", cells[0].problem_id, 4096, 0) in c.shared for c in costs)
     together = shard_seconds(cells)
     assert together < sum(c.alone for c in costs)
     assert together == pytest.approx(sum(c.own for c in costs) + max(sum(c.shared.values()) for c in costs))

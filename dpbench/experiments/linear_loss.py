@@ -34,7 +34,7 @@ def run_linear_cell(cell: Cell, target, root_seed: int) -> list[dict]:
     T = cell.size
     reason = learner.supports(target)
     rows = []
-    for rep in range(cell.repetitions):
+    for rep in cell.reps:
         row = base_row(cell, rep, root_seed, learner)
         row.update(target.columns(), t=T)
         if reason is not None:

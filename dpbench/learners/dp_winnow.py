@@ -94,7 +94,7 @@ import numpy.typing as npt
 
 from dpbench.learners.base import Guarantee, Learner
 from dpbench.learners.confident_winnow import ETA_RATIO, GAMMA_RATIO
-from dpbench.learners.online import OnlineTrace, dp_winnow_block, sequential_dot
+from dpbench.learners.online import OnlineTrace, blocked_dot, dp_winnow_block
 from dpbench.mechanisms.composition import advanced, advanced_per_step
 from dpbench.mechanisms.sparse_vector import accuracy, accuracy_tight, query_noise, threshold_noise
 from dpbench.registry import register_learner
@@ -237,6 +237,14 @@ def _shadow_update(logw: npt.NDArray[np.float64], g: npt.NDArray, eta: float) ->
     return w / w.sum()
 
 
+def check_features(X: np.ndarray) -> None:
+    """DP-Winnow's sensitivity analysis assumes ``‖x‖∞ ≤ 1`` (each cached example moves a
+    weight's update by at most η): reject a block that breaks it (one line)."""
+    top = float(np.abs(X).max()) if X.size else 0.0
+    if top > 1.0:
+        raise ValueError(f"DP-Winnow needs features with |x_i| <= 1 (||x||_inf <= 1), got {top:g}")
+
+
 def run_dp_winnow(stream: Any, params: DPWinnowParams, *, rng: np.random.Generator, sv_noise: bool = True) -> OnlineTrace:
     """Compiled DP-Winnow run with fixed ``params``. ``sv_noise=False`` removes the sparse
     vector's noise (a deliberately *broken* variant for the privacy tests only).
@@ -255,6 +263,7 @@ def run_dp_winnow(stream: Any, params: DPWinnowParams, *, rng: np.random.Generat
     active = params.M > 0
     gbuf = np.zeros(N)
     for X, y in stream.blocks():
+        check_features(X)
         noise = query_noise(eps0, len(y), rng=rng)
         r = 0
         while r < len(y):
@@ -290,7 +299,7 @@ def reference_dp_winnow(stream: Any, params: DPWinnowParams, *, rng: np.random.G
         for r in range(len(y)):
             t += 1
             x, yt = X[r].astype(np.float64), float(y[r])
-            margin = yt * sequential_dot(wt, x)  # predict_one: sign⟨w̃, x⟩
+            margin = yt * blocked_dot(wt, x)  # predict_one: sign⟨w̃, x⟩
             mistakes += margin <= 0
             if margin < params.gamma_tilde:  # learn_one
                 cache.append((x, yt))

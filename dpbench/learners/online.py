@@ -39,10 +39,38 @@ class OnlineTrace:
 
 @numba.njit(cache=True)
 def _dot(w, x):
-    s = 0.0
-    for i in range(w.shape[0]):
-        s += w[i] * x[i]
-    return s
+    """``⟨w, x⟩`` in the fixed blocked order of :func:`blocked_dot`: eight partial sums
+    (coordinate i into lane i mod 8), combined pairwise — eight independent chains instead
+    of one serial one, and the same rounding on every machine."""
+    n = w.shape[0]
+    s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0
+    i = 0
+    while i + 8 <= n:
+        s0 += w[i] * x[i]
+        s1 += w[i + 1] * x[i + 1]
+        s2 += w[i + 2] * x[i + 2]
+        s3 += w[i + 3] * x[i + 3]
+        s4 += w[i + 4] * x[i + 4]
+        s5 += w[i + 5] * x[i + 5]
+        s6 += w[i + 6] * x[i + 6]
+        s7 += w[i + 7] * x[i + 7]
+        i += 8
+    r = n - i
+    if r > 0:
+        s0 += w[i] * x[i]
+    if r > 1:
+        s1 += w[i + 1] * x[i + 1]
+    if r > 2:
+        s2 += w[i + 2] * x[i + 2]
+    if r > 3:
+        s3 += w[i + 3] * x[i + 3]
+    if r > 4:
+        s4 += w[i + 4] * x[i + 4]
+    if r > 5:
+        s5 += w[i + 5] * x[i + 5]
+    if r > 6:
+        s6 += w[i + 6] * x[i + 6]
+    return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
 
 
 @numba.njit(cache=True)
@@ -147,13 +175,15 @@ def dp_winnow_block(X, y, start, wt, gamma_tilde, noise, noisy_threshold, active
 # --------------------------------------------------------------------------- drivers
 
 
-def sequential_dot(w: npt.NDArray, x: npt.NDArray) -> float:
-    """``⟨w, x⟩`` summed left to right, as the compiled loops do (the references must round
-    identically: released weights are multiples of 1/K, so exact ties are common)."""
-    s = 0.0
-    for a, b in zip(w.tolist(), x.tolist()):
-        s += a * b
-    return s
+def blocked_dot(w: npt.NDArray, x: npt.NDArray) -> float:
+    """``⟨w, x⟩`` in the compiled loops' fixed order: coordinate i summed into lane i mod 8,
+    left to right, then ``((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7))`` (the references
+    must round identically: released weights are multiples of 1/K, so exact ties are common)."""
+    lanes = [0.0] * 8
+    for i, (a, b) in enumerate(zip(w.tolist(), x.tolist())):
+        lanes[i % 8] += a * b
+    return ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]))
+
 
 
 def initial_weights(kind: int, n_features: int) -> npt.NDArray[np.float64]:
@@ -191,7 +221,7 @@ def reference_nonprivate(stream, kind: int, eta: float, gamma: float) -> OnlineT
     per_t_m, per_t_u = [], []
     for t in range(len(y)):
         x, yt = X[t].astype(np.float64), float(y[t])
-        margin = yt * sequential_dot(w, x)
+        margin = yt * blocked_dot(w, x)
         mistakes += margin <= 0
         update = margin <= 0 if kind in (PERCEPTRON, WINNOW) else margin < gamma
         if update:

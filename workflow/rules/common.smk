@@ -1,13 +1,14 @@
 # Named helpers over the validated grid (dpbench.config / dpbench.grid / dpbench.pipeline:
 # package code, tested without Snakemake). An invalid config stops here, before any job,
 # with the one line `dpbench validate` prints and exit status 2.
+import functools
 import json
 import math
 import os
 import sys
 
 from dpbench.config import ConfigError, error_line, from_dict
-from dpbench.cost import shard_memory_mb, shard_seconds
+from dpbench.cost import shard_memory_mb
 from dpbench.pipeline import CAPTIONS_DIR, FIGURES_DIR, figure_stems
 
 CONFIG_SOURCE = ", ".join(map(str, workflow.overwrite_configfiles)) or "config/config.yaml"
@@ -17,12 +18,20 @@ except ConfigError as exc:
     print(error_line(CONFIG_SOURCE, exc), file=sys.stderr)
     sys.exit(2)
 
+# The plan, computed once: each cell's key and predicted cost, the shards and their
+# predicted seconds (the resource functions below read these, never the cost model).
 SHARDS = {exp: plan.shards() for exp, plan in GRID.experiments.items()}
+SHARD_SECONDS = {exp: plan.shard_seconds() for exp, plan in GRID.experiments.items()}
+
+
+def shard_name(i):
+    """Shard file stem: the index zero-padded to three digits (any number of shards)."""
+    return f"{i:03d}"
 
 
 wildcard_constraints:
     experiment="|".join(GRID.experiments),
-    shard=r"\d{3}",
+    shard=r"\d{3}\d*",  # three digits or more (written so: Snakemake did not match `\d{3,}` here)
 
 
 # The software every job needs, relative to the .smk files in workflow/rules/. Documents
@@ -39,14 +48,14 @@ def shard_cells(wildcards):
 
 def shard_runtime(wildcards, attempt):
     """Minutes: 5 + 3 × the cost model's predicted minutes for the shard, × attempt."""
-    seconds = shard_seconds(SHARDS[wildcards.experiment][int(wildcards.shard)])
+    seconds = SHARD_SECONDS[wildcards.experiment][int(wildcards.shard)]
     return attempt * (5 + math.ceil(3 * seconds / 60))
 
 
 def shard_priority(wildcards):
     """The shard's predicted seconds: the longest shards start first (LPT order), so the
     cores finish together instead of one idling while the last long shard runs."""
-    return shard_seconds(SHARDS[wildcards.experiment][int(wildcards.shard)])
+    return SHARD_SECONDS[wildcards.experiment][int(wildcards.shard)]
 
 
 #: summarise jobs start as soon as their shards are done, between the remaining shards
@@ -55,12 +64,18 @@ SUMMARISE_PRIORITY = 10**9
 
 def shard_mem_mb(wildcards, attempt):
     """MB: the predicted peak of the shard (libraries + cached samples), × attempt."""
-    return attempt * math.ceil(shard_memory_mb(SHARDS[wildcards.experiment][int(wildcards.shard)]))
+    return attempt * math.ceil(_shard_memory(wildcards.experiment, int(wildcards.shard)))
+
+
+@functools.cache
+def _shard_memory(experiment, i):
+    """Predicted peak MB of one shard, computed once per shard."""
+    return shard_memory_mb(SHARDS[experiment][i])
 
 
 def experiment_shards(experiment):
     """The shard files of one experiment (the input of its summarise rule)."""
-    return [f"results/runs/{experiment}/{i:03d}.parquet" for i in range(len(SHARDS[experiment]))]
+    return [f"results/runs/{experiment}/{shard_name(i)}.parquet" for i in range(len(SHARDS[experiment]))]
 
 
 def config_hash(wildcards):
@@ -89,4 +104,4 @@ def final_targets():
         targets += [f"results/{exp}.parquet", f"results/theory/{exp}.csv", f"results/theory/{exp}.html"]
         for stem in figure_stems(exp).values():
             targets += [f"{FIGURES_DIR}/{stem}.pdf", f"{FIGURES_DIR}/{stem}.png"]
-    return targets
+    return targets + ["results/theory/summary.csv", "results/theory/summary.html"]

@@ -29,3 +29,26 @@ for experiment in GRID.experiments:
         localrule: True
         script:
             "../scripts/summarise.py"
+
+
+# Theory vs practice: one row per (source theorem, learner, regime) over every experiment's
+# theory check (dpbench.summary), and its report page. The privacy audit's table is another
+# kind (no verdicts against a rate) and is read but skipped.
+rule theory_summary:
+    input:
+        [f"results/theory/{experiment}.csv" for experiment in GRID.experiments],
+    output:
+        csv="results/theory/summary.csv",
+        html=report(
+            "results/theory/summary.html",
+            caption="../report/summary.rst",
+            category="theory vs practice",
+            labels={"figure": "summary"},
+        ),
+    log:
+        "results/logs/summarise/theory_summary.log",
+    conda:
+        CONDA_ENV
+    localrule: True
+    script:
+        "../scripts/summary.py"

@@ -1,0 +1,81 @@
+"""Benchmark (run by hand): the cost model against the clock, per shard (issue 22).
+
+    python benchmarks/bench_cost.py [CONFIG] [--sample K] [--seed S] [--max-predicted SECONDS]
+
+Runs shards of CONFIG (default config/config.yaml; all its shards, or a random sample of K
+— e.g. ``config/paper.yaml --sample 8``), each as the workflow runs it: a fresh
+interpreter with one BLAS thread running :func:`dpbench.experiment.run_shard` on the
+shard's cells. Prints per shard the predicted seconds (the plan's cells plus the per-job
+start-up :data:`dpbench.cost.JOB_OVERHEAD_SECONDS`) against the measured CPU seconds of
+that process (user + system: less sensitive than wall time to other load on the
+machine), their ratio, and how many shards are within 2× (the target).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+RUNNER = """
+import json, sys
+from dpbench.experiment import run_shard
+from dpbench.grid import cells_from_json
+run_shard(cells_from_json(open(sys.argv[1]).read()), root_seed=int(sys.argv[2]), out=sys.argv[3])
+"""
+
+
+def run_one(cells_json: str, seed: int, workdir: Path) -> tuple[float, float]:
+    """(wall s, CPU s) of one shard job in a fresh interpreter."""
+    cells = workdir / "cells.json"
+    cells.write_text(cells_json)
+    env = {**os.environ, **{v: "1" for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", RUNNER, str(cells), str(seed), str(workdir / "out.parquet")], check=True, env=env, cwd=REPO)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+
+
+def main() -> None:
+    from dpbench.config import load
+    from dpbench.cost import JOB_OVERHEAD_SECONDS
+    from dpbench.grid import cells_to_json
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("config", nargs="?", default=str(REPO / "config" / "config.yaml"))
+    parser.add_argument("--sample", type=int, help="run this many shards, drawn at random (default: all)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the sample")
+    parser.add_argument("--max-predicted", type=float, default=float("inf"), help="draw only shards predicted below this many seconds")
+    args = parser.parse_args()
+    grid = load(args.config)
+    shards = [(exp, i, s, seconds) for exp, plan in grid.experiments.items() for i, (s, seconds) in enumerate(zip(plan.shards(), plan.shard_seconds()))]
+    shards = [x for x in shards if x[3] + JOB_OVERHEAD_SECONDS <= args.max_predicted]
+    if args.sample is not None and args.sample < len(shards):
+        shards = sorted(random.Random(args.seed).sample(shards, args.sample), key=lambda x: (x[0], x[1]))
+    print(f"{args.config}: {len(shards)} shards; predicted = cells + {JOB_OVERHEAD_SECONDS:.0f} s start-up; measured = CPU s of the job")
+    print(f"{'experiment':<18} {'shard':>5} {'cells':>5} {'predicted s':>11} {'measured s':>10} {'wall s':>7} {'pred/meas':>9}")
+    ratios = []
+    with tempfile.TemporaryDirectory(prefix="bench_cost_") as tmp:
+        for exp, i, cells, seconds in shards:
+            wall, cpu = run_one(cells_to_json(cells), grid.seed, Path(tmp))
+            predicted = seconds + JOB_OVERHEAD_SECONDS
+            ratios.append(predicted / cpu)
+            print(f"{exp:<18} {i:>5} {len(cells):>5} {predicted:>11.1f} {cpu:>10.1f} {wall:>7.1f} {predicted / cpu:>9.2f}", flush=True)
+    within = sum(0.5 <= r <= 2.0 for r in ratios)
+    print(f"within 2x: {within} of {len(ratios)} shards; predicted/measured from {min(ratios):.2f} to {max(ratios):.2f}")
+    print(json.dumps({"within_2x": within, "shards": len(ratios), "min_ratio": min(ratios), "max_ratio": max(ratios)}))
+
+
+if __name__ == "__main__":
+    main()

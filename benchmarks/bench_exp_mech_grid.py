@@ -1,0 +1,57 @@
+"""Benchmark (run by hand): ``exp_mech_grid``'s log-loss scores against the previous code.
+
+    python benchmarks/bench_exp_mech_grid.py [--repeat 5]
+
+The paper grid's largest exp_mech_grid cells: d = 2 with 61² candidates at n = 10⁴, and
+d = 6 with 7⁶ candidates at n = 10³. Baseline, timed in the same run: the scores as computed
+before the compiled kernel (``np.logaddexp(0, −m)`` over blocks of the (n, g^d) margins).
+Target: ratio ≥ 3 (issue 22). One BLAS thread, as in the workflow.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import pinned  # noqa: F401  (one BLAS thread; before numpy)
+import numpy as np
+
+from dpbench.learners.exp_mech_grid import ExpMechGrid, grid
+from dpbench.learners.logistic_common import signs, unit_ball
+from dpbench.problems.logistic import LogisticProblem
+
+
+def scores_before(learner, X, s, candidates, block=1 << 22):
+    """The scores exactly as ``ExpMechGrid.scores`` computed them before the kernel."""
+    n = len(s)
+    total = np.zeros(len(candidates))
+    rows = max(1, block // max(len(candidates), 1))
+    for start in range(0, n, rows):
+        margins = (s[start : start + rows, None] * X[start : start + rows]) @ candidates.T
+        total -= np.logaddexp(0.0, -margins).sum(axis=0)
+    return total - 0.5 * n * learner.lam * np.einsum("ij,ij->i", candidates, candidates)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    print(f"{'case':<28} {'entries':>10} {'before ns/entry':>16} {'now ns/entry':>13} {'ratio':>7} {'max rel diff':>13}")
+    ratios = []
+    for d, points, n in ((2, 61, 10_000), (6, 7, 1000)):
+        target = LogisticProblem(d=d, rho=0.01).draw_target(rng=np.random.default_rng(0))
+        sample = target.sample(n, rng=np.random.default_rng(1))
+        X, s = unit_ball(sample.X), signs(sample.y)
+        learner = ExpMechGrid(epsilon=1.0, points=points, max_candidates=200_000)
+        cands = grid(d, points, learner.radius)
+        learner.scores(X[:10], s[:10], cands[:10])  # compile / load the cache
+        t = pinned.interleaved({"before": lambda: scores_before(learner, X, s, cands), "now": lambda: learner.scores(X, s, cands)}, args.repeat)
+        entries = n * len(cands)
+        diff = np.max(np.abs(learner.scores(X, s, cands) - scores_before(learner, X, s, cands)) / np.abs(scores_before(learner, X, s, cands)))
+        ratio = t["before"] / t["now"]
+        ratios.append(ratio)
+        print(f"d={d}, {points}^{d} cands, n={n:<6} {entries:>10.2e} {t['before'] / entries * 1e9:>16.2f} {t['now'] / entries * 1e9:>13.2f} {ratio:>6.2f}x {diff:>13.1e}")
+    print(f"speed-up over the previous scores: {min(ratios):.2f}x (target >= 3x): {'met' if min(ratios) >= 3 else 'NOT met'}")
+
+
+if __name__ == "__main__":
+    main()

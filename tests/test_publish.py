@@ -1,0 +1,67 @@
+"""``dpbench publish``: a finished run's figures, theory/audit CSVs and report page, with the
+commit and config they came from (issue 22)."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from dpbench.cli import main
+from dpbench.config import load
+from dpbench.publish import expected_files
+from tests.conftest import TINY_CONFIG, run_snakemake
+
+
+def _fake_run(root, experiments):
+    """A run directory holding every file a run of the tiny config writes (placeholder
+    contents: publish copies, it does not read figures)."""
+    for name, path in expected_files(root, experiments).items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("verdict,curve\nagrees,a\nagrees,b\nfails,c\n" if name.endswith(".csv") else f"png of {name}")
+    return root
+
+
+def test_publish_copies_everything_with_its_provenance(tmp_path, capsys):
+    experiments = list(load(TINY_CONFIG).experiments)
+    run = _fake_run(tmp_path / "results", experiments)
+    out = tmp_path / "docs" / "paper"
+    assert main(["publish", str(run), "--config", str(TINY_CONFIG), "--out", str(out)]) == 0
+    for name in expected_files(run, experiments):
+        assert (out / name).read_bytes() == (run / name).read_bytes(), name
+    assert (out / "config.yaml").read_bytes() == TINY_CONFIG.read_bytes()
+    source = (out / "SOURCE.md").read_text()
+    assert "commit: `" in source and "config_sha256" in source
+    page = (out / "README.md").read_text()
+    assert "theory/privacy_audit.csv" in page and "agrees 2, fails 1" in page
+    assert all(f"({name})" in page for name in expected_files(run, experiments) if name.endswith(".png"))
+    # publishing again replaces the directory whole: a stale file does not survive
+    (out / "stale.png").write_text("old")
+    assert main(["publish", str(run), "--config", str(TINY_CONFIG), "--out", str(out)]) == 0
+    assert not (out / "stale.png").exists()
+
+
+def test_an_incomplete_run_is_refused_and_nothing_is_written(tmp_path, capsys):
+    experiments = list(load(TINY_CONFIG).experiments)
+    run = _fake_run(tmp_path / "results", experiments)
+    (run / "theory" / "privacy_audit.csv").unlink()
+    out = tmp_path / "paper"
+    assert main(["publish", str(run), "--config", str(TINY_CONFIG), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "missing" in err and "privacy_audit.csv" in err and len(err.strip().splitlines()) == 1
+    assert not out.exists() and list(tmp_path.iterdir()) == [run]
+
+
+@pytest.mark.slow
+def test_publish_a_real_run_of_the_tiny_config(tmp_path):
+    """The tiny config through snakemake, its report, then publish: the real figures."""
+    proc = run_snakemake(tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc = run_snakemake(tmp_path, "--report", "report.html")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = tmp_path / "published"
+    assert main(["publish", str(tmp_path / "results"), "--config", str(TINY_CONFIG), "--out", str(out), "--report", str(tmp_path / "report.html")]) == 0
+    pngs = sorted(out.glob("figures/*.png"))
+    assert pngs and all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs)
+    assert (out / "report.html").stat().st_size > 10_000
+    shutil.rmtree(tmp_path / "results")
