@@ -1,0 +1,125 @@
+"""Output directories (dpbench.paths) and code-aware re-runs through Snakemake itself:
+each config writes under its own directory, two configs never write the same file (the
+README's plugin example leaves the default run's results untouched), and editing a
+learner's source re-runs exactly the shards that run it."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from dpbench.config import from_dict
+from dpbench.paths import DEFAULT_CONFIG, OutputClash, RunPaths, check_owner, claim, output_root
+from tests.conftest import REPO, run_snakemake
+
+PLUGIN_CONFIG = REPO / "examples" / "plugin" / "config.yaml"
+
+
+def test_output_root_is_derived_from_the_config_file():
+    assert output_root(None, None) == "results" and output_root(None, DEFAULT_CONFIG) == "results"
+    assert output_root(None, REPO / "config" / "paper.yaml") == "results/paper"
+    assert output_root(None, PLUGIN_CONFIG) == "results/plugin"  # a file called config.yaml: its folder's name
+    assert output_root(None, "/x/runs.yaml") == "results/run-runs"  # never inside the default run's directories
+    assert output_root("out/mine/", "/x/runs.yaml") == "out/mine"  # the config's own `output:` wins
+
+
+def test_a_directory_belongs_to_one_config(tmp_path):
+    paths = RunPaths("results/x")
+    claim(paths, tmp_path / "a" / "x.yaml", tmp_path)
+    claim(paths, tmp_path / "a" / "x.yaml", tmp_path)  # the same config again: fine
+    with pytest.raises(OutputClash, match=r"output directory results/x/ holds the results of a/x.yaml"):
+        check_owner(paths, tmp_path / "b" / "x.yaml", tmp_path)
+
+
+def _declared_outputs(config_file: Path) -> set[str]:
+    """Every file a run of ``config_file`` may write (dpbench.paths), without running it."""
+    config = yaml.safe_load(config_file.read_text())
+    grid = from_dict(config)
+    paths = RunPaths(output_root(grid.output, None if config_file == DEFAULT_CONFIG else config_file))
+    out = {paths.owner}
+    for exp, plan in grid.experiments.items():
+        for i in range(len(plan.shards())):
+            out |= {paths.shard(exp, f"{i:03d}"), paths.shard_log(exp, f"{i:03d}")}
+        out |= set(paths.experiment_outputs(exp)) | {paths.summarise_log(exp)}
+        out |= {files["caption"] for files in paths.figure_files(exp).values()}
+    return out
+
+
+def test_default_and_plugin_example_share_no_file():
+    default, plugin = _declared_outputs(DEFAULT_CONFIG), _declared_outputs(PLUGIN_CONFIG)
+    assert "results/conjunctions.parquet" in default and "results/plugin/conjunctions.parquet" in plugin
+    assert not default & plugin
+
+
+@pytest.mark.slow
+def test_plugin_example_leaves_default_results_untouched(tmp_path):
+    """A default run's files are in place (stand-ins: the run itself takes minutes); the
+    README's plugin example runs beside them, writes only under results/plugin/, and the
+    default config then still sees its own directory (a dry run, no clash)."""
+    default_files = sorted(_declared_outputs(DEFAULT_CONFIG) - {"results/.owner"})
+    for name in default_files:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(b"default run: " + name.encode())
+    (tmp_path / "results" / ".owner").write_text(str(DEFAULT_CONFIG) + "\n")
+    proc = run_snakemake(tmp_path, configfile=PLUGIN_CONFIG)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    for name in default_files:
+        assert (tmp_path / name).read_bytes() == b"default run: " + name.encode(), name
+    assert (tmp_path / "results" / "plugin" / "conjunctions.parquet").stat().st_size > 0
+    written = {p.relative_to(tmp_path).as_posix() for p in (tmp_path / "results").rglob("*") if p.is_file()}
+    assert written - set(default_files) <= _declared_outputs(PLUGIN_CONFIG) | {"results/.owner"}
+    # the other order: a run of the default config here is not stopped by the plugin's files
+    dry = subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(tmp_path),
+                          "--configfile", str(DEFAULT_CONFIG), "-n", "--cores", "1"],
+                         capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert dry.returncode == 0, dry.stderr[-3000:]
+
+
+MY_PLUGIN = '''"""A plugin learner for the re-run test: ERM under another name."""
+from dataclasses import dataclass
+from typing import ClassVar
+
+from dpbench.learners.erm import ERM
+from dpbench.registry import register_learner
+
+
+@register_learner
+@dataclass(frozen=True, kw_only=True)
+class MyERM(ERM):
+    name: ClassVar[str] = "my_erm"
+'''
+
+
+def _scheduled_shards(proc: subprocess.CompletedProcess) -> set[str]:
+    """Shards a dry run would run (the output of each ``rule run_shard`` job)."""
+    text = proc.stdout + proc.stderr
+    return set(re.findall(r"rule run_shard:\s*\n(?:\s+\w+:.*\n)*?\s+output: \S*/runs/conjunctions/(\d+)\.parquet", text))
+
+
+@pytest.mark.slow
+def test_editing_a_learner_reruns_exactly_its_shards(tmp_path):
+    (tmp_path / "myplug.py").write_text(MY_PLUGIN)
+    config = {"seed": 3, "plugins": ["myplug"], "experiments": {"conjunctions": {
+        "problem": "conjunction", "problem_params": {"d": 4, "k": 2}, "learners": ["elimination", "erm", "my_erm"],
+        "epsilon": [1.0], "n": [16, 32, 64], "repetitions": 2, "shards": 3}}}  # fmt: skip
+    path = tmp_path / "edit.yaml"
+    path.write_text(yaml.safe_dump(config))
+    proc = run_snakemake(tmp_path, configfile=path)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    assert (tmp_path / "results" / "edit" / "conjunctions.parquet").is_file()
+    assert _scheduled_shards(run_snakemake(tmp_path, "-n", configfile=path)) == set()
+
+    plan = from_dict(config).experiments["conjunctions"]
+    uses = {f"{i:03d}" for i, cells in enumerate(plan.shards()) if any(c.learner == "my_erm" for c in cells)}
+    assert uses and len(uses) < len(plan.shards()), "the test needs shards with and without the learner"
+    with open(tmp_path / "myplug.py", "a") as fh:
+        fh.write("# an edit\n")
+    dry = run_snakemake(tmp_path, "-n", configfile=path)
+    assert dry.returncode == 0, dry.stderr[-3000:]
+    assert _scheduled_shards(dry) == uses, dry.stdout[-3000:]
+    assert "summarise_conjunctions" in dry.stdout + dry.stderr
