@@ -7,7 +7,7 @@ import time
 
 import numpy as np
 
-from dpbench.learners.dp_winnow_tight import DPWinnowTight
+from dpbench.learners.dp_winnow_batched_tight import DPWinnowBatchedTight
 from dpbench.learners.online import WINNOW, nonprivate_block
 from dpbench.learners.winnow import Winnow
 from dpbench.problems.halfspace import Halfspace, OnlineStream
@@ -31,13 +31,13 @@ w = np.full(N, 1.0 / N)
 Xf = X.astype(np.float64)
 rng = np.random.default_rng(2)
 Winnow().run(stream, rng=rng)
-DPWinnowTight(epsilon=10.0, delta=1e-6).run(stream, rng=rng)
+DPWinnowBatchedTight(epsilon=10.0, delta=1e-6).run(stream, rng=rng)
 cases = {
     "X @ w (int8 X, float64 w)": lambda: X @ w,
     "X @ w (float64 X)": lambda: Xf @ w,
     "winnow.run": lambda: Winnow().run(stream, rng=rng),
     "winnow kernel only": lambda: nonprivate_block(X, y, w.copy(), WINNOW, 0.1, 0.0, np.array([T]), np.array([0, 0, 0, 0, -1]), np.zeros(1, np.int64), np.zeros(1, np.int64)),
-    "dp_winnow_tight.run (eps=10)": lambda: DPWinnowTight(epsilon=10.0, delta=1e-6).run(stream, rng=rng),
+    "dp_winnow_batched_tight.run (eps=10)": lambda: DPWinnowBatchedTight(epsilon=10.0, delta=1e-6).run(stream, rng=rng),
 }
 base = None
 print(f"T = {T:,}, N = {N:,}: rounds·coordinates per second (best of 3)")

@@ -16,15 +16,17 @@ from dpbench.audits import cases_for
 from dpbench.audits import winnow as winnow_audits
 from dpbench.learners.confident_winnow import ConfidentWinnow
 from dpbench.learners.dp_winnow import DPWinnow, DPWinnowParams, calibrate, composed_privacy, reference_dp_winnow, run_dp_winnow
-from dpbench.learners.dp_winnow_tight import DPWinnowTight
+from dpbench.learners.dp_winnow_batched import DPWinnowBatched
+from dpbench.learners.dp_winnow_batched_tight import DPWinnowBatchedTight
 from dpbench.mechanisms.composition import advanced
 from dpbench.problems.halfspace import Halfspace, OnlineStream
 
 
+@pytest.mark.parametrize("update", ["first", "batch"])
 @pytest.mark.parametrize("accountant", ["advanced", "zcdp"])
 @pytest.mark.parametrize("epsilon,N,rho,T", [(1.0, 200, 0.2, 10**5), (10.0, 2, 1.0, 10**7), (3.0, 8, 0.5, 10**6)])
-def test_calibration_stays_within_target(accountant, epsilon, N, rho, T):
-    p = calibrate(epsilon=epsilon, delta=1e-6, rho=rho, n_features=N, T=T, beta=0.1, accountant=accountant)
+def test_calibration_stays_within_target(accountant, epsilon, N, rho, T, update):
+    p = calibrate(epsilon=epsilon, delta=1e-6, rho=rho, n_features=N, T=T, beta=0.1, accountant=accountant, update=update)
     eps, delta = composed_privacy(epsilon0=p.epsilon0, eta=p.eta, K=p.K, M=p.M, delta=1e-6, accountant=accountant)
     assert eps <= epsilon * (1 + 1e-12) and delta <= 1e-6
     assert eps >= 0.99 * epsilon  # the budget is used, not wasted
@@ -47,7 +49,7 @@ def test_tight_accounting_is_less_conservative():
     z = calibrate(epsilon=10.0, delta=1e-6, rho=1.0, n_features=2, T=10**7, beta=0.1, accountant="zcdp")
     assert z.eta > a.eta and z.threshold < a.threshold
     assert theory.dp_winnow_calibrated_bound(z.M, z.threshold, z.batch) < theory.dp_winnow_calibrated_bound(a.M, a.threshold, a.batch)
-    assert DPWinnowTight(epsilon=10.0, delta=1e-6).guarantee().epsilon == 10.0
+    assert DPWinnowBatchedTight(epsilon=10.0, delta=1e-6).guarantee().epsilon == 10.0
 
 
 def test_epsilon_infinity_is_confident_winnow():
@@ -152,23 +154,24 @@ def test_firings_are_capped_at_M():
 
 
 # --------------------------------------------------------------------------- issue 11 item 6
-def _mistakes(update: str, reps: int = 20, T: int = 20_000) -> np.ndarray:
-    """Cumulative mistakes at every round of dp_winnow_tight (ε = 3, δ = 1e-6) on N = 2, ρ = 1."""
+def _mistakes(cls: type, reps: int = 20, T: int = 20_000) -> np.ndarray:
+    """Cumulative mistakes at every round of learner ``cls`` (ε = 3, δ = 1e-6) on N = 2, ρ = 1."""
     target = Halfspace(d=2, s=1, rho=1.0).draw_target(rng=np.random.default_rng(0))
     out = []
     for rep in range(reps):
         stream = target.stream(T, rng=np.random.default_rng(rep), checkpoints=np.arange(1, T + 1))
-        out.append(DPWinnowTight(epsilon=3.0, delta=1e-6, update=update).run(stream, rng=np.random.default_rng(1000 + rep)).mistakes)
+        out.append(cls(epsilon=3.0, delta=1e-6).run(stream, rng=np.random.default_rng(1000 + rep)).mistakes)
     return np.array(out)
 
 
 def test_learns_on_trivially_separable_stream():
     """On N = 2, ρ = 1 the released weights are a fresh K-draw sample after every firing;
-    with 004's rule (one example per firing, η ≈ 6e-5 at ε = 3) the shadow moves far less
-    than the sample noise ~1/√K, and in T = 2e4 rounds the calibrated threshold (~5e4
-    cached examples) is never reached: the late mistake rate equals the early one. The
-    batched update makes one firing a ConfidentWinnow step of size ηB ≈ ρ/2: late
-    mistakes (second half, summed over 20 repetitions) vanish.
+    with the source's rule (``dp_winnow``: one example per firing, η ≈ 6e-6 at ε = 3) the
+    shadow moves far less than the sample noise ~1/√K, and in T = 2e4 rounds the calibrated
+    threshold (~10⁵ cached examples) is never reached: the late mistake rate equals the
+    early one. The batched update (``dp_winnow_batched``, same accountant) makes one firing a
+    ConfidentWinnow step of size ηB ≈ ρ/2: late mistakes (second half, summed over 20
+    repetitions) vanish.
 
     Early = the first T/10 rounds. A repetition makes early mistakes iff its initial
     K-draw release has the wrong sign on the mixed examples (probability ½), so the test
@@ -176,14 +179,14 @@ def test_learns_on_trivially_separable_stream():
     a late release has the wrong sign (shadow margin tanh(ηB) ≈ 0.46 against release noise
     ≈ 0.04: negligible)."""
     T = 20_000
-    for update, learns in (("batch", True), ("first", False)):
-        m = _mistakes(update, T=T)
+    for cls, learns in ((DPWinnowBatched, True), (DPWinnowBatchedTight, True), (DPWinnow, False)):
+        m = _mistakes(cls, T=T)
         early = m[:, T // 10 - 1].sum() / (T // 10)
         late = (m[:, -1] - m[:, T // 2 - 1]).sum() / (T - T // 2)
         assert early > 0
         if learns:
             assert late <= early / 10, (late, early)
-        else:  # 004's rule at this (ε, T): no firing, the initial coin flip persists
+        else:  # the source's rule at this (ε, T): no firing, the initial coin flip persists
             assert late > early / 2, (late, early)
 
 
@@ -192,9 +195,9 @@ def test_learns_on_trivially_separable_stream():
 def test_batched_calibration(accountant, epsilon):
     """ηB ≤ ρ − γ (the potential argument's condition), M is the firing cap at step ηB, and
     on N = 2, ρ = 1, T = 1e6 the calibrated mistake bound is far below T (the regime where
-    the theory says it learns) — while 004's rule is vacuous there."""
+    the theory says it learns) — while the source's rule is vacuous there."""
     kw = dict(epsilon=epsilon, delta=1e-6, rho=1.0, n_features=2, T=10**6, beta=0.1, accountant=accountant)
-    p = calibrate(**kw)
+    p = calibrate(**kw, update="batch")
     assert p.eta * p.batch <= p.gamma * (1 + 1e-12) and p.batch > 1
     assert p.M == math.ceil(float(theory.confident_winnow_update_bound(2, 1.0, eta=p.eta * p.batch, gamma=p.gamma)))
     assert theory.dp_winnow_calibrated_bound(p.M, p.threshold, p.batch) < 10**6 / 20
@@ -203,11 +206,14 @@ def test_batched_calibration(accountant, epsilon):
 
 
 # --------------------------------------------------------------------------- audits (issue 10)
-@pytest.mark.parametrize("name", ["dp_winnow", "dp_winnow_tight"])
-def test_sparse_vector_exact_law(name):
+AUDITED = [("dp_winnow", winnow_audits.SOURCE_CLAIM), ("dp_winnow_batched", 1.0), ("dp_winnow_batched_tight", 1.0)]
+
+
+@pytest.mark.parametrize("name,epsilon", AUDITED)
+def test_sparse_vector_exact_law(name, epsilon):
     """The exact output law of the audited AboveThreshold pair: a distribution, the correct
     mechanism's pair ε below its ε₀ and the broken copy's (noise halved) above it."""
-    correct, broken = cases_for(name, epsilon=1.0, delta=1e-6)
+    correct, broken = cases_for(name, epsilon=epsilon, delta=1e-6)
     q = winnow_audits._queries(0, 0.0)
     law = winnow_audits.output_law(correct.epsilon, q, 0.0)
     assert law.sum() == pytest.approx(1.0, abs=1e-6)
@@ -227,17 +233,51 @@ def test_sparse_vector_sampler_matches_exact_law():
     assert stats.chisquare(freq, expected).pvalue > 1e-6
 
 
-@pytest.mark.parametrize("name", ["dp_winnow", "dp_winnow_tight"])
-def test_audit_correct_within_claim_broken_above(name):
-    """issue 10: the learner's AboveThreshold instance (its own ε₀ and L at ε = 1, δ = 1e-6)
-    on the counterexample pair. Each Clopper–Pearson bound is one-sided at 0.999, so the
+@pytest.mark.parametrize("name,epsilon", AUDITED)
+def test_audit_correct_within_claim_broken_above(name, epsilon):
+    """issue 10: the learner's AboveThreshold instance (its own ε₀ and L at its audited claim,
+    δ = 1e-6) on the counterexample pair. Each Clopper–Pearson bound is one-sided at 0.999, so the
     correct copy's bound exceeds its claim with probability ≤ 2e-3; the broken copy (noise
     halved, true pair ε ≈ 1.63 ε₀) must exceed it. Why a component: see the case's
     ``component`` (end to end the loss of one run concentrates far below ε)."""
-    correct, broken = cases_for(name, epsilon=1.0, delta=1e-6)
+    correct, broken = cases_for(name, epsilon=epsilon, delta=1e-6)
     assert "invisible" in correct.component
     good = run_case(correct, runs=winnow_audits.RUNS, confidence=0.999, seed=0)
     bad = run_case(broken, runs=winnow_audits.RUNS, confidence=0.999, seed=0)
     assert good["epsilon_lower_bound"] <= good["epsilon_claimed"] == correct.epsilon
     assert bad["epsilon_lower_bound"] > bad["epsilon_claimed"]
     assert list(good) == AUDIT_COLUMNS and good["epsilon_exact"] <= good["epsilon_claimed"] < bad["epsilon_exact"]
+
+
+# --------------------------------------------------------------------------- issue 18 item 6
+def test_source_rule_calibration_and_why_no_tight_source_learner():
+    """The numbers quoted in dp_winnow_batched(_tight)'s docstrings. At N = 2, ρ = 1,
+    T = 1e6, δ = 1e-6: the batched rule fires at most M = 6 times at ε = 1, the source's
+    rule ≈ 2e6; at ε = 10 zCDP raises the source rule's η from ≈ 5.5e-5 to ≈ 5.2e-4 and
+    lowers its threshold from ≈ 4.4e4 to ≈ 5.2e3, yet ln N/(η(ρ − γ)) ≈ 2.7e3 firings of
+    ≈ 5e3 examples (T ≈ 1e7; ≈ 1e9 with advanced composition) are needed to move the
+    weights, while the batched rule's calibrated bound is ≈ 4e3 under either accountant."""
+    kw = dict(delta=1e-6, rho=1.0, n_features=2, T=10**6, beta=0.1)
+    assert calibrate(epsilon=1.0, accountant="advanced", update="batch", **kw).M == 6
+    assert 1.5e6 < calibrate(epsilon=1.0, accountant="advanced", update="first", **kw).M < 2.5e6
+    a = calibrate(epsilon=10.0, accountant="advanced", update="first", **kw)
+    z = calibrate(epsilon=10.0, accountant="zcdp", update="first", **kw)
+    assert a.eta == pytest.approx(5.5e-5, rel=0.02) and z.eta == pytest.approx(5.2e-4, rel=0.02)
+    assert a.threshold == pytest.approx(4.4e4, rel=0.02) and z.threshold == pytest.approx(5.2e3, rel=0.02)
+    steps = lambda p: math.log(2) / (p.eta * (1.0 - p.gamma))  # noqa: E731  firings to move ln N
+    assert steps(z) == pytest.approx(2.7e3, rel=0.03)
+    assert 0.5e7 < steps(z) * z.threshold < 2e7 and 0.5e9 < steps(a) * a.threshold < 2e9
+    for accountant in ("advanced", "zcdp"):
+        b = calibrate(epsilon=10.0, accountant=accountant, update="batch", **kw)
+        assert 2e3 < theory.dp_winnow_calibrated_bound(b.M, b.threshold, b.batch) < 5e3
+
+
+def test_names_say_which_rule_runs():
+    """The name without a suffix is the source's one-example rule; the variants are ours."""
+    from dpbench import registry
+
+    assert (registry.learner("dp_winnow").update, registry.learner("dp_winnow").accountant) == ("first", "advanced")
+    assert (registry.learner("dp_winnow_batched").update, registry.learner("dp_winnow_batched").accountant) == ("batch", "advanced")
+    assert (registry.learner("dp_winnow_batched_tight").update, registry.learner("dp_winnow_batched_tight").accountant) == ("batch", "zcdp")
+    with pytest.raises(TypeError):
+        DPWinnow(epsilon=1.0, delta=1e-6, update="batch")  # not a parameter: a name per rule

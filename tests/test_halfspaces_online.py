@@ -36,8 +36,9 @@ def test_recorded_bound_is_the_runs_calibrated_bound(results):
     closed-form bounds at their recorded rate."""
     ok = results[results["status"] == "ok"]
     for (learner, eps, N, rho, T), g in ok[ok["private"] & np.isfinite(ok["epsilon"])].groupby(["learner", "epsilon", "n_features", "rho", "T"]):
+        cls = registry.learner(learner)
         p = calibrate(epsilon=eps, delta=float(g["delta"].iloc[0]), rho=rho, n_features=int(N), T=int(T), beta=0.1,
-                      accountant="zcdp" if learner.endswith("tight") else "advanced")
+                      accountant=cls.accountant, update=cls.update)
         assert g["mistake_bound"].unique().tolist() == [pytest.approx(float(theory.dp_winnow_calibrated_bound(p.M, p.threshold, p.batch)))]
     winnow = ok[ok["learner"] == "winnow"]
     np.testing.assert_allclose(winnow["mistake_bound"], theory.winnow_mistake_bound(winnow["n_features"], winnow["rho"]))
@@ -69,7 +70,7 @@ def test_vacuous_bound_is_flagged(results):
 
     def rate_rows(df):
         table = EXPERIMENT.theory_check(df)
-        return table[table["learner"].str.startswith("dp_winnow") & (table["x"] == "t")]
+        return table[table["learner"].str.startswith("dp_winnow_batched") & (table["x"] == "t")]
 
     assert set(rate_rows(results)["status"]) == {"ok"}
     inflated = results.assign(mistake_bound=np.where(private, results["mistake_bound"] * 1e3, results["mistake_bound"]))

@@ -11,14 +11,15 @@ import pytest
 from dpbench import theory
 from dpbench.learners.confident_winnow import ConfidentWinnow
 from dpbench.learners.dp_winnow import DPWinnow
-from dpbench.learners.dp_winnow_tight import DPWinnowTight
+from dpbench.learners.dp_winnow_batched import DPWinnowBatched
+from dpbench.learners.dp_winnow_batched_tight import DPWinnowBatchedTight
 from dpbench.learners.perceptron import Perceptron
 from dpbench.learners.winnow import Winnow
 from dpbench.problems.dl_as_halfspace import DlAsHalfspace
 from dpbench.problems.halfspace import Halfspace
 
 LEARNERS = [Perceptron(), Winnow(), Winnow(eta_scale=0.5), ConfidentWinnow(), DPWinnow(epsilon=math.inf, delta=0.0),
-            DPWinnow(epsilon=10.0, delta=1e-6), DPWinnowTight(epsilon=10.0, delta=1e-6)]
+            DPWinnow(epsilon=10.0, delta=1e-6), DPWinnowBatched(epsilon=10.0, delta=1e-6), DPWinnowBatchedTight(epsilon=10.0, delta=1e-6)]
 PROBLEMS = [Halfspace(d=20, s=3, rho=0.3, order="adversarial"), Halfspace(d=6, s=2, rho=0.5, domain="cube", monotone=False),
             DlAsHalfspace(d=6, l=2), Halfspace(d=2, s=1, rho=1.0)]
 

@@ -2,7 +2,8 @@
 (algorithms.md §5; 004 §4).
 
 Problems ``halfspace`` and ``dl_as_halfspace``; learners ``perceptron``, ``winnow``,
-``confident_winnow``, ``dp_winnow``, ``dp_winnow_tight``; size axis ``T``. Each
+``confident_winnow``, ``dp_winnow`` (the source's rule), ``dp_winnow_batched``,
+``dp_winnow_batched_tight`` (ours); size axis ``T``. Each
 repetition runs one stream of length T and records cumulative ``mistakes`` and
 ``updates`` at log-spaced checkpoints ``t`` (one row per checkpoint; ``options:
 checkpoints_per_decade``, default 5). Every row records the run's mistake bound
@@ -187,7 +188,7 @@ def _figures():
     rate = ("The cumulative mistake rate mistakes/t against the round t, log–log, one panel per stream setting and ε "
             "(non-private learners, ε = ∞, repeat in every panel of their stream); " + _BANDS + ". Dashed, in the "
             "learner's colour: its mistake bound divided by t — the proven bound of Winnow / ConfidentWinnow / "
-            "the perceptron, and for dp_winnow / dp_winnow_tight the calibrated bound (M+1)(2L−B+1) of the run "
+            "the perceptron, and for the DP-Winnows (dp_winnow*) the calibrated bound (M+1)(2L−B+1) of the run "
             "(dpbench.theory.dp_winnow_calibrated_bound, holds w.p. ≥ 1 − β = 0.9); a bounded number of mistakes "
             "makes the rate fall as 1/t; a bound line above the plotted range is ≥ ½ per round up to T there (vacuous: "
             "theory check status vacuous_bound). Grey line: the trivial predictor's ½ mistake per round. Triangle on the "

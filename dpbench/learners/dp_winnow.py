@@ -1,5 +1,10 @@
-"""``dp_winnow``: 004 Algorithm 4.2, structure from the surviving text, constants
-**[reconstructed]** (algorithms.md §5), with a batched shadow update (see below).
+"""``dp_winnow``: DP-Winnow as the source wrote it — Bun & Fang, "Privately Learning
+Decision Lists and a Differentially Private Winnow", arXiv:2602.07370, 2026, Algorithm 4.2
+(the shadow update uses the *first* cached example, ``update='first'``, B = 1);
+structure from the surviving text, constants **[reconstructed]**. This module also holds
+the machinery of this project's variants, which change only the update rule
+(``dp_winnow_batched``: ``update='batch'``, see below) or, in addition, the accounting
+(``dp_winnow_batched_tight``: zCDP/RDP).
 
 ::
 
@@ -14,8 +19,8 @@
             if C ≠ ∅: log w ← log w + η Σ_{first B cached (x,y)} y·x     # shadow update
             w̃ ← K fresh draws from w; C = ∅; k += 1; SV = new AboveThreshold(ε₀, L, β')
 
-**Batched update** (``update='batch'``, the default; ``update='first'`` is 004's rule,
-``B = 1``). 004 updates with the *first* cached example only and discards the other
+**Batched update** (``update='batch'``, ``dp_winnow_batched``, ours; ``update='first'`` is
+the source's rule, ``B = 1``, ``dp_winnow``). The source updates with the *first* cached example only and discards the other
 ≈ L cached ones; with a private rate η ~ 1e-4 the shadow then moves by ~η per firing
 while the K-draw release has noise ~1/√K ≈ 0.04 per coordinate, so the released weights
 are a fresh coin flip on every unconfident example for ~2/(η√K) firings (issue 11
@@ -71,7 +76,8 @@ Thm 4.5 shape ``polylog(N)·poly(1/ρ)·log(T/β)/ε`` ([reconstructed]).
 
 References
 ----------
-.. [BF25] Bun & Fang (seed 004) §4.2, Appendices C–D.
+.. [BF26] Bun & Fang, "Privately Learning Decision Lists and a Differentially Private
+   Winnow", arXiv:2602.07370, 2026, §4.2 (Algorithm 4.2, Theorems 4.4–4.5), Appendices C–D.
 .. [DR14] Dwork & Roth, *The Algorithmic Foundations of DP*, §3.5–3.6.
 """
 
@@ -98,7 +104,8 @@ from dpbench.validation import check_delta, check_epsilon, check_probability
 #: "No cap" for ε = ∞ (the non-private limit never stops updating).
 NO_CAP = 2**62
 ACCOUNTANTS = ("advanced", "zcdp")
-#: Shadow update rules: ``batch`` (the first B cached examples) or ``first`` (004: B = 1).
+#: Shadow update rules: ``batch`` (ours: the first B cached examples) or ``first`` (the
+#: source's Algorithm 4.2: B = 1).
 UPDATES = ("batch", "first")
 
 
@@ -175,7 +182,7 @@ def _largest(f, lo: float, hi: float, iters: int = 80) -> float:
 
 @functools.lru_cache(maxsize=256)
 def calibrate(*, epsilon: float, delta: float, rho: float, n_features: int, T: int, beta: float, accountant: str = "advanced",
-              update: str = "batch") -> DPWinnowParams:
+              update: str = "first") -> DPWinnowParams:
     """DP-Winnow's (η, γ, γ̃, K, M, ε₀, L, B) for a target (ε, δ) (see the module docstring).
 
     Raises
@@ -310,12 +317,17 @@ def reference_dp_winnow(stream: Any, params: DPWinnowParams, *, rng: np.random.G
 @register_learner
 @dataclass(frozen=True, kw_only=True)
 class DPWinnow(Learner):
-    """Parameters
+    """DP-Winnow as the source wrote it (Bun & Fang 2026, Algorithm 4.2): each firing of
+    the sparse vector updates the shadow weights with the *first* cached example.
+
+    Parameters
     ----------
     epsilon, delta : the target guarantee (δ > 0 unless ε = ∞).
     beta : failure probability of the utility analysis (sets K and the threshold).
-    update : ``batch`` (default: the first B cached examples per firing, module docstring)
-        or ``first`` (004 Algorithm 4.2 verbatim: the first cached example only).
+
+    Subclasses change the class attributes ``update`` (``first`` here, ``batch`` in
+    :mod:`dpbench.learners.dp_winnow_batched`) and ``accountant``; each combination is a
+    separately named learner, so a name always says which rule ran.
     """
 
     name: ClassVar[str] = "dp_winnow"
@@ -323,11 +335,11 @@ class DPWinnow(Learner):
     private: ClassVar[bool] = True
     problems: ClassVar[tuple[str, ...]] = ("halfspace", "dl_as_halfspace")
     accountant: ClassVar[str] = "advanced"
+    update: ClassVar[str] = "first"
 
     epsilon: float
     delta: float
     beta: float = 0.1
-    update: str = "batch"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
@@ -335,8 +347,6 @@ class DPWinnow(Learner):
         object.__setattr__(self, "beta", check_probability(self.beta, name="beta", closed=False))
         if self.delta == 0 and not math.isinf(self.epsilon):
             raise ValueError(f"delta must be > 0 for {self.name} (advanced/zCDP composition), got {self.delta!r}")
-        if self.update not in UPDATES:
-            raise ValueError(f"update must be one of {list(UPDATES)}, got {self.update!r}")
 
     def guarantee(self) -> Guarantee:
         """(ε, δ)-DP, replace-one: :func:`calibrate` asserts the composition is within it."""
@@ -368,5 +378,4 @@ class DPWinnow(Learner):
     def test_params(cls) -> Iterator[dict[str, object]]:
         yield {"epsilon": 1.0, "delta": 1e-6}
         yield {"epsilon": 10.0, "delta": 1e-6, "beta": 0.05}
-        yield {"epsilon": 3.0, "delta": 1e-6, "update": "first"}
         yield {"epsilon": math.inf, "delta": 0.0}

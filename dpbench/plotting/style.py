@@ -44,7 +44,7 @@ LEARNER_GROUPS = [
     ["elimination", "erm", "exp_mech_erm", "sq_conjunction", "private_sq_conjunction",
      "rivest", "privdl", "privdl_composition", "decision_tree"],
     ["rwm", "private_rwm", "private_rwm_tight", "private_mw_001", "ftl", "linear_learner", "sv_experts"],
-    ["perceptron", "winnow", "confident_winnow", "dp_winnow", "dp_winnow_tight"],
+    ["perceptron", "winnow", "confident_winnow", "dp_winnow", "dp_winnow_batched", "dp_winnow_batched_tight"],
     ["output_perturbation", "objective_perturbation", "dp_gd", "dp_sgd", "exp_mech_grid",
      "sklearn_logreg", "diffprivlib_logreg"],
 ]
