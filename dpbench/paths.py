@@ -45,6 +45,11 @@ def figure_stem(experiment: str, name: str) -> str:
     return f"{experiment}_{name}" if name else experiment
 
 
+def shard_id(index: int, count: int) -> str:
+    """The name of shard ``index`` of ``count`` in its file name (``{root}/runs/ID/{name}.parquet``)."""
+    return f"{index:03d}"
+
+
 def figure_stems(experiment: str) -> dict[str, str]:
     """Figure name → file stem, for every figure the experiment registers."""
     from dpbench import registry
@@ -60,6 +65,10 @@ class RunPaths:
 
     def shard(self, experiment: str, shard: str) -> str:
         return f"{self.root}/runs/{experiment}/{shard}.parquet"
+
+    def shards(self, experiment: str, count: int) -> list[str]:
+        """The files of an experiment's ``count`` shards, in order."""
+        return [self.shard(experiment, shard_id(i, count)) for i in range(count)]
 
     def shard_log(self, experiment: str, shard: str) -> str:
         return f"{self.root}/logs/run_shard/{experiment}/{shard}.log"

@@ -158,9 +158,11 @@ def experiment_module(experiment: str) -> str:
 
 @functools.cache
 def cell_modules(experiment: str, learner: str, problem: str, plugins: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """The modules a cell's rows depend on (see the module docstring)."""
-    roots = [experiment_module(experiment), registry.learner(learner).__module__, registry.problem(problem).__module__,
-             *SHARD_MODULES, *plugins]  # fmt: skip
+    """The modules a cell's rows depend on (see the module docstring). A plugin module
+    counts where the cell's learner, problem or experiment comes from it (or imports it),
+    not merely because the config loads it: editing a plugin learner re-runs its shards only.
+    ``plugins`` is part of the cache key only."""
+    roots = [experiment_module(experiment), registry.learner(learner).__module__, registry.problem(problem).__module__, *SHARD_MODULES]
     return tuple(closure(roots, {"dpbench", *map(_top, roots)}, stop=SUMMARY_PACKAGES))
 
 

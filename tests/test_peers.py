@@ -21,10 +21,20 @@ pytestmark = pytest.mark.skipif(importlib.util.find_spec("diffprivlib") is None,
 
 
 def test_fits_identical_to_the_unpatched_reference_on_sklearn_1_7():
+    """Bit-identical (repr of every float) where numpy and scipy are the reference's (the
+    optimiser is scipy's L-BFGS-B); with other releases of those (the minimum-versions CI
+    step), equal to 1e-9 relative: the last bits of an optimiser may differ, the fit not."""
+    import numpy as np
+    import scipy
+
     reference = json.loads(OUT.read_text())
     assert reference["sklearn"].startswith("1.7.") and [(c["d"], c["n"], float(c["epsilon"]), c["seed"]) for c in reference["cases"]] == CASES
+    same_stack = (np.__version__, scipy.__version__) == (reference["numpy"], reference["scipy"])
     for got, want in zip(fits(), reference["cases"]):
-        assert got["coef"] == want["coef"], (got, want)  # bit-identical (repr of every float)
+        if same_stack:
+            assert got["coef"] == want["coef"], (got, want)
+        else:
+            np.testing.assert_allclose([float(c) for c in got["coef"]], [float(c) for c in want["coef"]], rtol=1e-9)
 
 
 def test_layer_patches_only_what_is_missing():

@@ -77,7 +77,7 @@ def _expected_objects(config: dict) -> set[str]:
     paths = RunPaths(output_root(grid.output, TINY_CONFIG))
     out = set()
     for exp, plan in grid.experiments.items():
-        out |= {paths.shard(exp, f"{i:03d}") for i in range(len(plan.shards()))}
+        out |= set(paths.shards(exp, len(plan.shards())))
         out |= set(paths.experiment_outputs(exp))
         out |= {files["caption"] for files in paths.figure_files(exp).values()}
     return out

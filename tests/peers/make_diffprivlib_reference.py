@@ -40,7 +40,9 @@ def fits() -> list[dict]:
 
 if __name__ == "__main__":
     import diffprivlib
+    import scipy
     import sklearn
 
-    OUT.write_text(json.dumps({"sklearn": sklearn.__version__, "diffprivlib": diffprivlib.__version__, "cases": fits()}, indent=1) + "\n")
+    versions = {"sklearn": sklearn.__version__, "diffprivlib": diffprivlib.__version__, "numpy": np.__version__, "scipy": scipy.__version__}
+    OUT.write_text(json.dumps({**versions, "cases": fits()}, indent=1) + "\n")
     print(f"wrote {OUT}")

@@ -82,7 +82,7 @@ def shard_mem_mb(wildcards, attempt):
 
 def experiment_shards(experiment):
     """The shard files of one experiment (the input of its summarise rule)."""
-    return [PATHS.shard(experiment, f"{i:03d}") for i in range(len(SHARDS[experiment]))]
+    return PATHS.shards(experiment, len(SHARDS[experiment]))
 
 
 def config_hash(wildcards):
