@@ -12,7 +12,7 @@ What a cell depends on (:func:`cell_modules`): the modules of its learner, its p
 its experiment, and the shard loop (``dpbench.experiment``, ``dpbench.results``), each
 with everything it imports, transitively — found by reading the ``import`` statements of
 the source (every one, including imports inside functions), following only
-modules of dpbench and of the packages the cell's learner, problem and plugins come from
+modules of dpbench and of the packages the cell's learner, problem and experiment come from
 (third-party libraries are the environment's business: ``numpy_version`` and the lock
 file). The closure of a cell stops at the analysis side (:data:`SUMMARY_PACKAGES`: theory
 check, figures), which cannot change a row; the summary's closure (:func:`summary_modules`)

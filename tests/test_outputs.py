@@ -16,7 +16,7 @@ import yaml
 
 from dpbench.config import from_dict
 from dpbench.paths import DEFAULT_CONFIG, OutputClash, RunPaths, check_owner, claim, output_root
-from tests.conftest import REPO, run_snakemake
+from tests.conftest import REPO, TINY_CONFIG, run_snakemake
 
 PLUGIN_CONFIG = REPO / "examples" / "plugin" / "config.yaml"
 
@@ -125,3 +125,15 @@ def test_editing_a_learner_reruns_exactly_its_shards(tmp_path):
     dry = run_snakemake(tmp_path, "-n", *until, configfile=path)
     assert dry.returncode == 0, dry.stderr[-3000:]
     assert _scheduled_shards(dry) == uses, dry.stdout[-3000:]
+
+
+@pytest.mark.slow
+def test_snakemake_stops_on_another_configs_directory(tmp_path):
+    """Through snakemake: a directory owned by another config stops the run before any job,
+    one line naming the owner, exit status 2, no traceback."""
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / ".owner").write_text("elsewhere/other.yaml\n")
+    proc = run_snakemake(tmp_path, "-n")  # tiny.yaml: `output: results`
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert proc.stderr.strip() == (f"invalid config {TINY_CONFIG}: output: output directory results/ holds the results of "
+                                   "elsewhere/other.yaml; give this config its own `output:` directory (or delete results/)")  # fmt: skip
