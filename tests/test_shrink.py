@@ -83,3 +83,8 @@ def test_shrunk_paper_grid_runs_end_to_end(tmp_path):
         assert len(pd.read_csv(tmp_path / paths.theory_csv(exp_id))) > 0, exp_id
         for files in paths.figure_files(exp_id).values():
             assert (tmp_path / files["png"]).stat().st_size > 5_000, files["png"]
+
+
+def test_shrunk_config_gets_its_own_output_directory():
+    config = yaml.safe_load(PAPER.read_text()) | {"output": "results/paper_full"}
+    assert "output" not in shrink(config)
