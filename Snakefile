@@ -1,5 +1,5 @@
 # dpbench: run every learner over the grid in shards; per experiment, collect tidy
-# Parquet, check the theory and draw the figures in one job. See README.md ("Configuration").
+# Parquet, check the theory and draw the figures in one job. See docs/configuration.md.
 from snakemake.utils import min_version, validate
 
 min_version("9.0")

@@ -1,4 +1,4 @@
-"""Empirical privacy audit and ε → ∞ consistency (style.md §J).
+"""Empirical privacy audit and ε → ∞ consistency (docs/plugins.md, "Check it").
 
 Audit: run a mechanism many times on two neighbouring inputs ``D`` and ``D'``, choose an
 output event ``E``, and turn the two frequencies into a lower bound on ε. If the mechanism

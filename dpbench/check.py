@@ -1,4 +1,4 @@
-"""``dpbench check NAME``: the conformance suite on one learner (issue 12, style.md §J).
+"""``dpbench check NAME``: the conformance suite on one learner (issue 12; docs/plugins.md, "Check it").
 
 The same checks back ``dpbench check`` (any learner: catalogue, plugin, ``module:Class``)
 and the test suite (``tests/test_conformance.py`` runs them on every registered learner):
@@ -66,7 +66,7 @@ class CheckResult:
 
     check: str
     status: str
-    figures: str = ""
+    detail: str = ""
 
     @property
     def failed(self) -> bool:
@@ -289,7 +289,7 @@ FORBIDDEN_ATTRS = {"seed", "RandomState", "rand", "randn", "randint", "random", 
 
 def global_rng_uses(path: str | Path) -> Iterator[tuple[int, str]]:
     """(line, what) for every use of global or legacy randomness in a Python file
-    (style.md §F.1): the stdlib ``random`` module, ``np.random.<draw or seed>``,
+    (docs/plugins.md, "Rules the checks enforce"): the stdlib ``random`` module, ``np.random.<draw or seed>``,
     ``check_random_state``, ``default_rng()`` without a seed."""
     tree = ast.parse(Path(path).read_text(), filename=str(path))
     for node in ast.walk(tree):
@@ -484,8 +484,8 @@ def problem_results(cls: type) -> list[CheckResult]:
 
 def format_table(name: str, results: list[CheckResult]) -> str:
     width = max(len(r.check) for r in results)
-    lines = [f"dpbench check {name}", f"{'check':<{width}}  status  figures", "-" * (width + 40)]
-    lines += [f"{r.check:<{width}}  {r.status:<6}  {r.figures}" for r in results]
+    lines = [f"dpbench check {name}", f"{'check':<{width}}  status  detail", "-" * (width + 40)]
+    lines += [f"{r.check:<{width}}  {r.status:<6}  {r.detail}" for r in results]
     failed = sum(r.failed for r in results)
     lines.append(f"{len(results)} checks: {failed} failed" + ("" if failed else " — conforms"))
     return "\n".join(lines)
@@ -518,7 +518,7 @@ def _config_privacy(config: str, name: str) -> tuple[float | None, float | None]
 
 def cli_check(target: str, *, config: str | None = None) -> int:
     """Run every check on learner ``target`` (a registry name or ``module:Class``), print a
-    table of checks (pass/fail, figures) and return the exit status: 0 if every check
+    table of checks (pass/fail, detail) and return the exit status: 0 if every check
     passes (``warn``/``skip`` allowed), 1 on a failure, 2 if the learner cannot be found.
 
     With ``config``, the config's ``plugins:`` are imported first and the audit runs at the

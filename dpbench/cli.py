@@ -1,12 +1,10 @@
-"""The ``dpbench`` command.
+"""dpbench: what does privacy cost a learner, compared with what the theory promises?
 
-- ``dpbench list``: every registered problem, learner and experiment, one per line.
-- ``dpbench run``: one cell from flags, without Snakemake; prints a small table.
-- ``dpbench validate CONFIG``: the same checks as the workflow, before any job.
-- ``dpbench plan CONFIG``: cells, shards, jobs and predicted CPU-hours per experiment.
-- ``dpbench shrink CONFIG -o OUT``: the same grid shape, small enough to run in minutes.
-- ``dpbench audit LEARNER``: the empirical privacy audit of one learner (dpbench.audit).
-- ``dpbench check NAME``: the conformance suite on one learner (dpbench.check).
+dpbench runs private and non-private learners on synthetic problems over grids of ε, n and T
+(through Snakemake: `snakemake --cores all`), checks every curve against its theorem and
+draws the figures. This command is the way in without Snakemake: list the catalogue, check
+a config before submitting it, run one cell, audit or check one learner, regenerate the
+documentation.
 
 Bad input (a missing or malformed config, an unknown name, a bad value) prints one line
 naming the file, key or name — with the closest valid names for a typo — and exits with
@@ -212,6 +210,19 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     return cli_audit(args.learner, epsilon=args.epsilon, delta=args.delta, runs=args.runs, seed=args.seed)
 
 
+def _cmd_docs(args: argparse.Namespace) -> int:
+    from dpbench import docs
+
+    if args.check:
+        stale = docs.stale()
+        for path in stale:
+            print(f"{path} is stale: run `dpbench docs`", file=sys.stderr)
+        return 1 if stale else 0
+    for path in docs.write():
+        print(f"wrote {path}")
+    return 0
+
+
 def _cmd_check(args: argparse.Namespace) -> int:
     from dpbench.check import cli_check
 
@@ -228,32 +239,43 @@ class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="dpbench", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True)
+    paragraphs = __doc__.split("\n\n")
+    parser = argparse.ArgumentParser(
+        prog="dpbench", description="\n\n".join(paragraphs[:2]), formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="`dpbench COMMAND --help` lists a command's options with their defaults. The workflow itself: "
+               "`snakemake --cores all` (README.md); the manual: docs/.",
+    )  # fmt: skip
+    sub = parser.add_subparsers(dest="command", required=True, title="commands", metavar="COMMAND")
 
-    def command(name: str, help: str) -> argparse.ArgumentParser:
-        return sub.add_parser(name, help=help, description=help, formatter_class=_HelpFormatter)
+    def command(name: str, line: str, description: str = "") -> argparse.ArgumentParser:
+        """A subcommand: ``line`` is its one line in ``dpbench --help``; ``description`` its own help's."""
+        return sub.add_parser(name, help=line, description=description or line, formatter_class=_HelpFormatter)
 
-    p = command("list", "list registered problems, learners and experiments")
+    p = command("list", "every problem, learner and experiment of the registry",
+                "list every problem, learner (family, private?) and experiment, one per line")
     p.set_defaults(func=_cmd_list)
 
-    p = command("validate", "validate a config file (the same checks as the workflow)")
+    p = command("validate", "check a config file, with the workflow's own checks",
+                "validate a config file (the same checks as the workflow, before any job)")
     p.add_argument("config", help="YAML config file")
     p.set_defaults(func=_cmd_validate)
 
-    p = command("plan", "cells, shards, jobs and predicted CPU-hours of a config, before submitting")
+    p = command("plan", "cells, jobs and predicted CPU-hours of a config",
+                "cells, shards, jobs and predicted CPU-hours of a config, before submitting")
     p.add_argument("config", help="YAML config file")
     p.set_defaults(func=_cmd_plan)
 
-    p = command("shrink", "write a small config with the same shape (experiments, sweeps, problems, learners, ε) "
-                          "that runs in minutes: try a grid before a cluster run")  # fmt: skip
+    p = command("shrink", "a config of the same shape that runs in minutes",
+                "write a small config with the same shape (experiments, sweeps, problems, learners, ε) "
+                "that runs in minutes: try a grid before a cluster run")  # fmt: skip
     p.add_argument("config", help="YAML config file to shrink")
     p.add_argument("-o", "--output", required=True, help="where to write the shrunk config")
     p.add_argument("--budget", type=float, default=20.0, help="predicted CPU-seconds of cells per experiment (dpbench.cost)")
     p.add_argument("--reps", type=int, default=2, help="repetitions per cell (at least 2)")
     p.set_defaults(func=_cmd_shrink)
 
-    p = command("run", "run one cell without Snakemake and print mean ± sd of each metric over the repetitions")
+    p = command("run", "run one cell without Snakemake; mean ± sd of each metric",
+                "run one cell without Snakemake and print mean ± sd of each metric over the repetitions")
     p.add_argument("--experiment", required=True, help="experiment id (dpbench list)")
     p.add_argument("--problem", help="problem name (default: the experiment's first)")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="problem parameter (repeatable)")
@@ -267,7 +289,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="run even if the cost model predicts more memory than this machine has")
     p.set_defaults(func=_cmd_run)
 
-    p = command("audit", "empirical privacy audit of one private learner: its correct and a deliberately broken copy")
+    p = command("audit", "empirical privacy audit of one learner, correct and broken",
+                "empirical privacy audit of one private learner: its correct and a deliberately broken copy")
     p.add_argument("learner", help="learner (or mechanism) with registered audit cases")
     p.add_argument("--epsilon", type=float, help="claimed ε to audit (default: the audit cases' own)")
     p.add_argument("--delta", type=float, help="claimed δ to audit (default: the audit cases' own)")
@@ -275,10 +298,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="root seed of the audit")
     p.set_defaults(func=_cmd_audit)
 
-    p = command("check", "conformance suite on one learner (a registry name or module:Class); non-zero exit on a failure")
+    p = command("check", "conformance suite on one learner (yours or the catalogue's)",
+                "conformance suite on one learner (a registry name or module:Class); non-zero exit on a failure")
     p.add_argument("name", help="learner name or module:Class")
     p.add_argument("--config", help="config file whose conventions (problems, plugins) the checks use")
     p.set_defaults(func=_cmd_check)
+
+    p = command("docs", "regenerate the catalogue and bibliography in docs/",
+                "regenerate docs/catalogue.md and docs/references.md from the registry and docstrings")
+    p.add_argument("--check", action="store_true", help="write nothing; exit 1 if a generated page is stale")
+    p.set_defaults(func=_cmd_docs)
     return parser
 
 

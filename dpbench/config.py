@@ -1,4 +1,4 @@
-"""Config → validated grid of cells (style.md §D).
+"""Config → validated grid of cells (docs/configuration.md).
 
 ``load(path)`` and ``from_dict(config)`` back both ``dpbench validate`` and the Snakefile,
 so the CLI and the workflow cannot disagree. Checks run in two layers, both before any job

@@ -53,7 +53,7 @@ class Figure:
 
 @dataclass(frozen=True)
 class Experiment:
-    """An experiment of the design table (design.md "Experiments").
+    """An experiment of the design table (docs/experiments.md).
 
     ``run_cell(cell, target, root_seed) -> rows``; ``theory_check(df) -> DataFrame`` with the
     columns of :func:`dpbench.analysis.theory_rows`; ``figures`` maps a figure name to its

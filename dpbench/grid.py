@@ -1,4 +1,4 @@
-"""Grid cells and shards (design.md "Data flow").
+"""Grid cells and shards (docs/configuration.md, "Cells, shards and jobs").
 
 A :class:`Cell` is one point of the grid: (experiment, problem + parameters, learner +
 parameters, ε, δ, size) with its number of repetitions; its :meth:`Cell.key` (everything

@@ -1,5 +1,5 @@
-"""The regularised logistic objective every private-ERM learner minimises (algorithms.md §6;
-003 §3–5), apart from any privacy machinery: the experiment, the theory and the learners
+"""The regularised logistic objective every private-ERM learner minimises ([CMS11, §3];
+[BST14]), apart from any privacy machinery: the experiment, the theory and the learners
 share it, and importing it costs numpy and ``scipy.special`` only.
 
 Conventions: ``Sample.y`` is in {0, 1}; internally labels are ``s = 2y − 1 ∈ {±1}``.
@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.special import expit
 
-#: Smoothness of the logistic loss in θ for ‖x‖ ≤ 1: |ℓ''| ≤ 1/4 (CMS11's constant c).
+#: Smoothness of the logistic loss in θ for ‖x‖ ≤ 1: |ℓ''| ≤ 1/4 ([CMS11]'s constant c).
 LOGISTIC_SMOOTHNESS = 0.25
 #: Default regularisation strength λ of every private-ERM learner (fixed a priori, public).
 DEFAULT_LAM = 0.01

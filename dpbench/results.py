@@ -1,4 +1,4 @@
-"""The one tidy results schema, and Parquet I/O (design.md "Results schema").
+"""The one tidy results schema, and Parquet I/O (docs/results.md).
 
 One row per (cell, repetition, checkpoint). Columns an experiment does not use are null.
 Every experiment writes through :func:`make_row` and :func:`write_rows`, so a new column is

@@ -1,4 +1,4 @@
-"""Every random stream in dpbench comes from here (design.md "Randomness").
+"""Every random stream in dpbench comes from here (docs/results.md, "Randomness").
 
 A stream is named (``"target"``, ``"data"``, ``"holdout"``, ``"mech"``) and keyed by a
 canonical mapping of the grid cell's identity. The same (root seed, stream, key) always

@@ -1,4 +1,4 @@
-"""Bad configs stop before any job with a message naming the key (design.md "Bad input")."""
+"""Bad configs stop before any job with a message naming the key."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Every registered learner × test_params (and every problem) obeys the common contract
-(style.md §J), through the same checks as ``dpbench check`` (:mod:`dpbench.check`):
+(docs/plugins.md), through the same checks as ``dpbench check`` (:mod:`dpbench.check`):
 construction validates, runs are deterministic for a fixed seed and leave the global
 generators alone, rows fit the results schema, the privacy guarantee is within the cell's
 target, learners pickle, private learners with a declared twin match it at ε = ∞.

@@ -1,4 +1,4 @@
-"""The conjunction problem and the PAC learners of algorithms.md §2, with real numbers."""
+"""The conjunction problem and the PAC learners of docs/catalogue.md, with real numbers."""
 
 from __future__ import annotations
 

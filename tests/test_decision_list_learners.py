@@ -1,5 +1,5 @@
 """``rivest``, ``privdl``, ``privdl_composition`` and the decision-list baselines
-(algorithms.md §3): consistency, incremental counts, exact privacy accounting, ε → ∞."""
+([Riv87]; [BF26, §3]): consistency, incremental counts, exact privacy accounting, ε → ∞."""
 
 from __future__ import annotations
 
@@ -114,7 +114,7 @@ def test_privdl_accounting_is_exact():
     assert PrivDL(epsilon=eps, delta=delta).guarantee().epsilon <= eps * (1 + 1e-12)
     assert PrivDL(epsilon=eps, delta=delta).guarantee().neighbours == REPLACE_ONE
     lam_ar, e_ar, d_ar = privdl_calibration(eps, delta, ADD_REMOVE)
-    assert lam_ar == eps / (2 * math.log(math.e / delta))  # algorithms.md §3, add/remove
+    assert lam_ar == eps / (2 * math.log(math.e / delta))  # [BF26, Lemma A.1], add/remove
     assert (e_ar, d_ar) == pytest.approx((eps, delta), rel=1e-12)
     assert set_cover_privacy(lam_ar, delta, ADD_REMOVE) == pytest.approx((eps, delta), rel=1e-12)
     # replace-one costs less than half of the add/remove λ (group privacy), within 10% of ε/(4 ln(e/δ))

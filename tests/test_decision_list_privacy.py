@@ -1,4 +1,4 @@
-"""Empirical privacy audits of ``privdl`` and ``privdl_composition`` (style.md §J, dpbench.audit).
+"""Empirical privacy audits of ``privdl`` and ``privdl_composition`` (dpbench.audit).
 
 Every audit runs a learner many times on two neighbouring datasets (replace-one: one
 example's label changed) and turns the frequencies of an output event into a lower bound
@@ -6,7 +6,7 @@ on ε (Clopper–Pearson, events chosen on one half of the runs, the bound compu
 other). With ``confidence = 1 − 2e-6`` a correct mechanism is refuted with probability at
 most 1e-6 per audit.
 
-Why the λ-doubled variant is caught by a *per-round* audit: the set-cover analysis (004
+Why the λ-doubled variant is caught by a *per-round* audit: the set-cover analysis ([BF26]
 Lemma A.1) is loose by a factor ≈ ln(e/δ) at the event probabilities an audit can observe
 (a privacy loss above λ·Σp_i needs the differing example to survive rounds whose covering
 mass sums to Σp_i, which happens with probability e^{−Σp_i} < δ once the loss exceeds the

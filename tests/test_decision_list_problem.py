@@ -1,4 +1,4 @@
-"""The ``decision_list`` problem: feature class, enumerated class, targets (algorithms.md §1, §3)."""
+"""The ``decision_list`` problem: feature class, enumerated class, targets ([BF26, §2–3])."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def test_feature_class_size_matches_formula(d, k, monotone):
     F = FeatureClass(d=d, k=k, monotone=monotone)
     expected = sum(math.comb(d, i) * (1 if monotone else 2**i) for i in range(k + 1))
     assert len(F.literals) == F.size == theory.dl_feature_count(d, k, monotone) == expected
-    assert F.size <= (2 * d + 1) ** k  # 004 Prop. A.9
+    assert F.size <= (2 * d + 1) ** k  # [BF26, Prop. A.9]
     assert len({tuple(sorted(r)) for r in F.literals.tolist()}) == F.size  # no duplicates
     assert (F.literals[0] == 2 * d).all()  # feature 0 is the constant-true function
 

@@ -108,7 +108,7 @@ def test_advanced_per_step_inverts_advanced_composition():
 
 
 def test_seeds_per_step_satisfies_advanced_composition_for_small_epsilon():
-    """000 Thm 11.2's ε/sqrt(8T ln(1/δ)) per step composes to ≤ ε for ε ≤ 1."""
+    """[DR14, Thm 11.2]'s ε/sqrt(8T ln(1/δ)) per step composes to ≤ ε for ε ≤ 1."""
     for eps, T in [(1.0, 1000), (0.1, 10_000)]:
         step = composition.seeds_per_step(eps, T, 1e-6)
         assert composition.advanced(step, T, 1e-6)[0] <= eps

@@ -1,4 +1,4 @@
-"""style.md §F.1: no global or legacy randomness anywhere in the package (the same lint
+"""No global or legacy randomness anywhere in the package (the same lint
 that ``dpbench check`` runs on a learner's module: :func:`dpbench.check.global_rng_uses`)."""
 
 from __future__ import annotations

@@ -49,7 +49,7 @@ def test_swap_privacy_loss_is_bounded_by_eta_times_rounds():
 
 @pytest.mark.parametrize("T", HORIZONS)
 def test_notes_delta_is_false_at_epsilon_one(T):
-    """001 Thm 3: α = sqrt(ε/(12T)) is (ε, e^{−Tα})-DP. Exact: δ(1) ≈ 3.2e-5 > 1e-6 ≥ e^{−Tα}."""
+    """[NotesPAC, Thm 3]: α = sqrt(ε/(12T)) is (ε, e^{−Tα})-DP. Exact: δ(1) ≈ 3.2e-5 > 1e-6 ≥ e^{−Tα}."""
     alpha = _alpha(1.0, T)
     exact = hedge_swap_delta(alpha, T, 1.0)
     assert math.exp(-T * alpha) <= DELTA < exact

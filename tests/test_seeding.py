@@ -1,4 +1,4 @@
-"""Random streams are a pure function of (root seed, stream, cell key) (design.md "Randomness")."""
+"""Random streams are a pure function of (root seed, stream, cell key) (docs/results.md, "Randomness")."""
 
 from __future__ import annotations
 

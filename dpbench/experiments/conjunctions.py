@@ -1,11 +1,11 @@
-"""Experiment ``conjunctions``: private PAC learning of conjunctions (algorithms.md §2).
+"""Experiment ``conjunctions``: private PAC learning of conjunctions ([KLNRS11]; [DR14, §11.1]).
 
 Learners ``elimination``, ``erm``, ``exp_mech_erm``, ``sq_conjunction``,
 ``private_sq_conjunction`` and the ``decision_tree`` reference, over a grid of (n, ε) and
 any sweep of the problem (d, noise, …). Theory: :func:`dpbench.theory.conjunction_rates`
 gives every learner's curves in one setting — for ``exp_mech_erm`` the derived bound
-(:func:`~dpbench.theory.pac.rate_exp_mech_realizable`, compared with the data) beside 001
-§1's stated ``8 ln|C|/(α min(α, ε))`` (drawn, labelled); for ``private_sq_conjunction`` the
+(:func:`~dpbench.theory.pac.rate_exp_mech_realizable`, compared with the data) beside the
+course notes' stated ([NotesPAC, §1]) ``8 ln|C|/(α min(α, ε))`` (drawn, labelled); for ``private_sq_conjunction`` the
 rate of the learner as run (tolerance τ = α/(2m), so learning starts only at
 n₀ = 2m ln(m/β)/(ε₀α), :func:`~dpbench.theory.pac.rate_private_sq_run`).
 
@@ -69,9 +69,9 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
 
 
 _CAPTION_RATES = (
-    "Theory lines in the learner's colour (legend): consistent learners' bound (001 Thm 1, β = 0.1); for exp_mech_erm "
+    "Theory lines in the learner's colour (legend): consistent learners' Occam bound (Blumer et al. 1987, β = 0.1); for exp_mech_erm "
     "the bound derived with a multiplicative Chernoff step (dashed; compared with the data in the theory check) and "
-    "the seed's stated 8 ln|C|/(α·min(α, ε)) (001 §1, dotted); for private_sq_conjunction the rate of the learner "
+    "the course notes' stated 8 ln|C|/(α·min(α, ε)) (after Kasiviswanathan et al. 2011; dotted); for private_sq_conjunction the rate of the learner "
     "as run (tolerance τ = α/(2m), Laplace noise Lap(m/(εn))), which starts only at n₀ = 2m² ln(m/β)/(εα) "
     "(triangle on the axis: where a theory says learning starts). Grey horizontal line: the best constant "
     "predictor's error."
@@ -97,7 +97,7 @@ EXPERIMENT = register_experiment(
                 f"Empirical sample complexity n*(α={ALPHA}): the smallest n of the grid at which ≥ {1 - BETA:.0%} of "
                 "repetitions reach error ≤ α (bars: Clopper–Pearson 95%), against ε, log–log; an ε at which the grid "
                 "never gets there is a marker on the upper axis. Lines: theoretical n(α, ε) — exp_mech_erm's derived "
-                "bound (dashed) and 001 §1's 8 ln|C|/(α·min(α, ε)) (dotted); private_sq_conjunction's rate as run "
+                "bound (dashed) and the course notes' 8 ln|C|/(α·min(α, ε)) (dotted); private_sq_conjunction's rate as run "
                 "never reaches α below its floor α_SQ/2 and is not drawn. The legend gives the slope of n* in ε "
                 "(95% bootstrap over repetitions) beside the theory's exponent over the same range.",
             ),

@@ -1,5 +1,5 @@
-"""Experiment ``decision_lists``: private PAC learning of k-decision lists (algorithms.md §3;
-004 §3 and Appendix A, Theorem 3.5).
+"""Experiment ``decision_lists``: private PAC learning of k-decision lists ([Riv87];
+[BF26, §3 and Appendix A, Thm 3.5]).
 
 Learners ``rivest``, ``privdl``, ``privdl_composition``, ``exp_mech_erm`` / ``erm`` over whole
 decision lists (tiny d only: the class is enumerated and capped by ``max_hypotheses``; above
@@ -7,7 +7,7 @@ the cap the row is ``skipped`` with the class size) and the ``decision_tree`` re
 over grids of n, ε and problems (d, k) — the latter give the |F| axis.
 
 Theory: :func:`dpbench.theory.dl_rates_of` gives every learner's curves in one setting
-(Rivest's Occam bound; the exponential mechanism's derived bound beside 001 §1's formula;
+(Rivest's Occam bound; the exponential mechanism's derived bound beside [NotesPAC, §1]'s formula;
 privdl's Theorem 3.5 shape and the composition ablation's |F|^{3/2} shape, both with unit
 constants). Trivial level: the majority label's error of the drawn target
 (:func:`dpbench.theory.dl_trivial_error_of`).
@@ -149,7 +149,7 @@ def fit_time_per_example(df: pd.DataFrame) -> pd.DataFrame:
 _CAPTION_LINES = (
     "Theory lines in the learner's colour (legend), all for the realizable case: rivest/erm: Occam bound "
     "(ln|C| + ln(1/β))/n, β = 0.1 (a bound); exp_mech_erm: the bound derived with a multiplicative Chernoff step "
-    "(dashed; compared with the data in the theory check) and 001 §1's stated 8 ln|C|/(α·min(α, ε)) (dotted); "
+    "(dashed; compared with the data in the theory check) and the course notes' stated 8 ln|C|/(α·min(α, ε)) (dotted); "
     "privdl: Theorem 3.5's shape with unit constants (reconstructed; a shape, never counted as a violation); "
     "privdl_composition: its |F|^1.5 shape. A theory line above error 1 (privdl_composition's shape on the whole "
     "main grid, privdl's on the tiny problems at small ε) lies above the plotted range. Triangles on the lower axis: where a theory line drops below the "

@@ -1,4 +1,4 @@
-"""Experiment ``experts``: prediction with expert advice, private and not (algorithms.md §4).
+"""Experiment ``experts``: prediction with expert advice, private and not ([DR14, §11.2]; [AFKT23]).
 
 Learners ``rwm``, ``private_rwm``, ``private_rwm_tight``, ``private_mw_001``, ``ftl``,
 ``sv_experts`` on the oblivious sequences of :mod:`dpbench.problems.experts`, over grids of
@@ -8,12 +8,12 @@ variance), ``loss`` (average loss of the actions) and ``eta``. Option ``checkpoi
 (default 1): number of log-spaced checkpoints t ≤ T recorded per run.
 
 ``private_mw_001`` runs only where dp-accounting's RDP accountant certifies the target
-(ε, δ) for 001 Thm 3's α = sqrt(ε/(12T)) (at δ = 1e-6: from ε ≈ 1.9 on, whatever T); its
-other cells are ``skipped`` with the certified δ in ``reason`` (README "Findings").
+(ε, δ) for [NotesPAC, Thm 3]'s α = sqrt(ε/(12T)) (at δ = 1e-6: from ε ≈ 1.9 on, whatever T); its
+other cells are ``skipped`` with the certified δ in ``reason`` (docs/findings.md).
 
 Theory (:mod:`dpbench.theory.experts`, :func:`theory_check`): per curve and metric, the
 log–log slope in T fitted on repetitions where the curve is clearly below uniform play's
-regret, beside the local exponent of the bound at the recorded η (000 Thm 11.1:
+regret, beside the local exponent of the bound at the recorded η ([DR14, Thm 11.1]:
 deterministic for the expected regret, checked on the maximum over repetitions; + Azuma
 w.p. 1 − β for the realized regret), ``sv_experts``' reconstructed rate (a shape) and FTL's
 linear regret on the trap (exponent 0). Figures: :mod:`dpbench.plotting.experts`, from the
@@ -179,11 +179,11 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
 
 _CAPTION_COMMON = (
     "Lines are means over repetitions with 95% bootstrap bands over repetitions (none with fewer than 5); "
-    "dashed, in the learner's colour: 000 Thm 11.1's bound eta + ln k/(eta T) at the eta each run recorded "
+    "dashed, in the learner's colour: Dwork & Roth (2014) Thm 11.1's bound eta + ln k/(eta T) at the eta each run recorded "
     "(interpolated between grid points), the bound checked in results/theory/experts.csv; grey line: the regret of "
     "uniform play, gap (1 - 1/k) on stochastic sequences; triangles on the axis: where the bound drops below it "
     "(where the theory says learning starts); private_mw_001 runs only where the RDP accountant certifies "
-    "001 Thm 3's alpha (a legend entry names the epsilon at which it was skipped)."
+    "the course notes' alpha = sqrt(eps/(12T)) (a legend entry names the epsilon at which it was skipped)."
 )
 
 FIGURES = {
@@ -220,7 +220,7 @@ FIGURES = {
     "tight_accounting": Figure(
         "dpbench.plotting.experts:tight_accounting",
         "private_rwm_tight (each round eta^2/2-zCDP, T rounds composed by dp-accounting's RDP accountant) against "
-        "private_rwm (advanced composition, 000 Thm 11.2) at the same (epsilon, delta): average expected regret "
+        "private_rwm (advanced composition, Dwork & Roth 2014 Thm 11.2) at the same (epsilon, delta): average expected regret "
         "against T, one panel per epsilon; the panel title gives the ratio of their recorded learning rates. "
         + _CAPTION_COMMON,
     ),

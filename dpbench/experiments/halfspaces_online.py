@@ -1,5 +1,5 @@
 """Experiment ``halfspaces_online``: online learning of large-margin halfspaces
-(algorithms.md §5; 004 §4).
+([Lit88]; [BF26, §4]).
 
 Problems ``halfspace`` and ``dl_as_halfspace``; learners ``perceptron``, ``winnow``,
 ``confident_winnow``, ``dp_winnow`` (the source's rule), ``dp_winnow_batched``,
@@ -25,7 +25,7 @@ varies):
   ``vacuous_bound``, a curve never clearly below it is ``at_chance``;
 - final mistakes against ``ln N`` (Winnow family) or ``N`` (perceptron) along the d sweep,
   against ρ (exponent −2) along the ρ sweep, bounds on the maximum;
-- the private learners' final mistakes against ε per stream, beside 004 Thm 4.5's
+- the private learners' final mistakes against ε per stream, beside [BF26, Thm 4.5]'s
   **reconstructed** shape ``ln^1.5 N … /(ε ρ³)`` (``shape``: exponent −1, never counted as a
   bound — it is not the rate of the learner as run).
 """
@@ -176,7 +176,7 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
         setting = f"{r['problem']}, " + (setting_label(curve.key) or f"N = {int(r['n_features'])}, ρ = {r['rho']:g}")
         rows.append(check_curve(curve, experiment=E, x="epsilon", y="mistakes", rate=shape, kind="shape",
                                 trivial=float(r["T"]) * theory.trivial_mistake_rate_of(r), exponent=-1.0,
-                                regime=f"final mistakes vs ε ({setting}, T = {int(r['T'])}); theory: 004 Thm 4.5 reconstructed shape"))
+                                regime=f"final mistakes vs ε ({setting}, T = {int(r['T'])}); theory: Bun & Fang 2026 Thm 4.5 reconstructed shape"))
     return pd.DataFrame(rows, columns=THEORY_COLUMNS)
 
 
@@ -210,10 +210,10 @@ def _figures():
                                       "Private learners' final mistakes (t = T) against ε, log–log, one panel per stream; " + _BANDS +
                                       ". Dashed, in the learner's colour: the run's calibrated bound (M+1)(2L−B+1) at each ε of "
                                       "the grid (holds w.p. ≥ 0.9); triangle: the smallest ε at which it is below T/2. Dotted: "
-                                      "004 Thm 4.5's reconstructed shape ln^1.5 N·√ln(1/δ)·ln(T/β)/(ερ³) with a unit constant — "
+                                      "Bun & Fang (2026) Thm 4.5's reconstructed shape ln^1.5 N·√ln(1/δ)·ln(T/β)/(ερ³) with a unit constant — "
                                       "a shape, not this learner's rate and not a bound. Grey line: the trivial predictor's T/2."),
         "dl_as_halfspace": Figure("dpbench.plotting.halfspaces_online:dl_as_halfspace",
-                                  "Online decision lists as margin-1/(2^(l+1)−1) halfspaces (004 Lemma 4.10). " + rate
+                                  "Online decision lists as margin-1/(2^(l+1)−1) halfspaces (Bun & Fang 2026, Lemma 4.10). " + rate
                                   + " Here the grey line is instead the best constant predictor's rate: the list's majority "
                                   "label (exact, from its bits and p; below ½ because a list's labels are unbalanced), and the "
                                   "triangles mark where bound/t drops below that level."),

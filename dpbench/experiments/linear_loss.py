@@ -1,4 +1,4 @@
-"""Experiment ``linear_loss``: LinearLearner (000 Alg. 17, Thms 11.5–11.6; algorithms.md §4).
+"""Experiment ``linear_loss``: LinearLearner ([DR14, Alg. 17, Thms 11.5–11.6]).
 
 Learner ``linear_learner`` (ε = ∞ is its non-private twin, plain RWM at sqrt(ln d/T)) on
 :mod:`dpbench.problems.linear_loss`, over grids of T, d and ε. One row per (cell,
@@ -89,7 +89,7 @@ EXPERIMENT = register_experiment(
                 "epsilon (and per d when a sweep varies it), log-log; means over repetitions with 95% bootstrap bands "
                 "over repetitions (none with fewer than 5). rwm is LinearLearner at epsilon = infinity (plain RWM at "
                 "eta = sqrt(ln d/T)), drawn in every panel. Dashed, in the learner's colour: the proven online-to-batch "
-                "bound at the eta each run recorded (000 Thms 11.1 and 11.6, holds with probability 1 - 3 beta, "
+                "bound at the eta each run recorded (Dwork & Roth 2014, Thms 11.1 and 11.6, holds with probability 1 - 3 beta, "
                 "beta = 0.1); grey: the uniform theta's excess loss (= gap); triangles: where the bound drops below it.",
             ),
         },

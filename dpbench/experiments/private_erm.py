@@ -1,5 +1,5 @@
 """Experiment ``private_erm``: private empirical risk minimisation for regularised logistic
-regression (algorithms.md §6; 003 §4–5).
+regression ([CMS11]; [BST14]; [ACG16]).
 
 Learners ``output_perturbation``, ``objective_perturbation``, ``dp_gd``, ``dp_sgd``,
 ``exp_mech_grid`` and the peers ``sklearn_logreg`` (non-private) and ``diffprivlib_logreg``

@@ -1,1 +1,1 @@
-"""Learners, one module per learner; private and non-private side by side (algorithms.md §2–§6)."""
+"""Learners, one module per learner; private and non-private side by side (docs/catalogue.md lists them with their sources)."""

@@ -1,4 +1,4 @@
-"""What every learner provides (style.md §E).
+"""What every learner provides (docs/plugins.md).
 
 Learners are frozen hyper-parameter records: ``fit``/``run`` are pure in (params, data,
 rng) and return a new result object; nothing is fitted onto the learner. Every private

@@ -1,9 +1,9 @@
-"""``confident_winnow``: 004 Algorithm 4.1, **[reconstructed constants]** (algorithms.md §5).
+"""``confident_winnow``: [BF26, Alg. 4.1], **[reconstructed constants]**.
 
 Winnow that also updates when it is correct but not confident: update iff
 ``y⟨w_t,x_t⟩ < γ`` (``γ = ρ/2``), with ``w_i ← w_i exp(η y x_i)``, renormalised
 (``η = ρ/2``). Mistakes are rounds with ``y⟨w,x⟩ ≤ 0``.
-Utility (004 Lemma 4.2, [reconstructed]): for any sequence of update instructions on
+Utility ([BF26, Lemma 4.2], [reconstructed]): for any sequence of update instructions on
 rounds with ``y⟨w,x⟩ < γ``, the number of updates is at most
 ``ln N/(η(ρ − γ) − η²/2)`` = ``8 ln N/ρ²`` with these choices
 (:func:`dpbench.theory.confident_winnow_update_bound`); mistakes ≤ updates.
@@ -11,8 +11,8 @@ Privacy: none — it is DP-Winnow's shadow learner (``dp_winnow`` at ε = ∞ eq
 
 References
 ----------
-.. [BF25] Bun & Fang, "Privately learning decision lists and a differentially private
-   Winnow" (seed 004), §4.1 and Appendix B.
+.. [BF26] Bun & Fang, "Privately learning decision lists and a differentially private
+   Winnow", arXiv:2602.07370, 2026, §4.1 and Appendix B.
 """
 
 from __future__ import annotations

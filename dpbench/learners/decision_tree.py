@@ -1,6 +1,9 @@
 """``decision_tree``: scikit-learn's ``DecisionTreeClassifier``, the off-the-shelf
 non-private reference a practitioner would reach for (default hyper-parameters; its
-``random_state`` drawn from the cell's ``mech`` stream). Not private."""
+``random_state`` drawn from the cell's ``mech`` stream; CART [BFOS84] as implemented by
+scikit-learn [PVG11]). Not private.
+Utility: no guarantee is claimed; it is the practitioner's reference point.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """``diffprivlib_logreg``: IBM diffprivlib's ``diffprivlib.models.LogisticRegression``, a
-private peer run through its own API (algorithms.md §6 peers).
+private peer run through its own API ([HBML19]).
 
 diffprivlib implements objective perturbation (Chaudhuri, Monteleoni & Sarwate 2011, via
 its ``Vector`` mechanism). We pass ``data_norm=1`` (features are projected onto the unit
@@ -9,9 +9,11 @@ minimises the same ``J_λ`` as our learners before perturbation) and a ``random_
 drawn from the cell's mechanism stream.
 
 Privacy: as diffprivlib documents it, ε-differential privacy (pure, δ = 0) for data with
-``‖x‖ ≤ data_norm``; replace-one, as in CMS11. ``epsilon = inf`` is not accepted by
+``‖x‖ ≤ data_norm``; replace-one, as in [CMS11]. ``epsilon = inf`` is not accepted by
 diffprivlib; it runs the same code with ``epsilon = 1e12`` (no meaningful noise) and is
 reported as non-private (ε = ∞).
+Utility: diffprivlib states none; its mechanism is objective perturbation [CMS11, Alg. 2],
+whose excess-risk bound is that of ``objective_perturbation``.
 
 Needs the optional ``peers`` extra (diffprivlib); without it every repetition is recorded
 as ``skipped`` with that reason. diffprivlib 0.6.6 predates scikit-learn 1.8:
@@ -21,7 +23,7 @@ library on scikit-learn 1.7; ``tests/test_private_erm.py`` checks the peer reall
 
 References
 ----------
-.. [HBD19] Holohan, Braghin, Mac Aonghusa & Levacher, "Diffprivlib: the IBM differential
+.. [HBML19] Holohan, Braghin, Mac Aonghusa & Levacher, "Diffprivlib: the IBM differential
    privacy library", 2019.
 """
 

@@ -1,5 +1,5 @@
-"""``dp_gd``: full-batch differentially private gradient descent (003 Algorithm 2;
-Bassily, Smith & Thakurta 2014; algorithms.md §6).
+"""``dp_gd``: full-batch differentially private gradient descent
+([BST14]).
 
 From ``θ₀ = 0``, for ``t = 1..T``:
 
@@ -11,7 +11,7 @@ From ``θ₀ = 0``, for ``t = 1..T``:
 replace-one neighbours (:meth:`~.logistic_common.NoisyGradientDescent.descend`). The noise multiplier ``z`` is the smallest (to 0.1%) whose T-fold
 adaptive composition of Gaussian mechanisms is (ε, δ)-DP by ``dp-accounting``'s RDP
 accountant (:func:`.logistic_common.calibrate_gd`, checked ≤ target) — tighter than the
-advanced composition suggested in 003 §5.3. Step ``η = 1/(¼ + λ)`` by default (the
+advanced composition [DRV10]. Step ``η = 1/(¼ + λ)`` by default (the
 smoothness of ``J_λ``); output: the average of the last ⌈T/2⌉ iterates (suffix
 averaging, post-processing).
 
@@ -19,7 +19,7 @@ Privacy: (ε, δ)-DP, replace-one, δ > 0 required for finite ε. Clipping makes
 any features (the loss gradient of a unit-ball example already has norm ≤ 1, so with
 ``C ≥ 1`` clipping is inactive on in-distribution data).
 Utility: excess empirical risk ``Õ(d ln(1/δ)/(λ n² ε²))`` for λ-strongly convex objectives
-with ``T ≈ n²`` (BST14 Thm 2.4); with a fixed T here, plus the optimisation error
+with ``T ≈ n²`` ([BST14, Thm 2.4]); with a fixed T here, plus the optimisation error
 ``(1 − ηλ)^T (J_λ(0) − J_λ(θ*))`` (:func:`dpbench.theory.excess_dp_gd`, a shape).
 
 References

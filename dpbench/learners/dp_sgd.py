@@ -1,5 +1,4 @@
-"""``dp_sgd``: differentially private minibatch SGD (003 Algorithm 3; Abadi et al. 2016;
-algorithms.md §6).
+"""``dp_sgd``: differentially private minibatch SGD ([ACG16, Alg. 1]).
 
 From ``θ₀ = 0``, for ``t = 1..T``: draw a Poisson batch ``B_t`` (each example independently
 with probability ``q = min(1, B/n)``), and
@@ -20,7 +19,7 @@ answers refused — the RDP orders ≤ 128 used before reported ε = 0 below ε 
 last half of the iterates (suffix averaging).
 
 Privacy: (ε, δ)-DP under **replace-one** neighbours (``n`` public), δ > 0 at finite ε.
-Utility: like ``dp_gd``, ``Õ(d ln(1/δ)/(λ n² ε²))`` for suitable T (BST14 Thm 2.4 with
+Utility: like ``dp_gd``, ``Õ(d ln(1/δ)/(λ n² ε²))`` for suitable T ([BST14, Thm 2.4] with
 sampling; :func:`dpbench.theory.excess_dp_sgd`, a shape).
 
 References

@@ -44,18 +44,18 @@ probability).
 Parameters are chosen by :func:`calibrate` from (ε, δ, β) and the public stream facts
 (N, ρ, T):
 
-- ``γ = ρ/2``; ``K = ⌈8 ln(2T/β)/γ²⌉`` draws, so that by Hoeffding (004 Lemma 4.6) a
+- ``γ = ρ/2``; ``K = ⌈8 ln(2T/β)/γ²⌉`` draws, so that by Hoeffding ([BF26, Lemma 4.6]) a
   confident shadow prediction ``y⟨w,x⟩ ≥ γ`` has ``y⟨w̃,x⟩ ≥ γ̃ = γ − sqrt(2 ln(2T/β)/K)
   ≥ γ/2`` in all T rounds with probability ≥ 1 − β/2: every cached example is a legal
   ConfidentWinnow update;
 - ``B(η)`` as above and ``M(η) = ⌈ln N/(ηB(ρ − γ) − (ηB)²/2)⌉`` (Lemma 4.7: the cap is
   not hit w.h.p.);
-- privacy (004 Appendix C): ≤ M+1 AboveThreshold instances, each ε₀-DP, and (M+1)K
+- privacy ([BF26, Appendix C]): ≤ M+1 AboveThreshold instances, each ε₀-DP, and (M+1)K
   exponential-mechanism draws. The log-weight of coordinate i is ``η Σ_{s∈U} y_s x_{s,i}``;
   given the public history (firing rounds, released w̃) replacing one example changes at
   most one term (it, or the example that takes its place in the batch) by up to ``2η``
   per coordinate, so the log-probability ratios span up to ``4η``: each draw is **4η-DP**
-  (4η-bounded-range) for replace-one neighbours. (algorithms.md's reconstruction says 2η,
+  (4η-bounded-range) for replace-one neighbours. (A first reconstruction said 2η,
   the add/remove-one figure; we use the replace-one value.)
   ``advanced`` accountant: each layer gets (ε/2, δ/2) by advanced composition
   (the best of basic and Dwork–Rothblum–Vadhan), composed basically;
@@ -70,9 +70,9 @@ asserts it is ≤ the target. ``epsilon = inf`` gives ConfidentWinnow exactly (�
 B = 1, no cap, K = ∞ i.e. w̃ = w, ε₀ = ∞, L = 1, γ̃ = γ).
 
 Privacy: (ε, δ)-DP w.r.t. replace-one neighbouring streams against an oblivious
-adversary (004 Def. 4.1, Thm 4.4). Utility: w.p. ≥ 1 − β at most
-``(M + 1)(L + α)`` mistakes (:func:`dpbench.theory.dp_winnow_calibrated_bound`); 004
-Thm 4.5 shape ``polylog(N)·poly(1/ρ)·log(T/β)/ε`` ([reconstructed]).
+adversary ([BF26, Def. 4.1, Thm 4.4]). Utility: w.p. ≥ 1 − β at most
+``(M + 1)(L + α)`` mistakes (:func:`dpbench.theory.dp_winnow_calibrated_bound`); [BF26,
+Thm 4.5] shape ``polylog(N)·poly(1/ρ)·log(T/β)/ε`` ([reconstructed]).
 
 References
 ----------
@@ -135,7 +135,7 @@ def batch_size(eta: float, rho: float, gamma: float, update: str) -> int:
 
 
 def firing_cap(n_features: int, rho: float, eta: float, gamma: float, batch: int) -> int:
-    """``M = ⌈ln N/(ηB(ρ − γ) − (ηB)²/2)⌉``: ConfidentWinnow's update bound (004 Lemma 4.2
+    """``M = ⌈ln N/(ηB(ρ − γ) − (ηB)²/2)⌉``: ConfidentWinnow's update bound ([BF26, Lemma 4.2]
     [reconstructed]) at the batch step ηB (module docstring)."""
     return int(math.ceil(float(confident_winnow_update_bound(n_features, rho, eta=eta * batch, gamma=gamma))))
 

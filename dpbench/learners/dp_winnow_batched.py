@@ -2,7 +2,7 @@
 
 The algorithm of :mod:`dpbench.learners.dp_winnow` (Bun & Fang, "Privately Learning
 Decision Lists and a Differentially Private Winnow", arXiv:2602.07370, 2026, Algorithm
-4.2) with one change, made by this project: a firing of the sparse vector sums the first
+4.2 [BF26]) with one change, made by this project: a firing of the sparse vector sums the first
 ``B = ⌊(ρ − γ)/η⌋`` cached examples into one multiplicative step (``update='batch'``)
 instead of using the first cached example only. Each example still enters at most one
 term ``η y x`` of the log-weights, so the privacy analysis (and its accountant, advanced

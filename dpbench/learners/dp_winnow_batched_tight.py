@@ -10,7 +10,7 @@ Same algorithm and code path as :mod:`dpbench.learners.dp_winnow_batched`; only
   (``dp-accounting``'s ``RdpAccountant``, via :mod:`dpbench.mechanisms.accounting`) is
   ≤ ε at δ; half goes to the sparse vector, half to the sampled weights;
 - each AboveThreshold instance is ε₀-DP ⇒ ε₀²/2-zCDP, so ``ε₀ = sqrt(ρ_z/(M+1))``;
-- each exponential-mechanism draw is 4η-bounded-range ⇒ 2η²-zCDP (Cesar–Rogers 2021), so
+- each exponential-mechanism draw is 4η-bounded-range ⇒ 2η²-zCDP ([CR21]), so
   η is the largest rate with ``(M(η)+1)·K·2η² ≤ ρ_z/2``;
 - the threshold uses the direct Laplace-tail accuracy
   (:func:`dpbench.mechanisms.sparse_vector.accuracy_tight`).

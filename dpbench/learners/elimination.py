@@ -1,4 +1,4 @@
-"""``elimination``: the consistent learner for conjunctions (001 Theorem 1; algorithms.md §2).
+"""``elimination``: the consistent learner for conjunctions ([Val84]; [BEHW87]).
 
 Start from the conjunction of all literals (``2d``, or ``d`` monotone ones); every positive
 example deletes the literals it falsifies. The result is the most specific conjunction

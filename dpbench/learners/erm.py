@@ -1,4 +1,4 @@
-"""``erm``: empirical risk minimisation over a whole finite class (002 "Occam's razor").
+"""``erm``: empirical risk minimisation over a whole finite class ([BEHW87]).
 
 Returns a hypothesis with the fewest training mistakes, uniformly at random among ties.
 The class comes from the problem (``sample.concept_class``: conjunctions, decision lists)

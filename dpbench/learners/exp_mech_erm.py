@@ -1,13 +1,13 @@
-"""``exp_mech_erm``: the exponential mechanism over a finite class (KLNRS 2011; 000 §11.1,
-001 §1, 002, 003 §4.3; algorithms.md §2).
+"""``exp_mech_erm``: the exponential mechanism over a finite class ([MT07];
+[KLNRS11]; [DR14, §11.1]).
 
 ``P[h] ∝ exp(ε·u(h)/2)`` with score ``u(h) = −#mistakes_S(h)``, sampled by Gumbel-max over
 the whole class (bit-packed mistakes, :mod:`dpbench.learners.erm`).
 
 Privacy: ε-DP under replace-one neighbours (changing one example changes every score by
 at most 1: sensitivity 1).
-Utility: ``err_S(h) ≤ OPT_S + 2(ln|C| + ln(1/β))/(εn)`` w.p. ``1−β`` (000); private PAC
-sample complexity ``n ≥ 8 ln|C| / (α·min(α, ε))`` (001).
+Utility: ``err_S(h) ≤ OPT_S + 2(ln|C| + ln(1/β))/(εn)`` w.p. ``1−β`` ([DR14, §11.1]); private PAC
+sample complexity ``n ≥ 8 ln|C| / (α·min(α, ε))`` ([KLNRS11]; constants of [NotesPAC, §1]).
 """
 
 from __future__ import annotations

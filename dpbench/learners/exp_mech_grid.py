@@ -1,5 +1,5 @@
-"""``exp_mech_grid``: the exponential mechanism over a discretised parameter grid (003 §4.3;
-McSherry & Talwar 2007; algorithms.md §6). Low dimension only: the grid has ``g^d`` points.
+"""``exp_mech_grid``: the exponential mechanism over a discretised parameter grid ([MT07];
+[BST14, §3]). Low dimension only: the grid has ``g^d`` points.
 
 Candidates: ``Θ_g = {−R, …, R}^d`` with ``g`` equally spaced values per axis. Score
 ``u(θ) = −n·J_λ(θ; S)`` (the regulariser is data-independent). With ``‖x‖ ≤ 1`` each loss

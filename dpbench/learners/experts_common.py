@@ -1,4 +1,4 @@
-"""Shared pieces of the experts learners (algorithms.md §4): loss sequences, traces, and the
+"""Shared pieces of the experts learners ([LW94]; [FS97]; [DR14, §11.2]): loss sequences, traces, and the
 compiled Hedge kernel behind ``rwm``, ``private_rwm``, ``private_rwm_tight``,
 ``private_mw_001``, ``ftl`` and ``linear_learner``.
 
@@ -248,5 +248,5 @@ class HedgeLearner:
 
 
 def rwm_eta(T: int, k: int) -> float:
-    """The non-private rate of 000 Thm 11.1: ``η = sqrt(ln k / T)``."""
+    """The non-private rate of [DR14, Thm 11.1]: ``η = sqrt(ln k / T)``."""
     return math.sqrt(math.log(k) / T)

@@ -1,4 +1,4 @@
-"""``ftl``: follow the leader (algorithms.md §4): play an expert of least cumulative loss,
+"""``ftl``: follow the leader ([AHK12]): play an expert of least cumulative loss,
 uniformly among ties — Hedge with ``η → ∞``.
 
 Privacy: none. Utility: no sublinear guarantee: on the ``ftl_trap`` sequence

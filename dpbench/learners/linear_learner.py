@@ -1,5 +1,5 @@
 """``linear_learner``: LinearLearner, private learning of linear losses over the simplex
-(000 Algorithm 17, Theorems 11.5–11.6; algorithms.md §4).
+([DR14, Alg. 17, Thms 11.5–11.6]).
 
 Experts are the basis vectors ``e_1..e_d``; the loss vector of round t is the data point
 ``x_t`` (here mapped to ``(x_t + 1)/2 ∈ [0, 1]^d``, see :mod:`dpbench.problems.linear_loss`);
@@ -7,10 +7,10 @@ RWM plays ``a_t`` with the private calibration of :mod:`private_rwm`,
 ``η = min(ε/sqrt(32 T ln(1/δ)), sqrt(ln d / T))``, and the output is
 ``θ^T = (1/T) Σ_t e_{a_t}`` (trace ``counts / T``).
 
-Privacy: (ε, δ)-DP w.r.t. replacing one data point (000 Thm 11.5; the actions are the
+Privacy: (ε, δ)-DP w.r.t. replacing one data point ([DR14, Thm 11.5]; the actions are the
 output, θ^T is post-processing).
 Utility: excess population loss ``O(sqrt(ln(1/δ)) ln(d/β) / (ε sqrt T))`` w.p. 1−β
-(000 Thm 11.6; :func:`dpbench.theory.rate_linear_learner`,
+([DR14, Thm 11.6]; :func:`dpbench.theory.rate_linear_learner`,
 :func:`dpbench.theory.excess_linear_learner_bound`).
 
 References

@@ -1,4 +1,4 @@
-"""Shared pieces of the private-ERM learners (algorithms.md §6; 003 §3–5).
+"""Shared pieces of the private-ERM learners ([CMS11]; [BST14]; [ACG16]).
 
 The objective ``J_λ``, its conventions (labels ±1, features in the unit ball) and its exact
 minimiser are in :mod:`dpbench.logistic_objective` (imported here for the learners).

@@ -1,5 +1,4 @@
-"""``objective_perturbation``: a random linear term in the objective (003 §4.2;
-Chaudhuri, Monteleoni & Sarwate 2011, Alg. 2; algorithms.md §6).
+"""``objective_perturbation``: a random linear term in the objective ([CMS11, Alg. 2]).
 
 For the logistic loss (``|ℓ''| ≤ c = ¼``) and features in the unit ball:
 
@@ -10,7 +9,7 @@ For the logistic loss (``|ℓ''| ≤ c = ¼``) and features in the unit ball:
 .. math:: \\hat\\theta = \\arg\\min_\\theta\\ J_\\lambda(\\theta; S) + \\frac{1}{n}\\langle b, \\theta\\rangle
           + \\frac{\\Delta}{2}\\|\\theta\\|^2, \\qquad p(b) \\propto e^{-\\varepsilon'\\|b\\|/2}.
 
-Privacy: ε-DP, replace-one (CMS11 Thm 9), features projected onto the unit ball.
+Privacy: ε-DP, replace-one ([CMS11, Thm 9]), features projected onto the unit ball.
 Utility: ``J_λ(θ̂) − J_λ(θ*) ≤ ‖b‖²/(n²(λ+Δ)) + Δ ln 2/λ`` (strong convexity of the perturbed
 objective; ``λ‖θ*‖²/2 ≤ J_λ(0) = ln 2``), with ``‖b‖ ≤ (2/ε')Γ⁻¹_d(1−β)`` w.p. 1−β:
 ``O(d²/(n²λε²))`` once ``Δ = 0`` (:func:`dpbench.theory.excess_objective_perturbation`).
@@ -47,7 +46,7 @@ from dpbench.validation import check_epsilon
 
 
 def calibration(epsilon: float, n: int, lam: float, c: float = LOGISTIC_SMOOTHNESS) -> tuple[float, float]:
-    """``(ε', Δ)`` of CMS11 Algorithm 2 (see the module docstring)."""
+    """``(ε', Δ)`` of [CMS11, Alg. 2] (see the module docstring)."""
     eps_prime = epsilon - math.log1p(2 * c / (n * lam) + c**2 / (n * lam) ** 2)
     if eps_prime > 0:
         return eps_prime, 0.0

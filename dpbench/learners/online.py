@@ -1,4 +1,4 @@
-"""Shared machinery of the online halfspace learners (algorithms.md §5): the result type
+"""Shared machinery of the online halfspace learners ([Lit88]; [BF26, §4]): the result type
 :class:`OnlineTrace`, the compiled per-round loops (numba), and the slow step-by-step
 reference used only by the tests (river's ``predict_one``/``learn_one`` idea).
 

@@ -1,12 +1,12 @@
 """``output_perturbation``: regularised logistic regression + noise on the minimiser
-(003 §4.1; Chaudhuri, Monteleoni & Sarwate 2011, Alg. 1; algorithms.md §6).
+([CMS11, Alg. 1]).
 
 .. math:: \\theta^* = \\arg\\min_\\theta J_\\lambda(\\theta; S), \\qquad
           \\hat\\theta = \\theta^* + b, \\qquad p(b) \\propto e^{-\\varepsilon\\|b\\|_2/\\Delta},
           \\quad \\Delta = \\frac{2}{n\\lambda}
 
 (``‖b‖ ~ Γ(d, Δ/ε)``, direction uniform). ``Δ`` is the ℓ2-sensitivity of ``θ*`` under
-replace-one neighbours for a 1-Lipschitz loss and λ-strongly convex ``J_λ`` (CMS11 Cor. 8).
+replace-one neighbours for a 1-Lipschitz loss and λ-strongly convex ``J_λ`` ([CMS11, Cor. 8]).
 With ``mechanism="gaussian"`` the noise is instead the Gaussian mechanism
 (:class:`dpbench.mechanisms.gaussian.GaussianMechanism`, classic calibration for ε < 1,
 analytic for ε ≥ 1) with the same ``Δ`` and the cell's δ > 0.
@@ -43,7 +43,7 @@ MECHANISMS = ("l2_laplace", "gaussian")
 
 
 def sensitivity(n: int, lam: float) -> float:
-    """ℓ2-sensitivity ``2/(nλ)`` of the regularised minimiser (CMS11 Cor. 8)."""
+    """ℓ2-sensitivity ``2/(nλ)`` of the regularised minimiser ([CMS11, Cor. 8])."""
     return 2.0 / (n * lam)
 
 

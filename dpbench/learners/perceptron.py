@@ -1,4 +1,4 @@
-"""``perceptron``: the non-private additive baseline (Rosenblatt; algorithms.md §5).
+"""``perceptron``: the non-private additive baseline ([Ros58]; [Nov62]).
 
 Predict ``sign⟨w_t, x_t⟩`` with ``w_1 = 0``; on a mistake (``y⟨w,x⟩ ≤ 0``)
 ``w ← w + y x``. Utility (Novikoff): at most ``(R/ρ₂)²`` mistakes for ℓ2 radius ``R`` and

@@ -1,5 +1,5 @@
-"""``private_mw_001``: MW with the step size of the lecture notes (001 §2, Theorem 3;
-algorithms.md §4), its guarantee certified by an accountant.
+"""``private_mw_001``: MW with the step size of the lecture notes ([NotesPAC, §2,
+Thm 3]), its guarantee certified by an accountant.
 
 MW multiplies weights by ``e^{α r_t(i)}`` for rewards ``r = 1 − ℓ`` — the same
 distributions as Hedge with ``η = α``. The notes take
@@ -23,12 +23,12 @@ cells are ``skipped`` (not recalibrated: the point of this learner is the notes'
 the certified δ at the target ε in the reason. ``ε = ∞`` runs the non-private twin ``rwm``.
 
 Privacy: (ε, δ)-DP, replace-one reward (loss) vector, wherever it runs (accountant).
-Utility: expected reward ≥ best − αT − ln K/α (001 Thm 2), i.e. average regret ≤
+Utility: expected reward ≥ best − αT − ln K/α ([NotesPAC, Thm 2]; [AHK12]), i.e. average regret ≤
 ``α + ln K/(αT) = O(ln K/sqrt(εT))`` (Thm 3).
 
 References
 ----------
-.. [001] Lecture notes "Online learning with experts", Theorems 2–3.
+.. [NotesPAC] Course notes "Online learning with experts", Theorems 2–3.
 .. [CR21] Cesar & Rogers, ALT 2021 (bounded range ⇒ zCDP).
 """
 
@@ -103,7 +103,7 @@ class PrivateMW001(HedgeLearner, Learner):
             return None
         certified_delta = bounded_range_delta(2 * cal.alpha, int(T), self.epsilon)
         return (
-            f"001 Thm 3's alpha=sqrt(eps/(12T)) is not ({self.epsilon:g}, {self.delta:g})-DP by the accountant: "
+            f"the course notes' alpha=sqrt(eps/(12T)) is not ({self.epsilon:g}, {self.delta:g})-DP by the accountant: "
             f"certified eps={cal.epsilon:.3g} at delta={self.delta:g}, certified delta={certified_delta:.3g} at eps={self.epsilon:g} "
             f"(the notes' exp(-T*alpha)={cal.delta_notes:.3g} is false)"
         )

@@ -1,4 +1,4 @@
-"""``private_rwm``: RWM with the privacy calibration of 000 Thm 11.2 (algorithms.md §4).
+"""``private_rwm``: RWM with the privacy calibration of [DR14, Thm 11.2].
 
 .. math:: \\eta = \\min\\Big(\\frac{\\varepsilon}{\\sqrt{32\\,T \\ln(1/\\delta)}},\\; \\sqrt{\\ln k/T}\\Big)
 
@@ -6,14 +6,14 @@ Each round samples from the exponential mechanism with score ``−L_i`` (sensiti
 one loss vector in [0, 1]^k changes), which is ``2η``-DP; the T rounds compose adaptively
 (advanced composition, Dwork–Rothblum–Vadhan) to ``(ε, δ)``. :func:`calibrate` computes
 the composed (ε, δ) of the η it returns and asserts it is within the target; where the
-seeds' formula would overshoot (ε ≳ 4 ln(1/δ), outside Thm 11.2's ε ≤ 1) it falls back to
+source's formula would overshoot (ε ≳ 4 ln(1/δ), outside Thm 11.2's ε ≤ 1) it falls back to
 the largest per-step ε₀ whose advanced/basic composition meets the target. The cap at the
 non-private rate ``sqrt(ln k / T)`` only lowers η (more private, never worse regret),
 and makes ``ε = ∞`` exactly :mod:`rwm`.
 
 Privacy: (ε, δ)-DP w.r.t. changing one round's loss vector (replace-one), for every
 oblivious sequence; the actions a_1..a_T are the output.
-Utility: ``E[Regret] ≤ η + ln k/(ηT)`` (000 Thm 11.1), i.e.
+Utility: ``E[Regret] ≤ η + ln k/(ηT)`` ([DR14, Thm 11.1]), i.e.
 ``≤ sqrt(128 ln(1/δ)) ln k / (ε sqrt T)`` (Thm 11.3); w.p. 1−β add ``sqrt(ln(k/β)/T)``
 (Thm 11.4).
 

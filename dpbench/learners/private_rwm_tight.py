@@ -1,8 +1,8 @@
-"""``private_rwm_tight``: RWM with η from a tight accountant (algorithms.md §4, "beyond
-the sources").
+"""``private_rwm_tight``: RWM with η from a tight accountant (beyond
+the sources: [CR21]; [BS16]).
 
 Same algorithm as :mod:`private_rwm`; each round is a ``2η``-DP exponential mechanism that
-is also ``2η``-bounded-range, hence ``(2η)²/8 = η²/2``-zCDP (Cesar & Rogers 2021). The
+is also ``2η``-bounded-range, hence ``(2η)²/8 = η²/2``-zCDP ([CR21]). The
 T rounds are composed in ``dp_accounting``'s RDP accountant
 (:func:`dpbench.mechanisms.accounting.compose_bounded_range`, which also takes the
 minimum with basic and advanced composition), and η is the largest value whose
@@ -11,11 +11,11 @@ capped at the non-private ``sqrt(ln k / T)``:
 
 .. math:: \\eta = \\min\\big(\\max\\{\\eta : \\varepsilon_{RDP}(T \\cdot \\eta^2/2, \\delta) \\le \\varepsilon\\},\\ \\sqrt{\\ln k / T}\\big)
 
-For small ε this is ``η ≈ ε / sqrt(2T ln(1/δ))``-ish, ≈ 4× the seeds' ``ε/sqrt(32 T ln(1/δ))``.
+For small ε this is ``η ≈ ε / sqrt(2T ln(1/δ))``-ish, ≈ 4× [DR14, Thm 11.2]'s ``ε/sqrt(32 T ln(1/δ))``.
 ``eta_gain`` (diagnostic) is the ratio to ``private_rwm``'s η.
 
 Privacy: (ε, δ)-DP, replace-one loss vector (same as ``private_rwm``).
-Utility: ``E[Regret] ≤ η + ln k/(ηT)`` (000 Thm 11.1) at the larger η.
+Utility: ``E[Regret] ≤ η + ln k/(ηT)`` ([DR14, Thm 11.1]) at the larger η.
 
 References
 ----------

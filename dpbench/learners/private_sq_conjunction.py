@@ -1,12 +1,13 @@
 """``private_sq_conjunction``: the statistical-query conjunction learner with every query
-answered by the Laplace mechanism (000 §11.1, 002 last part; algorithms.md §2).
+answered by the Laplace mechanism ([BDMN05]; [KLNRS11]; [DR14, §11.1]).
 
 A query ``φ_ℓ(x, y) = 1[y = 1 ∧ ℓ(x) = 0]`` is a mean over ``n`` rows: replace-one
 sensitivity ``1/n``. With basic composition over the ``m`` queries each answer gets
 ``Lap(m/(εn))`` (ε-DP); with ``delta > 0`` the per-query budget comes from advanced
 composition instead ((ε, δ)-DP). Literals are kept iff the noisy answer is below
 ``τ = α/(2m)``, as in :mod:`dpbench.learners.sq_conjunction`.
-Utility (000): ``n = O(max(m ln m/(εα), ln m/α²))``.
+Privacy: ε-DP (basic composition) or (ε, δ)-DP (advanced composition), replace-one.
+Utility ([KLNRS11]; [DR14, §11.1]): ``n = O(max(m ln m/(εα), ln m/α²))``.
 """
 
 from __future__ import annotations

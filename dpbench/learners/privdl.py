@@ -1,5 +1,5 @@
-r"""``privdl``: the private Rivest-style decision-list learner of Bun & Fang (004 §3.1,
-Appendix A; algorithms.md §3) **[reconstructed constants]**.
+r"""``privdl``: the private Rivest-style decision-list learner of Bun & Fang ([BF26, §3.1,
+Appendix A]) **[reconstructed constants]**.
 
 .. code-block:: text
 
@@ -17,9 +17,9 @@ uniformly random order of the remaining features with uniform bits; that tail is
 one go (``rng.permutation``), which has exactly the distribution of the remaining rounds.
 
 Privacy: not by composition over the |F| rounds. The score family satisfies the conditions
-of 004 Lemma A.1 (a candidate that covers an example changes its score by at most 1 when the
+of [BF26, Lemma A.1] (a candidate that covers an example changes its score by at most 1 when the
 example is added; a candidate that does not cover it is unchanged), so the set-cover argument
-(Gupta et al. 2010) makes the whole run (ε', δ')-DP for **add/remove-one** neighbours with
+([GLMRT10]) makes the whole run (ε', δ')-DP for **add/remove-one** neighbours with
 ``λ = ε' / (2 ln(e/δ'))`` **[reconstructed]** (:func:`dpbench.theory.privdl_lambda_value`).
 For **replace-one** neighbours (the default; a replacement is a removal then an addition)
 group privacy gives ``(2ε', (1 + e^{ε'})δ')``; :func:`privdl_calibration` therefore sets
@@ -27,7 +27,7 @@ group privacy gives ``(2ε', (1 + e^{ε'})δ')``; :func:`privdl_calibration` the
 
 .. math:: \lambda = \frac{\varepsilon}{4\ln\big(e(1 + e^{\varepsilon/2})/\delta\big)},
 
-the ``ε/(4 ln(e/δ))`` of algorithms.md §3 with δ's group-privacy factor accounted for (λ is
+the ``ε/(4 ln(e/δ))`` one gets from [BF26, Lemma A.1] by group privacy with δ's group-privacy factor accounted for (λ is
 smaller by a factor ``1 + ln(1+e^{ε/2})/ln(e/δ)``, ≈ 7% at ε = 1, δ = 10⁻⁶). δ must be > 0
 for finite ε; ``epsilon = inf`` gives λ = ∞ (uniform among the zero-mistake pairs: a
 consistent learner).
@@ -38,8 +38,8 @@ Utility (Theorem 3.5 shape, **[reconstructed]**, realizable):
 
 References
 ----------
-.. [BF] M. Bun, A. Fang, "Privately Learning Decision Lists and a Differentially Private
-   Winnow" (004 in ../shared/seeds), §3 and Appendix A.
+.. [BF26] M. Bun, W. Fang, "Privately Learning Decision Lists and a Differentially Private
+   Winnow", arXiv:2602.07370, 2026, §3 and Appendix A.
 .. [GLMRT10] A. Gupta, K. Ligett, F. McSherry, A. Roth, K. Talwar, "Differentially private
    combinatorial optimization", SODA 2010.
 """
@@ -72,7 +72,7 @@ NEIGHBOURS = (REPLACE_ONE, ADD_REMOVE)
 
 
 def set_cover_privacy(lam: float, delta_prime: float, neighbours: str) -> tuple[float, float]:
-    r"""Total ``(ε, δ)`` of the covering run with parameter ``λ`` (004 Lemma A.1
+    r"""Total ``(ε, δ)`` of the covering run with parameter ``λ`` ([BF26, Lemma A.1]
     **[reconstructed]**): add/remove ``(2λ ln(e/δ'), δ')``; replace-one, by group privacy of
     two add/remove steps, ``(2ε', (1 + e^{ε'})δ')`` with ``ε' = 2λ ln(e/δ')``."""
     if math.isinf(lam):

@@ -1,12 +1,12 @@
 r"""``privdl_composition``: the ablation of ``privdl`` calibrated by composition over the
-|F| rounds instead of the set-cover analysis (algorithms.md §3).
+|F| rounds instead of the set-cover analysis ([BF26, §3]; [DRV10]).
 
 Same covering loop as :mod:`dpbench.learners.privdl`; round ``i`` is the exponential
 mechanism ``P ∝ exp(ε₀·q_i(f, b)/2)`` (score sensitivity 1 under replace-one neighbours:
 given the earlier outputs, ``S_i`` and ``S'_i`` differ in at most one example), so each round
 is ε₀-DP and the |F| rounds compose adaptively:
 
-- ``delta > 0``: advanced composition (Dwork–Rothblum–Vadhan), ε₀ the largest value with
+- ``delta > 0``: advanced composition ([DRV10]), ε₀ the largest value with
   ``ε₀·sqrt(2|F| ln(1/δ)) + |F|·ε₀(e^{ε₀} − 1) ≤ ε`` (or ``ε/|F|`` if basic is better:
   :func:`dpbench.mechanisms.composition.advanced_per_step`);
 - ``delta = 0``: basic composition, ``ε₀ = ε/|F|``.
@@ -17,11 +17,13 @@ examples and the total error grows like ``|F|^{3/2}`` — the point of the ablat
 (:func:`dpbench.theory.rate_privdl_composition`, **[reconstructed]** shape).
 
 Privacy: (ε, δ)-DP, replace-one (:func:`composition_calibration`).
+Utility: total error ``O(|F|^{3/2} sqrt(ln(1/δ)) ln|F|/(εn))``, a **[reconstructed]** shape
+with unit constants (:func:`dpbench.theory.rate_privdl_composition`).
 
 References
 ----------
 .. [DRV10] C. Dwork, G. Rothblum, S. Vadhan, "Boosting and differential privacy", FOCS 2010.
-.. [BF] Bun & Fang (004 in ../shared/seeds), §3.
+.. [BF26] Bun & Fang, §3.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-r"""``rivest``: Rivest's (1987) consistent learner for F-decision lists (algorithms.md §3).
+r"""``rivest``: Rivest's (1987) consistent learner for F-decision lists ([Riv87]).
 
 Repeat: among the unused features ``f ∈ F`` (all conjunctions of ≤ k literals and the
 constant-true function) pick a pair ``(f, b)`` such that every remaining example with

@@ -1,11 +1,11 @@
-"""``rwm``: Randomized Weighted Majority / Hedge / MW (000 Alg. 15–16, Thm 11.1; 001
-Algorithm MW, Thm 2; algorithms.md §4).
+"""``rwm``: Randomized Weighted Majority / Hedge / MW ([LW94]; [FS97];
+[DR14, Alg. 15–16, Thm 11.1]).
 
 .. math:: P[a_t = i] \\propto \\exp\\Big(-\\eta \\sum_{s<t} \\ell^s_i\\Big),\\qquad \\eta = \\sqrt{\\ln k / T}.
 
 Privacy: none (the non-private baseline).
 Utility: ``E[Regret] ≤ η + ln k/(ηT) = 2 sqrt(ln k / T)`` for any oblivious sequence
-(000 Thm 11.1; :func:`dpbench.theory.regret_hedge`).
+([DR14, Thm 11.1]; :func:`dpbench.theory.regret_hedge`).
 
 References
 ----------

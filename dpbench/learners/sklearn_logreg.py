@@ -1,11 +1,12 @@
 """``sklearn_logreg``: the non-private reference, ``sklearn.linear_model.LogisticRegression``
-run through its own API (algorithms.md §6 peers).
+run through its own API ([PVG11]).
 
 ``C = 1/(nλ)`` and ``fit_intercept=False`` make scikit-learn minimise exactly the
 objective ``J_λ`` of the private learners (scikit-learn's objective is
 ``C Σ ℓ + ½‖θ‖² = nC·J_λ`` with ``λ = 1/(nC)``); solver ``lbfgs`` with a tight tolerance.
 Features are projected onto the unit ball like the private learners' (a no-op on the
 ``logistic`` problem). Not private.
+Utility: the minimiser of ``J_λ`` to the solver's tolerance (excess empirical risk ≈ 0).
 """
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
-"""``sq_conjunction``: learning conjunctions from statistical queries (Kearns 1998;
-000 §11.1, 002; algorithms.md §2). Its private twin is :mod:`dpbench.learners.private_sq_conjunction`.
+"""``sq_conjunction``: learning conjunctions from statistical queries ([Kea98];
+[DR14, §11.1]). Its private twin is :mod:`dpbench.learners.private_sq_conjunction`.
 
 For each literal ``ℓ`` (``2d``, or ``d`` monotone) ask ``φ_ℓ(x, y) = 1[y = 1 ∧ ℓ(x) = 0]``
 and keep ``ℓ`` iff the answer is below the tolerance ``τ = α/(2m)`` (``m`` literals): a
 literal of the target is never falsified on a positive example (answer 0 without noise),
 and omitting only literals with ``P[y=1 ∧ ℓ=0] < τ`` costs error at most ``m·τ = α/2``.
 
-Utility (000): ``n = O(ln m/α²)`` for ``m`` queries of tolerance α.
+Utility ([Kea98]; [DR14, §11.1]): ``n = O(ln m/α²)`` for ``m`` queries of tolerance α.
 """
 
 from __future__ import annotations

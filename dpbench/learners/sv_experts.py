@@ -1,11 +1,11 @@
-"""``sv_experts``: sparse-vector private experts for the realizable setting (after Asi,
-Feldman, Koren & Talwar 2023; algorithms.md §4). **[reconstructed]**: the constants and
+"""``sv_experts``: sparse-vector private experts for the realizable setting (after
+[AFKT23]). **[reconstructed]**: the constants and
 the switching rule below are this package's instantiation, not the paper's.
 
 Play one expert until the sparse-vector test says it has lost too much, then switch:
 
 1. start with a uniformly random expert (no data used);
-2. AboveThreshold (Dwork–Roth Alg. 1, ε_s-DP): noisy threshold ``T̂ = Λ + Lap(2/ε_s)``;
+2. AboveThreshold ([DR14, Alg. 1], ε_s-DP): noisy threshold ``T̂ = Λ + Lap(2/ε_s)``;
    after each round t ask ``q_t = Σ_{s=τ..t} ℓ^s_{i}`` (the current expert's loss since
    the last switch τ; sensitivity 1) with fresh ``ν_t ~ Lap(4/ε_s)``; fire at the first
    ``q_t + ν_t ≥ T̂``;

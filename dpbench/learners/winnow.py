@@ -1,4 +1,4 @@
-"""``winnow``: Littlestone's Winnow, normalised multiplicative weights (algorithms.md §5).
+"""``winnow``: Littlestone's Winnow, normalised multiplicative weights ([Lit88]).
 
 Predict ``sign⟨w_t, x_t⟩`` with ``w_1 = 1/N``; on a mistake (``y⟨w,x⟩ ≤ 0``)
 ``w_i ← w_i exp(η y x_i)``, renormalised to ``‖w‖₁ = 1``.

@@ -1,6 +1,6 @@
-"""Privacy mechanisms and composition (algorithms.md §7).
+"""Privacy mechanisms and composition ([DR14, ch. 3]; docs/catalogue.md).
 
 These are measurement tools, not hardened deployments: floating-point attacks on the
-Laplace and exponential mechanisms (Mironov 2012) are out of scope, as in every
+Laplace and exponential mechanisms ([Mir12]) are out of scope, as in every
 simulation study; the empirical audit (:mod:`dpbench.audit`) checks the sampled behaviour.
 """

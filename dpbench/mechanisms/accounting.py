@@ -1,19 +1,19 @@
-"""Tight privacy accounting on top of ``dp-accounting`` (algorithms.md §4 and §7).
+"""Tight privacy accounting on top of ``dp-accounting`` ([Mir17]; [BS16]; [CR21]).
 
-The seeds calibrate T-fold compositions with the advanced composition theorem
-(Dwork–Rothblum–Vadhan), which is loose by a constant factor. This module composes the
+The sources ([DR14, Thm 11.2]; [BF26, Appendix C]) calibrate T-fold compositions with the
+advanced composition theorem ([DRV10]), which is loose by a constant factor. This module composes the
 same mechanisms with a Rényi-DP accountant (``dp_accounting.rdp.RdpAccountant``, whose
-RDP → (ε, δ) conversion is the improved one of Canonne–Kamath–Steinke 2020) and inverts
+RDP → (ε, δ) conversion is the improved one of [CKS20]) and inverts
 the composition: the largest per-step parameter whose T-fold composition stays within a
 target (ε, δ).
 
 Events (per step, with respect to one neighbour relation):
 
-- **ρ-zCDP** (Bun & Steinke 2016): ``ZCDpEvent(rho)``; T-fold composition is Tρ-zCDP.
-- **pure ε₀-DP**: ε₀-DP implies ε₀²/2-zCDP (Bun & Steinke 2016, Prop. 3.3).
+- **ρ-zCDP** ([BS16]): ``ZCDpEvent(rho)``; T-fold composition is Tρ-zCDP.
+- **pure ε₀-DP**: ε₀-DP implies ε₀²/2-zCDP ([BS16, Prop. 3.3]).
 - **ε₀-bounded-range** (e.g. the exponential mechanism, which is ε₀-DP *and* ε₀-BR when
-  its score has range-sensitivity ε₀/η; Durfee & Rogers 2019): ε₀-BR implies ε₀²/8-zCDP
-  (Cesar & Rogers 2021, Lemma 3.2). One round of RWM with rate η changes every expert's
+  its score has range-sensitivity ε₀/η; [DR19]): ε₀-BR implies ε₀²/8-zCDP
+  ([CR21, Lemma 3.2]). One round of RWM with rate η changes every expert's
   cumulative loss by at most 1, so its log-probability ratios span an interval of width at
   most 2η: it is 2η-BR, hence (2η)²/8 = η²/2-zCDP. ``dp-accounting`` 0.6 has no
   exponential-mechanism event, so the zCDP event is used.

@@ -2,9 +2,9 @@
 :func:`dpbench.mechanisms.accounting.compose_bounded_range`).
 
 Each ε₀-bounded-range step (one round of Hedge / MW with ε₀ = 2η, an exponential
-mechanism) is ε₀²/8-zCDP (Cesar & Rogers 2021, Lemma 3.2); T adaptive steps are
+mechanism) is ε₀²/8-zCDP ([CR21, Lemma 3.2]); T adaptive steps are
 Tε₀²/8-zCDP, converted to δ(ε) by ``dp_accounting``'s RDP accountant (the conversion of
-Canonne–Kamath–Steinke 2020). Basic composition gives δ = 0 whenever Tε₀ ≤ ε; the smaller
+[CKS20]). Basic composition gives δ = 0 whenever Tε₀ ≤ ε; the smaller
 of the two is returned, so this is a valid upper bound on the δ of every such mechanism.
 """
 

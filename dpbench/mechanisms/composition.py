@@ -1,10 +1,10 @@
-"""Composition theorems (Dwork–Roth §3.5; algorithms.md §7).
+"""Composition theorems ([DR14, §3.5]; [DRV10]).
 
 - basic: ``(ε_i, δ_i)``-DP mechanisms compose to ``(Σε_i, Σδ_i)``-DP;
-- advanced (Dwork–Rothblum–Vadhan 2010, Dwork–Roth Thm 3.20): ``k`` adaptively chosen
+- advanced (Dwork–Rothblum–Vadhan 2010, [DR14, Thm 3.20]): ``k`` adaptively chosen
   ``(ε₀, δ₀)``-DP mechanisms are ``(ε', kδ₀ + δ')``-DP with
   ``ε' = ε₀·sqrt(2k ln(1/δ')) + k·ε₀(e^{ε₀} − 1)``;
-- the seeds' per-step form ``ε₀ = ε / sqrt(8k ln(1/δ))`` (000 Thm 11.2), which satisfies
+- the sources' per-step form ``ε₀ = ε / sqrt(8k ln(1/δ))`` ([DR14, Thm 11.2]), which satisfies
   the advanced bound for ``ε ≤ 1`` (checked by :func:`advanced`).
 """
 
@@ -54,7 +54,7 @@ def advanced_per_step(epsilon: float, k: int, delta_prime: float) -> float:
 
 
 def seeds_per_step(epsilon: float, k: int, delta: float) -> float:
-    """``ε/sqrt(8k ln(1/δ))`` (000 Thm 11.2's calibration of one step of k)."""
+    """``ε/sqrt(8k ln(1/δ))`` ([DR14, Thm 11.2]'s calibration of one step of k)."""
     check_delta(delta)
     if delta == 0:
         raise ValueError("delta must be > 0 for advanced composition, got 0.0")

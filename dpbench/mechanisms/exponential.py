@@ -1,4 +1,4 @@
-"""The exponential mechanism (McSherry–Talwar 2007; 000 §11.1, 003 §4.3; algorithms.md §7).
+"""The exponential mechanism ([MT07]; [DR14, §3.4]).
 
 Sampling is Gumbel-max in log space: ``argmax_r (log-weight_r + G_r)`` with iid standard
 Gumbel ``G_r`` is a draw from ``P[r] ∝ exp(log-weight_r)``, never exponentiating raw scores.

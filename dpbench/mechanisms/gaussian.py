@@ -1,14 +1,14 @@
-"""The Gaussian mechanism (003 §5.2, Dwork–Roth Thm A.1; algorithms.md §7).
+"""The Gaussian mechanism ([DR14, Thm A.1]; [BW18]).
 
 ``M(D) = f(D) + N(0, σ² I)`` for ``f`` with ℓ2-sensitivity ``Δ₂``. Two calibrations:
 
-- **classic** (003 §5.2, Dwork–Roth Thm A.1):
+- **classic** ([DR14, Thm A.1]):
 
   .. math:: \\sigma = \\frac{\\Delta_2 \\sqrt{2 \\ln(1.25/\\delta)}}{\\varepsilon},
 
   a valid (ε, δ)-DP calibration **only for ε < 1**: requesting it with ε ≥ 1 raises
   ``ValueError`` naming ``epsilon``.
-- **analytic** (Balle & Wang 2018, Thm 8): the smallest σ with
+- **analytic** ([BW18, Thm 8]): the smallest σ with
 
   .. math:: \\Phi\\Big(\\frac{\\Delta_2}{2\\sigma} - \\frac{\\varepsilon\\sigma}{\\Delta_2}\\Big)
             - e^{\\varepsilon}\\,\\Phi\\Big(-\\frac{\\Delta_2}{2\\sigma} - \\frac{\\varepsilon\\sigma}{\\Delta_2}\\Big)

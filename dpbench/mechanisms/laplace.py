@@ -1,4 +1,4 @@
-"""The Laplace mechanism (Dwork–Roth Def. 3.3; 000 §11.1; algorithms.md §7)."""
+"""The Laplace mechanism ([DMNS06]; [DR14, Def. 3.3])."""
 
 from __future__ import annotations
 

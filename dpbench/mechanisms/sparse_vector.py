@@ -1,14 +1,14 @@
-"""AboveThreshold / the sparse vector technique (Dwork–Roth §3.6; 004 Lemma 4.3;
-algorithms.md §7).
+"""AboveThreshold / the sparse vector technique ([DNRRV09]; [DR14, §3.6];
+[BF26, Lemma 4.3]).
 
-Interface of 004 (after Asi et al. 2023): ``AboveThreshold.init(epsilon, L, beta, rng=)``,
+Interface of [BF26] (after [AFKT23]): ``AboveThreshold.init(epsilon, L, beta, rng=)``,
 ``add_query(q)``, ``test_above_threshold()``. The noisy threshold is
 ``T̂ = L + Lap(2/ε)``; each sensitivity-1 query gets fresh ``ν ~ Lap(4/ε)`` and the
 instance fires (and stops accepting queries) at the first ``q_i + ν_i ≥ T̂``.
 
 Privacy: ε-DP for any adaptively chosen sequence of sensitivity-1 queries that halts at
-the first ⊤ (Dwork–Roth Thm 3.23), hence ε²/2-zCDP.
-Utility (Dwork–Roth Thm 3.24): with probability ≥ 1 − β over ``k`` queries, every query
+the first ⊤ ([DR14, Thm 3.23]), hence ε²/2-zCDP.
+Utility ([DR14, Thm 3.24]): with probability ≥ 1 − β over ``k`` queries, every query
 before the first ⊤ has ``q_i ≤ L + α`` and the ⊤ query has ``q_i ≥ L − α``, with
 ``α = 8(ln k + ln(2/β))/ε`` (:func:`accuracy`). :func:`accuracy_tight` gives the direct
 union bound of the Laplace tails, ``(2 ln(2/β) + 4 ln(2k/β))/ε``, which is smaller.
@@ -32,7 +32,7 @@ from dpbench.validation import check_epsilon, check_probability
 
 
 def accuracy(epsilon: float, k: int, beta: float) -> float:
-    """``α = 8(ln k + ln(2/β))/ε`` (Dwork–Roth Thm 3.24); 0 when ε = ∞."""
+    """``α = 8(ln k + ln(2/β))/ε`` ([DR14, Thm 3.24]); 0 when ε = ∞."""
     if math.isinf(epsilon):
         return 0.0
     return 8.0 * (math.log(max(k, 1)) + math.log(2.0 / beta)) / epsilon
@@ -102,7 +102,7 @@ class AboveThreshold:
         return self.fired
 
     def alpha(self, k: int) -> float:
-        """The accuracy ``α`` of Dwork–Roth Thm 3.24 for ``k`` queries."""
+        """The accuracy ``α`` of [DR14, Thm 3.24] for ``k`` queries."""
         return accuracy(self.epsilon, k, self.beta)
 
     def guarantee(self) -> Guarantee:

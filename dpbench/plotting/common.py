@@ -1,4 +1,4 @@
-"""Figure kinds shared by experiments (algorithms.md §8), drawn with seaborn.
+"""Figure kinds shared by experiments, drawn with seaborn.
 
 - :func:`learning_curves`: a metric against a size axis (n, T, t), one panel per setting
   (ε and every other identity column that varies — never pooled), hue per learner, 95 %

@@ -1,4 +1,4 @@
-"""Figures of the ``experts`` experiment (algorithms.md §8 "Regret"), drawn with seaborn by
+"""Figures of the ``experts`` experiment, drawn with seaborn by
 :func:`dpbench.plotting.common.learning_curves`.
 
 Rows and :mod:`dpbench.theory` only: every theory line is

@@ -1,4 +1,4 @@
-"""Figures of the ``halfspaces_online`` experiment (algorithms.md §8, "Mistakes"), drawn with
+"""Figures of the ``halfspaces_online`` experiment, drawn with
 the shared seaborn helpers (:func:`dpbench.plotting.common.learning_curves`).
 
 Rows and :mod:`dpbench.theory` only: every mistake bound is the run's recorded
@@ -12,7 +12,7 @@ here) or, along the N and ρ sweeps, the closed-form bounds of :mod:`dpbench.the
 - :func:`mistakes_vs_d`, :func:`mistakes_vs_rho`: final mistakes along the sweeps with the
   Winnow / ConfidentWinnow / perceptron bounds;
 - :func:`mistakes_vs_epsilon`: the private learners' final mistakes against ε with their
-  calibrated bounds and 004 Thm 4.5's reconstructed shape (dotted: a shape, not a bound).
+  calibrated bounds and [BF26, Thm 4.5]'s reconstructed shape (dotted: a shape, not a bound).
 """
 
 from __future__ import annotations
@@ -199,7 +199,7 @@ def mistakes_vs_rho(df: pd.DataFrame):
 @_or_note
 def mistakes_vs_epsilon(df: pd.DataFrame):
     """Private learners' final mistakes against ε per stream, with each run's calibrated
-    bound (recorded, at the ε of the grid) and 004 Thm 4.5's reconstructed shape."""
+    bound (recorded, at the ε of the grid) and [BF26, Thm 4.5]'s reconstructed shape."""
     final = _final(_private_streams(df))
     rows = final[final["private"] & np.isfinite(final["epsilon"])]
     if rows.empty:
@@ -213,7 +213,7 @@ def mistakes_vs_epsilon(df: pd.DataFrame):
         b = recorded.loc[(learner, row["problem_id"])]
         out = [TheoryLine(learner, "calibrated bound (M+1)(2L−B+1)", b.index.to_numpy(float), b.to_numpy(float), color(learner))]
         shape = theory.dp_winnow_mistake_shape(n_features[row["problem_id"]], row["rho"], eps, float(row["delta"]), row["T"], BETA)
-        out.append(TheoryLine(learner, "004 Thm 4.5 shape (reconstructed, unit constant; not this learner's rate)", eps, shape, "0.3", "secondary"))
+        out.append(TheoryLine(learner, "Bun & Fang Thm 4.5 shape (reconstructed, unit constant; not this learner's rate)", eps, shape, "0.3", "secondary"))
         return out
 
     return _show_bounds(learning_curves(rows, x="epsilon", y="mistakes", xlabel="ε", ylabel="final mistakes (t = T)", theory=lines,

@@ -24,7 +24,7 @@ from matplotlib.lines import Line2D
 
 from dpbench.plotting.style import REFERENCE_GREY, SHARED_THEORY
 
-#: Dash patterns of theory lines, by role (primary overlay, the seed's formula beside it).
+#: Dash patterns of theory lines, by role (primary overlay, a source's stated formula beside it).
 THEORY_STYLES = {"primary": (0, (4, 2)), "secondary": (0, (1, 1.5))}
 
 
@@ -32,7 +32,7 @@ THEORY_STYLES = {"primary": (0, (4, 2)), "secondary": (0, (1, 1.5))}
 class TheoryLine:
     """One theory curve on one panel: ``y(x)`` (NaN where the theory says nothing), its
     legend ``label`` (without the learner), the ``learner`` whose colour it takes, and its
-    ``role`` (``primary`` dashed, ``secondary`` dotted: e.g. the seed's formula beside a
+    ``role`` (``primary`` dashed, ``secondary`` dotted: e.g. a source's stated formula beside a
     derived rate)."""
 
     learner: str

@@ -1,4 +1,4 @@
-"""Figures of the ``private_erm`` experiment (algorithms.md §8 "Private ERM" and "Cost"),
+"""Figures of the ``private_erm`` experiment,
 drawn with seaborn. Rows and :mod:`dpbench.theory` only: theory lines come from
 :func:`dpbench.theory.erm_rate_of` for the setting a row records, the trivial predictor's
 excess risk from the recorded ``loss − excess_loss`` (:func:`dpbench.theory.trivial_excess_of`).

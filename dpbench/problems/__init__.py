@@ -1,1 +1,1 @@
-"""Synthetic distributions, one module per problem family (algorithms.md §1)."""
+"""Synthetic distributions, one module per problem family (docs/catalogue.md)."""

@@ -1,4 +1,4 @@
-"""What every problem provides (design.md "Interfaces").
+"""What every problem provides (docs/plugins.md).
 
 A :class:`Problem` is a frozen record of distribution parameters; ``draw_target(rng=)``
 draws the random concept and returns a :class:`Target`, which is JSON-serialisable (the

@@ -1,4 +1,4 @@
-"""Conjunctions under a product distribution (algorithms.md §1, 001 §1, 002).
+"""Conjunctions under a product distribution ([Val84]; [KLNRS11]).
 
 Target: a conjunction of ``k`` literals over ``d`` Boolean variables. Inputs: independent
 coordinates, ``P[x_i = 1] = p_i``; each target literal is negated with probability ½

@@ -1,4 +1,4 @@
-r"""k-decision lists under a product distribution (algorithms.md §1 and §3; 004 §2–3).
+r"""k-decision lists under a product distribution ([Riv87]; [BF26, §2–3]).
 
 A decision list ``((f_1, b_1), …, (f_l, b_l), b_{l+1})`` outputs ``b_j`` for the first ``j``
 with ``f_j(x) = 1`` and the default ``b_{l+1}`` if no term fires. Here the terms are

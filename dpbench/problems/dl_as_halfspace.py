@@ -1,4 +1,4 @@
-"""Decision lists as large-margin halfspaces (004 Lemma 4.10, Thm 4.11; algorithms.md §5).
+"""Decision lists as large-margin halfspaces ([BF26, Lemma 4.10, Thm 4.11]).
 
 Target: a monotone 1-decision list of length ``l`` over ``d`` Boolean variables,
 ``if x_{i_1}: b_1 elif x_{i_2}: b_2 … else b_{l+1}`` with distinct variables ``i_j`` and
@@ -13,7 +13,7 @@ the target a constant function, learnt by predicting one label). Inputs: indepen
 
 an odd integer in absolute value ≥ 1, so the halfspace with weights normalised by
 ``‖·‖₁ = 2^{l+1} − 1`` has margin ``ρ = 1/(2^{l+1} − 1)``. The weights are signed, so the
-learners see the ``N = 2(d+1)`` features ``(f, −f)`` (004 §4.3), where the transformed
+learners see the ``N = 2(d+1)`` features ``(f, −f)`` ([BF26, §4.3]), where the transformed
 target is nonnegative with the same margin. Streams are iid (``order`` is always
 ``random``); ``rho`` and ``n_features`` are per-target columns.
 """

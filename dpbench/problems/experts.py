@@ -1,5 +1,5 @@
 """Problem ``experts``: oblivious loss sequences for prediction with expert advice
-(algorithms.md §1 and §4; 000 §11.2, 001 §2).
+([DR14, §11.2]).
 
 ``k`` experts, horizon ``T`` (the experiment's size axis), losses in [0, 1]. Every
 sequence is **oblivious**: it is fixed by the problem spec, the drawn target and the data

@@ -1,4 +1,4 @@
-"""Large-margin halfspaces, online and batch (algorithms.md §1 and §5; 004 §4).
+"""Large-margin halfspaces, online and batch ([Lit88]; [BF26, §4]).
 
 Target: ``u ∈ R^d`` with ``‖u‖₁ = 1`` supported on ``s`` random coordinates with equal
 magnitudes ``1/s``; nonnegative when ``monotone`` (the setting of Winnow), otherwise with
@@ -9,7 +9,7 @@ below ρ, its target coordinates (in a random order) are set to the label's side
 ``x_i ← y·sign(u_i)``; each such step raises the margin by ``|u_i|(1 + |x_i|)`` and
 when every target coordinate agrees the margin is ``‖u‖₁ = 1 ≥ ρ``.
 
-Signed targets are learned over ``N = 2d`` features by the transform of 004 §4.3,
+Signed targets are learned over ``N = 2d`` features by the transform of [BF26, §4.3],
 ``x ↦ (x, −x)``, ``u ↦ (u⁺, u⁻) ≥ 0``, which keeps ``‖u‖₁ = 1`` and the margin; the
 learners always see the ``N`` learner features (``n_features`` column).
 

@@ -1,4 +1,4 @@
-"""Problem ``linear_loss``: linear losses on the simplex (000 §11.3; algorithms.md §1, §4).
+"""Problem ``linear_loss``: linear losses on the simplex ([DR14, §11.3]).
 
 Data ``x ∈ {−1, +1}^d`` with independent coordinates, ``E[x_i] = μ_i``; the loss of a
 parameter ``θ`` in the simplex is ``<θ, x>``, so the population loss is exactly

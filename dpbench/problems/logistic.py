@@ -1,5 +1,5 @@
-"""``logistic``: a margin halfspace in the unit ℓ2 ball, for private ERM (algorithms.md §1, §6;
-003 §3–5).
+"""``logistic``: a margin halfspace in the unit ℓ2 ball, for private ERM
+([CMS11]; [BST14]).
 
 Target: ``w`` uniform on the unit sphere of ``R^d``. Inputs: ``u`` uniform in the unit
 ball, then pushed away from the decision boundary,

@@ -1,4 +1,4 @@
-"""Oblivious loss sequences, the data of the experts and linear-loss problems (algorithms.md §4).
+"""Oblivious loss sequences, the data of the experts and linear-loss problems ([DR14, §11.2]).
 
 Losses are stored as small integer codes (``uint8``; a loss is ``code · scale``) so that
 cumulative losses are exact integers; the learners' Hedge kernel

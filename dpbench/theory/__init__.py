@@ -1,9 +1,9 @@
 """Every theoretical rate and bound of the catalogue, as plain vectorised functions.
 
-One module per family of results (``../shared/spec/algorithms.md`` §2–§6); everything is
+One module per family of results (docs/catalogue.md lists each with its source); everything is
 re-exported here, so ``from dpbench import theory; theory.rate_consistent(...)`` works.
 Each docstring gives the formula, its constants and its source; reconstructed formulas
-(algorithms.md marks them) say so.
+(**[reconstructed]**: the source's text lost them, they were rebuilt from its proofs) say so.
 """
 
 from dpbench.theory.pac import *  # noqa: F401,F403

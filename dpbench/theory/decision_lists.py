@@ -1,4 +1,4 @@
-r"""Decision lists in the PAC model (algorithms.md §3; Bun & Fang, 004 §3 and Appendix A).
+r"""Decision lists in the PAC model ([Riv87]; [BF26, §3 and Appendix A]).
 
 ``n_features`` is :math:`|F|`, the size of the feature class *including* the constant-true
 function (for k-decision lists over ``d`` variables,
@@ -12,7 +12,7 @@ Every rate returns the error level α at sample size ``n``. Kinds:
 
 - *bound* (:func:`rate_rivest`): a proven high-probability upper bound (probability ≥ 1 − β);
 - *shape* (the private rates): the source only states O(·), and the constants are
-  **[reconstructed]** (algorithms.md §3; the seed text 004 lost its formulas). They are
+  **[reconstructed]** (the text of [BF26] available to us lost its formulas). They are
   drawn with unit constants and compared by slope, never counted as violations.
 """
 
@@ -56,7 +56,7 @@ DL_ALPHA = 0.05
 def dl_feature_count(d: int, k: int, monotone: bool = False) -> int:
     r""":math:`|F| = \sum_{i=0}^{k} \binom{d}{i}\, 2^i` (conjunctions of at most ``k`` literals on
     distinct variables; ``i = 0`` is the constant-true function), or
-    :math:`\sum_{i\le k}\binom{d}{i}` for monotone terms (algorithms.md §3, 004 Prop. A.9:
+    :math:`\sum_{i\le k}\binom{d}{i}` for monotone terms ([BF26, Prop. A.9]:
     :math:`|F| \le (2d+1)^k`)."""
     return int(sum(comb(d, i, exact=True) * (1 if monotone else 2**i) for i in range(k + 1)))
 
@@ -73,7 +73,7 @@ def dl_log_class_size(n_features: int) -> float:
 
 def privdl_lambda_value(epsilon: float, delta: float) -> float:
     r"""The set-cover calibration for add/remove neighbours **[reconstructed]**
-    (algorithms.md §3, 004 Lemma A.1, Gupta et al. 2010): :math:`\lambda = \varepsilon / (2\ln(e/\delta))`."""
+    ([BF26, Lemma A.1]; [GLMRT10]): :math:`\lambda = \varepsilon / (2\ln(e/\delta))`."""
     if math.isinf(epsilon):
         return math.inf
     return epsilon / (2 * math.log(math.e / delta))
@@ -84,15 +84,15 @@ def _n(n: Array) -> npt.NDArray:
 
 
 def rate_rivest(n: Array, n_features: int, beta: float = 0.1) -> npt.NDArray:
-    r"""Occam bound for any consistent learner over F-decision lists (Rivest 1987; 001
+    r"""Occam bound for any consistent learner over F-decision lists ([Riv87]; [BEHW87]
     Theorem 1's argument): with probability ≥ 1 − β, :math:`\alpha(n) = (\ln|C| + \ln(1/\beta))/n`,
-    :math:`\ln|C|` from :func:`dl_log_class_size` (= :math:`O(|F|\ln|F|)`, algorithms.md §3's
+    :math:`\ln|C|` from :func:`dl_log_class_size` (= :math:`O(|F|\ln|F|)`, [BF26, §3]'s
     :math:`n = O((|F|\log|F| + \log(1/\beta))/\alpha)`). A proven bound in the realizable case."""
     return (dl_log_class_size(n_features) + math.log(1 / beta)) / _n(n)
 
 
 def rate_privdl(n: Array, epsilon: Array, delta: float, n_features: int, beta: float = 0.1) -> npt.NDArray:
-    r"""Theorem 3.5's shape **[reconstructed]** (algorithms.md §3), unit constants:
+    r"""Theorem 3.5's shape **[reconstructed]** ([BF26, Thm 3.5]), unit constants:
 
     .. math:: \alpha(n) = \frac{|F|\,\ln(|F|/\beta)\,\ln(1/\delta)}{\varepsilon n}
               + \frac{|F|\ln|F| + \ln(1/\beta)}{n}.
@@ -116,7 +116,7 @@ def rate_privdl_composition(n: Array, epsilon: Array, delta: float, n_features: 
     :math:`|F|` rounds runs the exponential mechanism with
     :math:`\varepsilon_0 = \varepsilon/\sqrt{8|F|\ln(1/\delta)}` (advanced composition), which
     errs on at most :math:`2(\ln(2|F|) + \ln(|F|/\beta))/\varepsilon_0` remaining examples per
-    round (Prop. 2.1 and a union bound, as in 004 Lemma A.4); summed over the rounds,
+    round (Prop. 2.1 and a union bound, as in [BF26, Lemma A.4]); summed over the rounds,
 
     .. math:: \alpha(n) = \frac{2|F|^{3/2}\sqrt{8\ln(1/\delta)}\,\ln(2|F|^2/\beta)}{\varepsilon n}
               + \frac{|F|\ln|F| + \ln(1/\beta)}{n}:
@@ -156,14 +156,14 @@ def dl_rates(
     learner: str, *, epsilon: float, delta: float, n_features: int, log_class_size: float, noise: float,
     beta: float = DL_BETA,
 ) -> list[Rate]:
-    r"""The theory curves of a ``decision_lists`` learner in one setting (algorithms.md §3).
+    r"""The theory curves of a ``decision_lists`` learner in one setting.
 
     Realizable (``noise = 0``) only — none of the rates below covers label noise:
 
     - ``rivest``, ``erm``: Occam bound :func:`rate_rivest` (a bound, probability ≥ 1 − β);
     - ``exp_mech_erm`` over whole lists: the bound derived with the multiplicative Chernoff
       step (:func:`~dpbench.theory.pac.rate_exp_mech_realizable`, primary, compared with the
-      data) beside 001 §1's stated :math:`8\ln|C|/(\alpha\min(\alpha,\varepsilon))`
+      data) beside [NotesPAC, §1]'s stated :math:`8\ln|C|/(\alpha\min(\alpha,\varepsilon))`
       (:func:`~dpbench.theory.pac.rate_exp_mech_pac`, drawn, labelled);
     - ``privdl``: Theorem 3.5's shape :func:`rate_privdl` **[reconstructed]**, unit constants;
     - ``privdl_composition``: :func:`rate_privdl_composition` (shape).
@@ -179,7 +179,7 @@ def dl_rates(
         return [
             Rate("exp. mech., derived (multiplicative Chernoff)", "bound", lambda n: rate_exp_mech_realizable(n, eps, logc, beta),
                  lambda a, e: n_exp_mech_realizable(a, e, logc, beta)),
-            Rate("exp. mech., 001 §1: 8 ln|C|/(α min(α, ε))", "bound", lambda n: rate_exp_mech_pac(n, eps, logc),
+            Rate("exp. mech., course notes: 8 ln|C|/(α min(α, ε))", "bound", lambda n: rate_exp_mech_pac(n, eps, logc),
                  lambda a, e: n_exp_mech_pac(a, e, logc), primary=False),
         ]
     if learner == "privdl":

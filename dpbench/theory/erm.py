@@ -1,4 +1,4 @@
-"""Excess-risk rates of private empirical risk minimisation (algorithms.md §6; 003 §4–5).
+"""Excess-risk rates of private empirical risk minimisation ([CMS11]; [BST14]).
 
 All rates are for the λ-regularised logistic objective ``J_λ`` of
 :mod:`dpbench.learners.logistic_common` (loss 1-Lipschitz and ¼-smooth for ``‖x‖ ≤ 1``,
@@ -57,7 +57,7 @@ def gamma_norm_quantile(d, beta: float):
 
 
 def excess_output_perturbation(n, epsilon, d, lam: float, beta: float = 0.1):
-    """Output perturbation [CMS11 Alg. 1], w.p. ``1 − β``:
+    """Output perturbation [CMS11, Alg. 1], w.p. ``1 − β``:
 
     .. math:: J_\\lambda(\\theta^*+b) - J_\\lambda(\\theta^*) \\le \\frac{1/4+\\lambda}{2}\\,
               \\Big(\\frac{2}{n\\lambda\\varepsilon}\\,\\Gamma^{-1}_d(1-\\beta)\\Big)^2
@@ -80,7 +80,7 @@ def objective_perturbation_calibration(n, epsilon, lam: float, c: float = LOGIST
 
 
 def excess_objective_perturbation(n, epsilon, d, lam: float, beta: float = 0.1):
-    """Objective perturbation [CMS11 Alg. 2], w.p. ``1 − β``:
+    """Objective perturbation [CMS11, Alg. 2], w.p. ``1 − β``:
 
     .. math:: J_\\lambda(\\hat\\theta) - J_\\lambda(\\theta^*) \\le
               \\frac{\\|b\\|^2}{n^2(\\lambda+\\Delta)} + \\frac{\\Delta \\ln 2}{\\lambda},\\qquad
@@ -97,7 +97,7 @@ def excess_objective_perturbation(n, epsilon, d, lam: float, beta: float = 0.1):
 
 
 def excess_dp_gd(n, epsilon, d, lam: float, delta: float):
-    """Noisy gradient descent, strongly convex case [BST14 Thm 2.4(2)] (shape, unit constant):
+    """Noisy gradient descent, strongly convex case [BST14, Thm 2.4(2)] (shape, unit constant):
 
     .. math:: \\frac{d\\,\\ln(1/\\delta)}{\\lambda\\, n^2 \\varepsilon^2}
 
@@ -109,7 +109,7 @@ def excess_dp_gd(n, epsilon, d, lam: float, delta: float):
 
 
 def excess_dp_sgd(n, epsilon, d, lam: float, delta: float):
-    """DP-SGD: the same optimal shape as :func:`excess_dp_gd` [BST14 Thm 2.4, with sampling];
+    """DP-SGD: the same optimal shape as :func:`excess_dp_gd` [BST14, Thm 2.4, with sampling];
     with a fixed number of steps and batch size the SGD variance adds a floor."""
     return excess_dp_gd(n, epsilon, d, lam, delta)
 

@@ -1,4 +1,4 @@
-"""Theoretical regret and excess-loss bounds for the experts family (algorithms.md §4).
+"""Theoretical regret and excess-loss bounds for the experts family ([DR14, §11.2–11.3]; [AFKT23]).
 
 All regrets are *average* (per-round) regrets, ``(1/T)(Σ_t ℓ^t_{a_t} − min_i Σ_t ℓ^t_i)``,
 with losses in [0, 1]. Functions are vectorised in ``T`` and ``epsilon``.
@@ -37,7 +37,7 @@ EXPERTS_BETA = 0.1
 
 
 def regret_hedge(T: npt.ArrayLike, eta: npt.ArrayLike, k: int) -> npt.NDArray:
-    """Expected regret of RWM with rate η on any oblivious sequence (000 Thm 11.1).
+    """Expected regret of RWM with rate η on any oblivious sequence ([DR14, Thm 11.1]).
 
     .. math:: \\mathbb{E}[\\mathrm{Regret}] \\le \\eta + \\frac{\\ln k}{\\eta T}
 
@@ -49,24 +49,24 @@ def regret_hedge(T: npt.ArrayLike, eta: npt.ArrayLike, k: int) -> npt.NDArray:
 
 
 def regret_rwm(T: npt.ArrayLike, k: int) -> npt.NDArray:
-    """000 Thm 11.1 at ``η = sqrt(ln k/T)``: :math:`2\\sqrt{\\ln k / T}` (exponent −½ in T)."""
+    """[DR14, Thm 11.1] at ``η = sqrt(ln k/T)``: :math:`2\\sqrt{\\ln k / T}` (exponent −½ in T)."""
     return 2 * np.sqrt(math.log(k) / np.asarray(T, dtype=float))
 
 
 def regret_private_rwm(T: npt.ArrayLike, epsilon: npt.ArrayLike, delta: float, k: int) -> npt.NDArray:
-    """000 Thm 11.3: :math:`\\sqrt{128\\ln(1/\\delta)}\\,\\ln k/(\\varepsilon\\sqrt T)` for
+    """[DR14, Thm 11.3]: :math:`\\sqrt{128\\ln(1/\\delta)}\\,\\ln k/(\\varepsilon\\sqrt T)` for
     ``η = ε/sqrt(32 T ln(1/δ))`` (exponent −½ in T, −1 in ε)."""
     T, epsilon = np.asarray(T, dtype=float), np.asarray(epsilon, dtype=float)
     return math.sqrt(128 * math.log(1 / delta)) * math.log(k) / (epsilon * np.sqrt(T))
 
 
 def regret_private_rwm_hp(T: npt.ArrayLike, epsilon: npt.ArrayLike, delta: float, k: int, beta: float) -> npt.NDArray:
-    """000 Thm 11.4 (w.p. 1−β): Thm 11.3's bound plus :math:`\\sqrt{\\ln(k/\\beta)/T}`."""
+    """[DR14, Thm 11.4] (w.p. 1−β): Thm 11.3's bound plus :math:`\\sqrt{\\ln(k/\\beta)/T}`."""
     return regret_private_rwm(T, epsilon, delta, k) + np.sqrt(math.log(k / beta) / np.asarray(T, dtype=float))
 
 
 def regret_private_mw_001(T: npt.ArrayLike, epsilon: npt.ArrayLike, k: int) -> npt.NDArray:
-    """001 Thms 2–3: MW with :math:`\\alpha = \\sqrt{\\varepsilon/(12T)}` has average regret
+    """[NotesPAC, Thms 2–3]: MW with :math:`\\alpha = \\sqrt{\\varepsilon/(12T)}` has average regret
     :math:`\\le \\alpha + \\ln K/(\\alpha T) = O(\\ln K/\\sqrt{\\varepsilon T})`."""
     T, epsilon = np.asarray(T, dtype=float), np.asarray(epsilon, dtype=float)
     alpha = np.sqrt(epsilon / (12 * T))
@@ -91,7 +91,7 @@ def regret_sv_experts(T: npt.ArrayLike, epsilon: npt.ArrayLike, k: int, beta: fl
 
 
 def rate_linear_learner(T: npt.ArrayLike, epsilon: npt.ArrayLike, delta: float, d: int, beta: float) -> npt.NDArray:
-    """000 Thm 11.6 (shape, unit constant inside the O): excess population loss
+    """[DR14, Thm 11.6] (shape, unit constant inside the O): excess population loss
     :math:`\\sqrt{\\ln(1/\\delta)}\\,\\ln(d/\\beta)/(\\varepsilon\\sqrt T)`."""
     T, epsilon = np.asarray(T, dtype=float), np.asarray(epsilon, dtype=float)
     return math.sqrt(math.log(1 / delta)) * math.log(d / beta) / (epsilon * np.sqrt(T))
@@ -182,7 +182,7 @@ def experts_rate_of(learner: str, rows, *, x: str = "T", metric: str = "expected
 
     ``rows`` are the curve's results rows (columns ``kind, k, T, epsilon, eta`` and ``x``):
     the Hedge family (``rwm``, ``private_rwm``, ``private_rwm_tight``, ``private_mw_001``)
-    gets 000 Thm 11.1, :math:`\\eta + \\ln k/(\\eta T)`, at the η the runs recorded (interpolated
+    gets [DR14, Thm 11.1], :math:`\\eta + \\ln k/(\\eta T)`, at the η the runs recorded (interpolated
     in x by :func:`eta_at`; x is ``T``, ``epsilon`` or ``k``) — deterministic for
     ``expected_regret``; ``regret`` (realized) adds the Azuma term
     :math:`\\sqrt{2\\ln(1/\\beta)/T}` and holds w.p. 1 − β. ``sv_experts`` on realizable

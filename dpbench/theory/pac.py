@@ -1,4 +1,4 @@
-"""PAC learning over finite classes (algorithms.md §2; 000 §11.1, 001 §1, 002).
+"""PAC learning over finite classes ([BEHW87]; [KLNRS11]; [DR14, §11.1]).
 
 ``log_class_size`` is ``ln|C|`` (``d ln 3`` for conjunctions with negations, ``d ln 2``
 monotone). Functions return the error level α reached with probability ≥ 1 − β at sample
@@ -50,22 +50,22 @@ Array = npt.ArrayLike
 
 
 def rate_consistent(n: Array, log_class_size: float, beta: float = 0.05) -> npt.NDArray:
-    r"""Realizable, any consistent learner (001 Theorem 1 and its proof):
+    r"""Realizable, any consistent learner ([BEHW87]; [Val84]):
     :math:`P[\exists h \in C: err(h) > \alpha, h \text{ consistent}] \le |C|(1-\alpha)^n \le e^{\ln|C| - \alpha n}`,
     so with probability ≥ 1 − β the error is at most :math:`\alpha(n) = (\ln|C| + \ln(1/\beta))/n`
-    (the theorem's :math:`n = 2\ln|C|/\alpha` is the case β = 1/|C|)."""
+    (the course notes' statement [NotesPAC, Thm 1], :math:`n = 2\ln|C|/\alpha` is the case β = 1/|C|)."""
     return (log_class_size + np.log(1 / beta)) / np.asarray(n, dtype=float)
 
 
 def rate_agnostic_erm(n: Array, log_class_size: float, beta: float = 0.05, opt: float = 0.0) -> npt.NDArray:
-    r"""Agnostic ERM (000 §11.1, Hoeffding + union bound):
+    r"""Agnostic ERM ([DR14, §11.1], Hoeffding + union bound):
     :math:`err(h) \le OPT + 2\sqrt{(\ln|C| + \ln(2/\beta)) / (2n)}` w.p. ≥ 1 − β
-    (000 states :math:`n \ge \ln|C|/\alpha^2` up to constants)."""
+    ([DR14] states :math:`n \ge \ln|C|/\alpha^2` up to constants)."""
     return opt + 2 * np.sqrt((log_class_size + np.log(2 / beta)) / (2 * np.asarray(n, dtype=float)))
 
 
 def rate_exp_mech_pac(n: Array, epsilon: Array, log_class_size: float) -> npt.NDArray:
-    r"""Exponential-mechanism learner, realizable (001 §1):
+    r"""Exponential-mechanism learner, realizable ([KLNRS11]; [NotesPAC, §1]):
     :math:`n \ge 8\ln|C| / (\alpha \min\{\alpha, \varepsilon\})` suffices, i.e.
     :math:`\alpha(n, \varepsilon) = \max\{8\ln|C|/(\varepsilon n),\ \sqrt{8\ln|C|/n}\}`
     ("accurate with high probability"; the failure probability is
@@ -76,7 +76,7 @@ def rate_exp_mech_pac(n: Array, epsilon: Array, log_class_size: float) -> npt.ND
 
 def rate_exp_mech_realizable(n: Array, epsilon: Array, log_class_size: float, beta: float = 0.05) -> npt.NDArray:
     r"""Exponential-mechanism learner, realizable, with the *multiplicative* Chernoff bound in
-    001 §1's proof (derived here; 001 uses the additive :math:`e^{-\alpha^2 n/2}`): a hypothesis
+    the course notes' proof ([NotesPAC, §1]; derived here; they use the additive :math:`e^{-\alpha^2 n/2}`): a hypothesis
     with error > α has ≤ αn/2 sample mistakes w.p. ≤ :math:`e^{-\alpha n/8}`, and the mechanism
     outputs one with > αn/2 mistakes w.p. ≤ :math:`|C|e^{-\varepsilon\alpha n/4}`, so w.p. ≥ 1 − β
 
@@ -93,19 +93,19 @@ def n_exp_mech_realizable(alpha: Array, epsilon: Array, log_class_size: float, b
 
 
 def rate_exp_mech_empirical(n: Array, epsilon: Array, log_class_size: float, beta: float = 0.05, opt: float = 0.0) -> npt.NDArray:
-    r"""Exponential mechanism's *empirical* error (000 §11.1, utility theorem):
+    r"""Exponential mechanism's *empirical* error ([MT07]; [DR14, §11.1], utility theorem):
     :math:`err_S(h) \le OPT_S + 2(\ln|C| + \ln(1/\beta))/(\varepsilon n)` w.p. ≥ 1 − β."""
     return opt + 2 * (log_class_size + np.log(1 / beta)) / (np.asarray(epsilon, dtype=float) * np.asarray(n, dtype=float))
 
 
 def rate_sq(n: Array, m: int) -> npt.NDArray:
-    r"""Non-private SQ learning with ``m`` queries, shape only (000): :math:`n = O(\ln m/\alpha^2)`,
+    r"""Non-private SQ learning with ``m`` queries, shape only ([Kea98]; [DR14, §11.1]): :math:`n = O(\ln m/\alpha^2)`,
     i.e. :math:`\alpha \approx \sqrt{\ln m / n}` (unit constant)."""
     return np.sqrt(np.log(m) / np.asarray(n, dtype=float))
 
 
 def rate_private_sq(n: Array, epsilon: Array, m: int) -> npt.NDArray:
-    r"""Private SQ learning with ``m`` queries answered by Laplace noise, shape only (000 §11.1):
+    r"""Private SQ learning with ``m`` queries answered by Laplace noise, shape only ([BDMN05]; [DR14, §11.1]):
     :math:`n = O(\max\{m\ln m/(\varepsilon\alpha),\ \ln m/\alpha^2\})`, i.e.
     :math:`\alpha \approx \max\{m\ln m/(\varepsilon n),\ \sqrt{\ln m/n}\}` (unit constants).
     Generic (tolerance-α queries): ``private_sq_conjunction`` asks at τ = α/(2m) and learns
@@ -120,7 +120,7 @@ def n_consistent(alpha: Array, log_class_size: float, beta: float = 0.05) -> npt
 
 
 def n_exp_mech_pac(alpha: Array, epsilon: Array, log_class_size: float) -> npt.NDArray:
-    r""":math:`n(\alpha, \varepsilon) = 8\ln|C| / (\alpha \min\{\alpha, \varepsilon\})` (001 §1): slope −1 in ε
+    r""":math:`n(\alpha, \varepsilon) = 8\ln|C| / (\alpha \min\{\alpha, \varepsilon\})` ([NotesPAC, §1]): slope −1 in ε
     while ε < α, flat (the non-private rate) once ε ≥ α."""
     alpha = np.asarray(alpha, dtype=float)
     return 8 * log_class_size / (alpha * np.minimum(alpha, np.asarray(epsilon, dtype=float)))
@@ -149,7 +149,7 @@ def n_private_sq(epsilon_per_query: float, m: int, alpha: float, beta: float = 0
     .. math:: n > n_0 = 2m\ln(m/\beta)/(\varepsilon_0\alpha)
               \quad(= 2m^2\ln(m/\beta)/(\varepsilon\alpha) \text{ with basic composition}).
 
-    Derived here for the learner as run (000 §11.1 states only
+    Derived here for the learner as run ([DR14, §11.1] states only
     :math:`O(m\ln m/(\varepsilon\alpha))` for a generic SQ learner, which predicts learning
     ~10× too early at m = 20: the tolerance α/(2m) costs a second factor m)."""
     return 2 * m * math.log(m / beta) / (epsilon_per_query * alpha)
@@ -202,7 +202,7 @@ class ConjunctionRate:
     """One theory curve of a conjunction learner: ``error(n)`` and ``n_at(alpha, epsilon)``
     (the sample complexity, None where not drawn), its ``kind`` (``bound`` counted, ``shape``
     drawn only), a legend ``label`` and whether it is the ``primary`` overlay (the one the
-    theory check compares with) or the seed's formula drawn beside it."""
+    theory check compares with) or the course notes' formula drawn beside it."""
 
     label: str
     kind: str
@@ -215,12 +215,12 @@ def conjunction_rates(
     learner: str, *, epsilon: float, delta: float, d: int, monotone: bool, noise: float,
     log_class_size: float, alpha: float, beta: float,
 ) -> list[ConjunctionRate]:
-    """The theory curves of a ``conjunctions`` learner in one setting (algorithms.md §2).
+    """The theory curves of a ``conjunctions`` learner in one setting.
 
     ``alpha`` is the SQ learners' accuracy parameter (τ = α/(2m)), ``beta`` the failure
     probability of the high-probability bounds. Realizable (``noise = 0``): the consistent
-    learners' bound (001 Thm 1); the exponential mechanism's derived bound
-    (:func:`rate_exp_mech_realizable`, primary) *and* 001 §1's stated
+    learners' bound ([BEHW87]); the exponential mechanism's derived bound
+    (:func:`rate_exp_mech_realizable`, primary) *and* [NotesPAC, §1]'s stated
     ``8 ln|C|/(α min(α, ε))`` (:func:`rate_exp_mech_pac`); the SQ shape; the private SQ
     learner's rate as run (:func:`rate_private_sq_run`). Noisy labels: agnostic ERM
     (Hoeffding) for ``erm`` and the exponential mechanism (plus its empirical-risk term);
@@ -229,27 +229,27 @@ def conjunction_rates(
     eps, logc = float(epsilon), float(log_class_size)
     if noise > 0:
         if learner == "erm":
-            return [ConjunctionRate("agnostic ERM (000 §11.1)", "bound", lambda n: rate_agnostic_erm(n, logc, beta, opt=noise))]
+            return [ConjunctionRate("agnostic ERM (Dwork & Roth 2014 §11.1)", "bound", lambda n: rate_agnostic_erm(n, logc, beta, opt=noise))]
         if learner == "exp_mech_erm":
             return [ConjunctionRate(
-                "exp. mech., agnostic (000 §11.1)", "bound",
+                "exp. mech., agnostic (Dwork & Roth 2014 §11.1)", "bound",
                 lambda n: rate_exp_mech_empirical(n, eps, logc, beta, opt=noise) + rate_agnostic_erm(n, logc, beta),
             )]
         if learner in ("elimination", "private_sq_conjunction", "sq_conjunction"):
             return []
     if learner in ("elimination", "erm"):
-        return [ConjunctionRate("consistent learner (001 Thm 1)", "bound", lambda n: rate_consistent(n, logc, beta), lambda a, e: n_consistent(a, logc, beta))]
+        return [ConjunctionRate("consistent learner (Occam, Blumer et al. 1987)", "bound", lambda n: rate_consistent(n, logc, beta), lambda a, e: n_consistent(a, logc, beta))]
     if learner == "exp_mech_erm":
         return [
             ConjunctionRate("exp. mech., derived (multiplicative Chernoff)", "bound",
                             lambda n: rate_exp_mech_realizable(n, eps, logc, beta),
                             lambda a, e: n_exp_mech_realizable(a, e, logc, beta)),
-            ConjunctionRate("exp. mech., 001 §1: 8 ln|C|/(α min(α, ε))", "bound",
+            ConjunctionRate("exp. mech., course notes: 8 ln|C|/(α min(α, ε))", "bound",
                             lambda n: rate_exp_mech_pac(n, eps, logc),
                             lambda a, e: n_exp_mech_pac(a, e, logc), primary=False),
         ]
     if learner == "sq_conjunction":
-        return [ConjunctionRate("SQ, shape √(ln m/n) (000)", "shape", lambda n: rate_sq(n, m))]
+        return [ConjunctionRate("SQ, shape √(ln m/n) (Kearns 1998)", "shape", lambda n: rate_sq(n, m))]
     if learner == "private_sq_conjunction":
         eps0 = private_sq_epsilon_per_query(eps, m, delta)
         return [ConjunctionRate(

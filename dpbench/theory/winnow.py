@@ -1,4 +1,4 @@
-"""Online learning of large-margin halfspaces (algorithms.md §5; 004 §4).
+"""Online learning of large-margin halfspaces ([Lit88]; [BF26, §4]).
 
 Setting: ``x ∈ [−1,1]^N``, target ``u ≥ 0``, ``‖u‖₁ = 1``, margin ``y⟨u,x⟩ ≥ ρ``. Bounds
 count mistakes over the whole (infinite) stream; *bound* = proven worst-case (the
@@ -36,7 +36,7 @@ def winnow_mistake_bound(n_features: Array, rho: Array, eta: Array | None = None
 
 
 def confident_winnow_update_bound(n_features: Array, rho: Array, eta: Array | None = None, gamma: Array | None = None) -> npt.NDArray:
-    r"""ConfidentWinnow's update bound (004 Lemma 4.2, **[reconstructed]**), a *bound* on
+    r"""ConfidentWinnow's update bound ([BF26, Lemma 4.2], **[reconstructed]**), a *bound* on
     updates and hence on mistakes:
 
     .. math:: U \le \frac{\ln N}{\eta(\rho-\gamma) - \eta^2/2} = \frac{8\ln N}{\rho^2}\quad(\eta=\gamma=\rho/2).
@@ -58,7 +58,7 @@ def perceptron_mistake_bound(n_features: Array, rho: Array) -> npt.NDArray:
 
 
 def dp_winnow_mistake_shape(n_features: Array, rho: Array, epsilon: Array, delta: float, T: Array, beta: float = 0.1) -> npt.NDArray:
-    r"""DP-Winnow (004 Thm 4.5, **[reconstructed]** agreed overlay), a *shape*:
+    r"""DP-Winnow ([BF26, Thm 4.5], **[reconstructed]** agreed overlay), a *shape*:
 
     .. math:: \frac{\ln^{1.5} N\,\sqrt{\ln(1/\delta)}\,\ln(T/\beta)}{\varepsilon\,\rho^3}.
     """
@@ -67,11 +67,11 @@ def dp_winnow_mistake_shape(n_features: Array, rho: Array, epsilon: Array, delta
 
 
 def dp_winnow_calibrated_bound(M: Array, threshold: Array, batch: Array = 1) -> npt.NDArray:
-    r"""Mistake *bound* of a calibrated DP-Winnow run (w.p. ≥ 1 − β; 004 Proof 4.9 with the
+    r"""Mistake *bound* of a calibrated DP-Winnow run (w.p. ≥ 1 − β; [BF26, proof of Thm 4.5] with the
     run's own constants, :mod:`dpbench.learners.dp_winnow`): at most ``M`` firings, and
     within each of the ≤ M + 1 epochs every mistake is cached, and the sparse vector has
     fired by the time ``L + α + 1`` are cached, where ``L = B + α`` (``batch`` B, the
-    examples summed into one update; B = 1 is 004's rule):
+    examples summed into one update; B = 1 is [BF26]'s rule):
 
     .. math:: \text{mistakes} \le (M + 1)(L + \alpha + 1) = (M + 1)(2L - B + 1).
 
@@ -83,12 +83,12 @@ def dp_winnow_calibrated_bound(M: Array, threshold: Array, batch: Array = 1) -> 
 
 def private_online_lower_bound_shape(T: Array, epsilon: Array) -> npt.NDArray:
     r"""Lower bound for private online learning (Cohen et al. 2024 via point functions
-    embedded as margin-1/2 halfspaces, 004 §4.4), a *shape*: :math:`\ln T/\varepsilon`."""
+    embedded as margin-1/2 halfspaces, [BF26, §4.4]), a *shape*: :math:`\ln T/\varepsilon`."""
     return np.log(np.asarray(T, dtype=float)) / np.asarray(epsilon, dtype=float)
 
 
 def dl_halfspace_margin(l: Array) -> npt.NDArray:  # noqa: E741
-    r"""Margin of a length-l decision list as a halfspace (004 Lemma 4.10, **[reconstructed]**):
+    r"""Margin of a length-l decision list as a halfspace ([BF26, Lemma 4.10], **[reconstructed]**):
     :math:`\rho = 1/(2^{l+1} - 1)`."""
     return 1.0 / (2.0 ** (np.asarray(l, dtype=float) + 1) - 1)
 

@@ -9,11 +9,11 @@ computed bit-packed (:mod:`dpbench.bitset`, 64 examples per word) and cached on 
 so the two learners share them within a shard.
 
 ``kconj_erm`` returns the first hypothesis with the fewest training mistakes. Not private.
-Utility (realizable, any consistent learner over a finite class; 001 Thm 1):
+Utility (realizable, any consistent learner over a finite class; Blumer et al., "Occam's Razor", 1987):
 error :math:`\le (\ln|H_k| + \ln(1/\beta))/n` with probability :math:`\ge 1-\beta` when
 the target has at most ``k`` literals.
 
-``kconj_noisy_max`` is report noisy max (Dwork–Roth §3.3) on the scores
+``kconj_noisy_max`` is report noisy max ([DR14, §3.3]) on the scores
 :math:`u(h) = -\mathrm{mistakes}_S(h)`: it returns :math:`\arg\max_h u(h) + L_h` with iid
 :math:`L_h \sim \mathrm{Lap}(b)`, :math:`b = 2\Delta/\varepsilon`, :math:`\Delta = 1`.
 
@@ -22,7 +22,7 @@ most :math:`\Delta = 1`, in either direction. Fix the noise of all hypotheses bu
 ``h`` wins iff :math:`L_h > r(S) = \max_{g \ne h}(u_g(S) + L_g) - u_h(S)`, and
 :math:`r(S') \le r(S) + 2\Delta`; the Laplace density ratio then gives
 :math:`P[L_h > r(S')] \ge e^{-2\Delta/b} P[L_h > r(S)] = e^{-\varepsilon} P[L_h > r(S)]`.
-(Dwork–Roth's Claim 3.9 gets :math:`b = 1/\varepsilon` only for counting queries whose
+([DR14, Claim 3.9] gets :math:`b = 1/\varepsilon` only for counting queries whose
 scores move in one direction; mistakes move both ways, hence the factor 2.)
 The audit instance below computes the exact ε of its neighbouring pair from the law of
 :math:`L_1 - L_2` (:func:`laplace_difference_tail`) and checks it stays below the claim.
