@@ -19,11 +19,19 @@ from dpbench.config import from_dict
 from dpbench.paths import RunPaths, output_root
 from tests.conftest import TINY_CONFIG, run_snakemake
 
+import importlib.util
+
 pytestmark = pytest.mark.slow
-if os.environ.get("CI") != "true":  # .ci/run installs them: in CI a missing one fails the test
-    pytest.importorskip("moto")
-    pytest.importorskip("snakemake_storage_plugin_s3")
-import boto3  # noqa: E402  (installed with moto)
+#: moto (with boto3) and the storage plugin: .ci/run installs them; in CI a missing one fails the test
+MISSING = [m for m in ("moto", "boto3", "snakemake_storage_plugin_s3") if importlib.util.find_spec(m) is None]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _needs_s3_packages():
+    if MISSING and os.environ.get("CI") == "true":
+        pytest.fail(f"not installed: {MISSING} (.ci/run installs them)")
+    if MISSING:
+        pytest.skip(f"not installed: {MISSING}")
 
 BUCKET = "dpbench-test"
 KEYS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1"}
@@ -50,6 +58,8 @@ def s3_endpoint(tmp_path_factory):
                 break
             except OSError:
                 time.sleep(0.2)
+        import boto3
+
         client = boto3.client("s3", endpoint_url=url, **_boto_keys())
         client.create_bucket(Bucket=BUCKET)
         yield url, client
