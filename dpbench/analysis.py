@@ -5,9 +5,13 @@ checks.
 The theory-check CSV of every experiment has the columns of :data:`THEORY_COLUMNS`: per
 curve (learner × every identity column that varies, see :func:`curves`), the fitted log–log
 slope with its 95 % bootstrap interval over repetitions next to the theoretical exponent
-over the same range (``x_min``–``x_max``), how many cells exceed a proven bound
-(``bound_kind='bound'``; ``'shape'`` rates with unit constants are never counted), and a
-``status`` (one of :data:`STATUSES`) with a ``note`` in words.
+over the same range (``x_min``–``x_max``, the curve's *regime*), how many cells exceed a
+proven bound (``bound_kind='bound'``; ``'shape'`` rates with unit constants are never
+counted) and ``bound_ratio`` (the largest empirical/bound ratio in the regime), a
+``status`` (data sufficiency, one of :data:`STATUSES`), a ``verdict`` (does the curve
+follow the theorem: :data:`dpbench.verdict.VERDICTS`), the detected ``floor_level``, the
+number of paired repetitions ``reps``, and a ``note`` in words. docs/theory-check.md
+explains the rules.
 
 An experiment writes its theory check in a few lines::
 
@@ -18,11 +22,13 @@ An experiment writes its theory check in a few lines::
                                 kind="bound", trivial=0.125, holds_with=1 - BETA))
     return pd.DataFrame(rows)
 
-:func:`check_curve` picks the fitted range (points clearly below the trivial predictor,
-from where the theory says learning starts), bootstraps the slope over repetitions
-(:func:`fit_slope`), checks the bound at the stated level (:func:`bound_check`: the maximum
-over repetitions for a deterministic bound, the ``holds_with``-quantile for one that holds
-with that probability) and sets the status (:func:`curve_status`).
+:func:`check_curve` fits the slope on the curve's regime — learning (at most half the
+trivial predictor's value), above any floor, contiguous — chosen again in every bootstrap
+resample of the repetitions (:func:`fit_regime`, rules in :mod:`dpbench.verdict`), checks
+the bound at the stated level (:func:`bound_check`: the maximum over repetitions for a
+deterministic bound, the ``holds_with``-quantile for one that holds with that
+probability), and sets status (:func:`curve_status`) and verdict
+(:func:`dpbench.verdict.verdict`). Sample complexities n*(α) are in :mod:`dpbench.nstar`.
 """
 
 from __future__ import annotations
@@ -51,9 +57,13 @@ THEORY_COLUMNS = [
     "cells_above_bound",
     "share_above_bound",
     "status",
+    "verdict",
     "note",
     "x_min",
     "x_max",
+    "bound_ratio",
+    "floor_level",
+    "reps",
 ]
 
 #: The values of the ``status`` column, in the order they are tested (the first that
@@ -89,55 +99,6 @@ def local_exponent(x: npt.ArrayLike, curve: npt.ArrayLike) -> float:
     return float(np.log(y[j] / y[i]) / np.log(x[j] / x[i]))
 
 
-def learning_regime(x: npt.ArrayLike, y: npt.ArrayLike) -> npt.NDArray[np.bool_]:
-    """Points on the decaying part of a learning curve: positive and at most half of the
-    curve's largest value (drops the flat start before learning begins and exact zeros)."""
-    y = np.asarray(y, dtype=float)
-    return (y > 0) & (y <= 0.5 * np.nanmax(y))
-
-
-def sample_complexity(df: pd.DataFrame, by: Sequence[str], alpha: float, beta: float, size: str = "n") -> pd.DataFrame:
-    """Empirical ``n*(α)``: smallest size on the grid at which at least ``1−β`` of the
-    repetitions reach error ≤ α. ``n_low``/``n_high`` come from the Clopper–Pearson
-    interval of the success share (smallest size whose upper / lower bound is ≥ 1−β);
-    NaN where the grid never gets there."""
-    ok = df[df["status"] == "ok"]
-    rows = []
-    for key, group in ok.groupby(list(by), dropna=False, sort=True):
-        per_size = group.groupby(size)["error"].agg(successes=lambda e: int((e <= alpha).sum()), trials="count").sort_index()
-        lo, hi = clopper_pearson(per_size["successes"], per_size["trials"])
-        share = per_size["successes"] / per_size["trials"]
-        sizes = per_size.index.to_numpy()
-
-        def first(mask) -> float:
-            hit = np.flatnonzero(np.asarray(mask))
-            return float(sizes[hit[0]]) if len(hit) else math.nan
-
-        rows.append(
-            {
-                **dict(zip(by, key if isinstance(key, tuple) else (key,))),
-                "n_star": first(share >= 1 - beta),
-                "n_low": first(hi >= 1 - beta),
-                "n_high": first(lo >= 1 - beta),
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-def bound_violations(df: pd.DataFrame, by: Sequence[str], bound: Callable[[pd.Series], float], beta: float, metric: str = "error") -> tuple[int, int]:
-    """``(cells, cells whose empirical (1−β)-quantile of metric exceeds bound(first row))``;
-    cells where ``bound`` returns NaN are not counted."""
-    ok = df[df["status"] == "ok"]
-    cells = above = 0
-    for _, group in ok.groupby(list(by), dropna=False):
-        b = bound(group.iloc[0])
-        if b is None or not np.isfinite(b):
-            continue
-        cells += 1
-        above += int(group[metric].quantile(1 - beta) > b)
-    return cells, above
-
-
 def theory_row(**values: object) -> dict[str, object]:
     """A theory-check row with every column of :data:`THEORY_COLUMNS` (missing → NaN/None)."""
     extra = set(values) - set(THEORY_COLUMNS)
@@ -145,6 +106,8 @@ def theory_row(**values: object) -> dict[str, object]:
         raise KeyError(f"not theory-check columns: {sorted(extra)}")
     row = dict.fromkeys(THEORY_COLUMNS)
     row.update(values)
+    if row["verdict"] is None and row["status"] == "no_points":
+        row["verdict"] = "too_few_points"
     cells, above = row.get("cells"), row.get("cells_above_bound")
     if cells and above is not None:
         row["share_above_bound"] = above / cells
@@ -320,8 +283,8 @@ def fit_slope(
     percentile interval of the same slope over ``n_boot`` resamples of the repetitions (one
     resample of repetition indices is used at every x: the repetitions of a curve share
     their samples across x, so their values are paired). Points whose mean is ≤ 0 are left
-    out of that fit. Fewer than 3 points with positive mean (or fewer than 2 repetitions for
-    the interval) give NaN. ``seed`` fixes the resampling, so the CSV is reproducible.
+    out of that fit. Fewer than 3 points with positive mean (or fewer than
+    :data:`dpbench.verdict.MIN_REPS` repetitions for the interval) give NaN. ``seed`` fixes the resampling, so the CSV is reproducible.
     """
     xs, Y = _per_x_matrix(x, y, reps)
     keep = xs > 0
@@ -335,8 +298,10 @@ def fit_slope(
     lx = np.log(xs[pos])
     slope = float(_masked_ols(lx, np.log(mean[pos]), np.ones(m)))
     R = Y.shape[1]
-    if R < 2:
-        return SlopeFit(slope, math.nan, math.nan, m, *_range(xs[pos]), no_interval=f"{R} repetition(s) seen at every x; an interval needs ≥ 2")
+    from dpbench.verdict import MIN_REPS
+
+    if R < MIN_REPS:
+        return SlopeFit(slope, math.nan, math.nan, m, *_range(xs[pos]), no_interval=f"{R} repetition(s) seen at every x; an interval needs ≥ {MIN_REPS}")
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, R, size=(n_boot, R))
     boot_mean = Y[pos][:, idx].mean(axis=2).T  # (n_boot, m)
@@ -389,7 +354,7 @@ def bootstrap_mean_ci(
     return float(v.mean()), float(lo), float(hi)
 
 
-# --------------------------------------------------------------------------- bound checks and status
+# --------------------------------------------------------------------------- bound checks, regime, status, verdict
 
 
 def bound_check(
@@ -401,30 +366,131 @@ def bound_check(
     repetitions for a deterministic bound (``holds_with = 1``), else the empirical
     ``holds_with``-quantile (a bound holding with probability ``1 − cβ`` is checked at
     ``holds_with = 1 − cβ``). Cells where the bound is NaN or infinite are not counted."""
+    stat, b = _bound_stat(rows, bound, x=x, y=y, holds_with=holds_with)
+    finite = np.isfinite(b)
+    return int(finite.sum()), int((stat.to_numpy()[finite] > b[finite]).sum())
+
+
+def _bound_stat(rows: pd.DataFrame, bound, *, x: str, y: str, holds_with: float) -> tuple[pd.Series, npt.NDArray]:
+    """Per x: the statistic a bound is checked on (:func:`bound_check`) and the bound."""
     if not 0 < holds_with <= 1:
         raise ValueError(f"holds_with must be in (0, 1], got {holds_with!r}")
     per_x = rows.groupby(x)[y]
     stat = per_x.max() if holds_with == 1 else per_x.quantile(holds_with)
     b = np.broadcast_to(np.asarray(bound(stat.index.to_numpy(dtype=float)), dtype=float), stat.shape)
-    finite = np.isfinite(b)
-    return int(finite.sum()), int((stat.to_numpy()[finite] > b[finite]).sum())
+    return stat, b
 
 
-def clearly_below(rows: pd.DataFrame, trivial: float, *, x: str, y: str = "error", fraction: float = 0.5, confidence: float = 0.95) -> npt.NDArray:
-    """Values of ``x`` at which the curve is clearly below the trivial predictor's value:
-    its mean is at most ``fraction·trivial`` and the upper end of its bootstrap interval is
-    below ``trivial``."""
-    xs, ys = rows[x].to_numpy(dtype=float), rows[y].to_numpy(dtype=float)
-    keep = ~np.isnan(xs)
-    order = np.argsort(xs[keep], kind="stable")
-    xs, ys = xs[keep][order], ys[keep][order]
-    values, starts = np.unique(xs, return_index=True)
+def bound_ratio(rows: pd.DataFrame, bound, *, x: str, y: str, holds_with: float, within: npt.ArrayLike) -> float:
+    """The largest ratio (statistic of :func:`bound_check`) / bound over the values of ``x``
+    in ``within`` (the regime): how close the data come to the bound (≤ 1 where it holds;
+    1/ratio is how loose the theorem is there). NaN without a finite positive bound."""
+    stat, b = _bound_stat(rows, bound, x=x, y=y, holds_with=holds_with)
+    keep = np.isin(stat.index.to_numpy(dtype=float), np.asarray(within, dtype=float)) & np.isfinite(b) & (b > 0)
+    return float(np.max(stat.to_numpy()[keep] / b[keep])) if keep.any() else math.nan
+
+
+@dataclass(frozen=True)
+class RegimeFit:
+    """A slope fitted on a curve's regime (:mod:`dpbench.verdict`), the regime chosen again
+    inside every bootstrap resample: ``fit`` (its x range is the full-data regime's),
+    ``xs`` the curve's grid, ``regime`` the full-data regime over ``xs``, ``floor_from`` the
+    index of the first floor point (``len(xs)`` if none) and ``floor_level`` its lowest
+    mean, ``learned`` whether some mean is ≤ margin·trivial, ``reps`` the repetitions seen
+    at every x (paired)."""
+
+    fit: SlopeFit
+    xs: npt.NDArray
+    regime: npt.NDArray
+    floor_from: int
+    floor_level: float
+    learned: bool
+    reps: int
+
+    @property
+    def on_floor(self) -> bool:
+        """The curve learns, a floor was found, and fewer than 3 regime points remain."""
+        return self.floor_from < len(self.xs) and self.learned and int(self.regime.sum()) < 3
+
+
+def fit_regime(
+    x: npt.ArrayLike, y: npt.ArrayLike, reps: npt.ArrayLike, *, trivial: float | None, rate=None,
+    margin: float | None = None, confidence: float = 0.95, n_boot: int = 2000, seed: int = 0,
+) -> RegimeFit:
+    """Log–log slope of the mean of ``y`` in ``x`` over the curve's regime (learning,
+    above its floor, contiguous: :func:`dpbench.verdict.regime_masks`), with a percentile
+    bootstrap over repetitions in which every resample chooses its own regime and floor
+    (the interval includes the choice). ``rate`` (the theory's curve, or None) only decides
+    where a plateau counts as a floor (where the theory predicts a decay). No interval with
+    fewer than :data:`dpbench.verdict.MIN_REPS` repetitions."""
+    from dpbench import verdict as V
+
+    margin = V.MARGIN if margin is None else margin
+    xs, Y = _per_x_matrix(x, y, reps)
+    keep = xs > 0
+    xs, Y = xs[keep], Y[keep]
+    Y = Y[:, np.all(np.isfinite(Y), axis=0)] if Y.size else Y.reshape(len(xs), 0)
+    m, R = Y.shape
+    if m == 0 or R == 0:
+        empty = SlopeFit(math.nan, math.nan, math.nan, 0, math.nan, math.nan)
+        return RegimeFit(empty, xs, np.zeros(m, dtype=bool), m, math.nan, False, R)
+    lx = np.log(xs)
+    mean = Y.mean(axis=1)
+    trivial = trivial if trivial is not None and np.isfinite(trivial) else None
+    decays = _theory_decays(xs, rate)
+    det = V.deterministic_floor(Y)
+    floor_from = int(min(det, V.plateau_start(lx, mean[None, :], decays)[0]))
+    regime = V.regime_masks(mean[None, :], trivial=trivial, floor_from=np.array([floor_from]), margin=margin)[0]
+    learned = bool(np.any(mean <= margin * trivial)) if trivial is not None else True
+    floor_level = float(np.min(mean[floor_from:])) if floor_from < m else math.nan
+    pts = int(regime.sum())
+    if pts < 3:
+        fit = SlopeFit(math.nan, math.nan, math.nan, pts, *_range(xs[regime]))
+        return RegimeFit(fit, xs, regime, floor_from, floor_level, learned, R)
+    with np.errstate(divide="ignore"):
+        slope = float(_masked_ols(lx, np.log(np.where(regime, mean, 1.0)), regime.astype(float)))
+    if R < V.MIN_REPS:
+        fit = SlopeFit(slope, math.nan, math.nan, pts, *_range(xs[regime]), no_interval=f"{R} repetition(s); an interval needs ≥ {V.MIN_REPS}")
+        return RegimeFit(fit, xs, regime, floor_from, floor_level, learned, R)
+    idx = np.random.default_rng(seed).integers(0, R, size=(n_boot, R))
+    boot = Y[:, idx].mean(axis=2).T  # (n_boot, m)
+    boot_floor = np.minimum(det, V.plateau_start(lx, boot, decays))
+    w = V.regime_masks(boot, trivial=trivial, floor_from=boot_floor, margin=margin).astype(float)
+    with np.errstate(divide="ignore"):
+        slopes = _masked_ols(lx[None, :], np.log(np.where(w > 0, boot, 1.0)), w)
+    fit = _percentile_fit(slope, slopes, w, n_boot, confidence, pts, xs[regime], points="points in the regime")
+    return RegimeFit(fit, xs, regime, floor_from, floor_level, learned, R)
+
+
+def _theory_decays(xs: npt.NDArray, rate) -> npt.NDArray | None:
+    """Per grid index i: does the theory's curve fall over x_i … x_max with a local exponent
+    steeper than −2·FLOOR_SLOPE (so a plateau there is a floor, not the prediction)? None
+    without a theory (every plateau is a floor)."""
+    from dpbench.verdict import FLOOR_SLOPE
+
+    if rate is None or len(xs) < 2:
+        return None
+    with np.errstate(all="ignore"):
+        ry = np.broadcast_to(np.asarray(rate(xs), dtype=float), xs.shape)
+    out = np.ones(len(xs), dtype=bool)
+    for i in range(len(xs) - 1):
+        e = local_exponent(xs[i:], ry[i:])
+        out[i] = not np.isfinite(e) or e < -2 * FLOOR_SLOPE
+    return out
+
+
+def late_window_rate(rows: pd.DataFrame, *, t: str = "t", count: str = "mistakes") -> npt.NDArray:
+    """Per repetition of an online curve: the rate of ``count`` per round over the last
+    checkpoint interval of the stream (from the previous checkpoint to the end; the last
+    37 % of the rounds at 5 checkpoints per decade) — what the learner does late, which the
+    cumulative ``count/t`` averages with its first rounds."""
+    if "T" in rows and len(rows):
+        rows = rows[rows["T"] == rows["T"].max()]  # one stream per repetition
     out = []
-    draws: dict[int, npt.NDArray] = {}  # the resamples depend only on the number of values
-    for value, group in zip(values, np.split(ys, starts[1:])):
-        mean, _, hi = bootstrap_mean_ci(group, confidence=confidence, draws=draws)
-        if np.isfinite(mean) and mean <= fraction * trivial and (not np.isfinite(hi) or hi < trivial):
-            out.append(value)
+    for _, rep in rows.sort_values(t).groupby("rep", sort=True):
+        ts, cs = rep[t].to_numpy(dtype=float), rep[count].to_numpy(dtype=float)
+        t0, c0 = (ts[-2], cs[-2]) if len(ts) >= 2 else (0.0, 0.0)
+        out.append((cs[-1] - c0) / (ts[-1] - t0) if ts[-1] > t0 else math.nan)
     return np.asarray(out, dtype=float)
 
 
@@ -432,7 +498,8 @@ def curve_status(
     *, n_values: int, fit: SlopeFit | None, trivial: float | None = None, learned: bool = True,
     bound_vacuous: bool = False,
 ) -> tuple[str, str]:
-    """``(status, note)`` of one curve, the first of :data:`STATUSES` that applies."""
+    """``(status, note)`` of one curve, the first of :data:`STATUSES` that applies (data
+    sufficiency; whether the slope agrees with the theory is the verdict)."""
     if n_values == 0:
         return "no_points", "no status-ok rows for this curve"
     if bound_vacuous:
@@ -442,8 +509,37 @@ def curve_status(
     if fit is None or not np.isfinite(fit.slope):
         m = 0 if fit is None else fit.n_points
         return "too_few_points", f"{m} point(s) in the learning regime; a slope needs ≥ 3"
-    ci = f"no interval ({fit.no_interval or 'fewer than 2 repetitions'})" if not np.isfinite(fit.low) else f"95% bootstrap CI [{fit.low:.2f}, {fit.high:.2f}] over repetitions"
+    ci = f"no interval ({fit.no_interval or 'too few repetitions'})" if not np.isfinite(fit.low) else f"95% bootstrap CI [{fit.low:.2f}, {fit.high:.2f}] over repetitions, regime chosen in every resample"
     return "ok", f"slope fitted on {fit.n_points} points, x in [{fit.x_min:g}, {fit.x_max:g}]; {ci}"
+
+
+def judged_row(
+    fit: SlopeFit, *, status: str, note: str, exponent: float, reps: int, reconstructed: bool = False,
+    vacuous: bool = False, at_chance: bool = False, on_floor: bool = False, has_data: bool = True, **values,
+) -> dict[str, object]:
+    """A theory-check row with its verdict (:func:`dpbench.verdict.verdict`) and the fit's
+    columns; ``values`` are the other columns (experiment, learner, regime, x, y, …)."""
+    from dpbench import verdict as V
+
+    verdict = V.verdict(
+        n_points=fit.n_points, has_data=has_data, vacuous=vacuous, at_chance=at_chance, on_floor=on_floor,
+        reps=reps, exponent=exponent, low=fit.low, high=fit.high, reconstructed=reconstructed, slope=fit.slope,
+    )
+    extra = V.endpoint_note(fit.slope, fit.low, fit.high)
+    if verdict == "shape_only":
+        extra = "; ".join(filter(None, [extra, "theory is a reconstruction whose constants the source lost: a shape comparison, never 'agrees'"]))
+    return theory_row(
+        fitted_slope=fit.slope, slope_ci_low=fit.low, slope_ci_high=fit.high, theory_exponent=exponent,
+        n_points=fit.n_points, status=status, verdict=verdict, note="; ".join(filter(None, [note, extra])),
+        x_min=fit.x_min, x_max=fit.x_max, reps=reps, **values,
+    )
+
+
+def slope_row(fit: SlopeFit, *, reps: int, exponent: float = math.nan, note_suffix: str = "", **values) -> dict[str, object]:
+    """The judged row of a slope fitted without a regime (:func:`fit_slope`: timings, FTL's
+    flat regret): status and verdict from the fit alone."""
+    status, note = curve_status(n_values=reps, fit=fit)
+    return judged_row(fit, status=status, note=note + note_suffix, exponent=exponent, reps=reps, has_data=reps > 0, **values)
 
 
 def check_curve(
@@ -460,6 +556,8 @@ def check_curve(
     exponent: float | None = None,
     regime: str | None = None,
     fraction: float = 0.5,
+    late: npt.ArrayLike | dict | None = None,
+    reconstructed: bool = False,
 ) -> dict[str, object]:
     """The theory-check row of one curve.
 
@@ -474,35 +572,41 @@ def check_curve(
         ``curve.row``), or None. Its local log–log slope over the fitted range is the
         ``theory_exponent`` (unless ``exponent`` is given).
     kind
-        ``"bound"`` (a proven bound: cells above it are counted), ``"shape"`` (an O(·) rate
-        with unit constants, or a reconstruction: drawn, never counted) or ``"none"``.
+        ``"bound"`` (a proven bound: cells above it are counted, ``bound_ratio`` is the
+        largest statistic/bound ratio in the regime), ``"shape"`` (an O(·) rate with unit
+        constants: drawn, never counted) or ``"none"``.
     trivial
-        The metric of the trivial predictor (majority label, ½ mistake per round, …); the
-        fitted range is where the curve is clearly below it (:func:`clearly_below`), and a
-        curve that never gets there is ``at_chance``. None: no such check, the fitted range
-        is :func:`learning_regime`.
+        The metric of the trivial predictor (majority label, ½ mistake per round, …): the
+        regime is where the curve is at most ``fraction·trivial`` (:mod:`dpbench.verdict`),
+        and a curve that never gets there is ``at_chance``. None: no such check, the regime
+        is where the curve is at most half its largest value.
     learning_starts
         The x from which the theory says learning starts; points before it are not fitted.
     holds_with
         Level of the bound check (:func:`bound_check`): 1 for a deterministic bound, 1 − cβ
         for one that holds with that probability.
+    late
+        Per repetition, the curve's late-window value (:func:`late_window_rate`), or a dict
+        of such arrays per x — online curves: at-chance is decided on it (the curve learns
+        if the lowest mean is at most ``fraction·trivial``), not on the cumulative metric.
+    reconstructed
+        The theory is a reconstruction whose constants the source lost: the verdict is
+        ``shape_only`` wherever a slope is fitted.
     """
     rows = curve.rows
     values = rows[np.isfinite(rows[y].astype(float))] if len(rows) else rows
-    xs = np.sort(values[x].unique()).astype(float) if len(values) else np.array([])
-    # the fitted range
-    if trivial is not None and np.isfinite(trivial):
-        fit_x = clearly_below(values, trivial, x=x, y=y, fraction=fraction)
-        learned = len(fit_x) > 0
-    else:
-        trivial, learned = None, True
-        means = values.groupby(x)[y].mean().sort_index() if len(values) else pd.Series(dtype=float)
-        fit_x = means.index.to_numpy(dtype=float)[learning_regime(means.index, means.to_numpy())] if len(means) else np.array([])
-    if learning_starts is not None and np.isfinite(learning_starts):
-        fit_x = fit_x[fit_x >= learning_starts]
-    fitted = values[values[x].astype(float).isin(fit_x)]
-    fit = fit_slope(fitted[x], fitted[y], fitted["rep"]) if len(fitted) else SlopeFit(math.nan, math.nan, math.nan, 0, math.nan, math.nan)
-    theory_exp, cells, above, vacuous = (math.nan if exponent is None else exponent), None, None, False
+    if learning_starts is not None and np.isfinite(learning_starts) and len(values):
+        values = values[values[x].astype(float) >= learning_starts]
+    trivial = float(trivial) if trivial is not None and np.isfinite(trivial) else None
+    rf = fit_regime(values[x], values[y], values["rep"], trivial=trivial, rate=rate, margin=fraction) if len(values) else fit_regime([], [], [], trivial=trivial)
+    fit, xs = rf.fit, rf.xs
+    learned = rf.learned
+    if late is not None and trivial is not None:
+        per_x = late.values() if isinstance(late, dict) else [late]
+        means = [float(np.nanmean(v)) for v in map(lambda v: np.asarray(v, dtype=float), per_x) if np.isfinite(v).any()]
+        late_mean = min(means) if means else math.nan
+        learned = bool(late_mean <= fraction * trivial)
+    theory_exp, cells, above, vacuous, ratio = (math.nan if exponent is None else exponent), None, None, False, math.nan
     curve_x = rate(xs) if rate is not None and len(xs) else None
     if curve_x is not None:
         curve_x = np.broadcast_to(np.asarray(curve_x, dtype=float), xs.shape)
@@ -513,52 +617,32 @@ def check_curve(
             theory_exp = local_exponent(span, rate(span))
         if kind == "bound":
             cells, above = bound_check(values, rate, x=x, y=y, holds_with=holds_with)
+            ratio = bound_ratio(values, rate, x=x, y=y, holds_with=holds_with, within=xs[rf.regime])
     status, note = curve_status(n_values=len(values), fit=fit, trivial=trivial, learned=learned, bound_vacuous=vacuous)
+    if late is not None and trivial is not None:
+        note += f"; at-chance judged on the late-window rate ({late_mean:.3g} against {trivial:.3g})"
+    if rf.floor_from < len(xs):
+        note += f"; floor {rf.floor_level:.3g} from x = {xs[rf.floor_from]:g} (not fitted)"
     if kind == "bound" and cells is not None:
         level = "maximum over repetitions" if holds_with == 1 else f"{holds_with:g}-quantile over repetitions"
         note += f"; bound checked on the {level}"
-    return theory_row(
+    row = judged_row(
+        fit, status=status, note=note, exponent=theory_exp, reps=rf.reps, reconstructed=reconstructed,
+        vacuous=vacuous, at_chance=status == "at_chance", on_floor=rf.on_floor, has_data=len(values) > 0,
         experiment=experiment, learner=curve.learner, regime=regime or setting_label(curve.key) or "all", x=x, y=y,
-        fitted_slope=fit.slope, slope_ci_low=fit.low, slope_ci_high=fit.high, theory_exponent=theory_exp,
-        n_points=fit.n_points, bound_kind=kind, cells=cells, cells_above_bound=above,
-        status=status, note=note, x_min=fit.x_min, x_max=fit.x_max,
+        bound_kind=kind, cells=cells, cells_above_bound=above, bound_ratio=ratio, floor_level=rf.floor_level,
     )
+    return row
 
 
-def _first_size(success_share: npt.NDArray, sizes: npt.NDArray, level: float) -> npt.NDArray:
-    """Per row of ``success_share`` (…, sizes): the first size whose share ≥ level, NaN if none."""
-    hit = success_share >= level
-    first = np.argmax(hit, axis=-1)
-    return np.where(hit.any(axis=-1), sizes[first], np.nan)
+_FROM_NSTAR = ("crossing_sizes", "n_star_fit", "sample_complexity", "sample_complexity_slope")
 
 
-def sample_complexity_slope(
-    rows: pd.DataFrame, *, alpha: float, beta: float, x: str = "epsilon", size: str = "n", y: str = "error",
-    confidence: float = 0.95, n_boot: int = 2000, seed: int = 0,
-) -> SlopeFit:
-    """Log–log slope of the empirical ``n*(α)`` (smallest ``size`` at which ≥ 1 − β of the
-    repetitions reach ``y ≤ α``) in ``x``, with a bootstrap over repetitions: each resample
-    of repetition indices recomputes n* at every x, then the slope. NaN with fewer than 3
-    values of x at which n* is found."""
-    xs = np.sort(rows[x].unique()).astype(float)
-    sizes = np.sort(rows[size].unique()).astype(float)
-    reps = np.sort(rows["rep"].unique())
-    success = np.full((len(xs), len(sizes), len(reps)), np.nan)
-    table = rows.pivot_table(index=[x, size], columns="rep", values=y, aggfunc="mean")
-    for i, xv in enumerate(xs):
-        for j, sv in enumerate(sizes):
-            if (xv, sv) in table.index:
-                success[i, j] = (table.loc[(xv, sv)].reindex(reps).to_numpy() <= alpha)
-    success = np.nan_to_num(success, nan=0.0)
-    n_star = _first_size(success.mean(axis=2), sizes, 1 - beta)
-    found = np.isfinite(n_star) & (xs > 0) & np.isfinite(xs)
-    m = int(found.sum())
-    if m < 3:
-        return SlopeFit(math.nan, math.nan, math.nan, m, *_range(xs[found]))
-    lx = np.log(xs[found])
-    slope = float(_masked_ols(lx, np.log(n_star[found]), np.ones(m)))
-    idx = np.random.default_rng(seed).integers(0, len(reps), size=(n_boot, len(reps)))
-    boot = _first_size(success[found][:, :, idx].mean(axis=3).transpose(2, 0, 1), sizes, 1 - beta)  # (B, m)
-    w = np.isfinite(boot).astype(float)
-    slopes = _masked_ols(lx[None, :], np.log(np.where(w > 0, boot, 1.0)), w)
-    return _percentile_fit(slope, slopes, w, n_boot, confidence, m, xs[found], points=f"values of {x} at which n* is found")
+def __getattr__(name: str):
+    """The n* functions of :mod:`dpbench.nstar`, importable from here as before (on use:
+    nstar builds on this module)."""
+    if name in _FROM_NSTAR:
+        from dpbench import nstar
+
+        return getattr(nstar, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -21,7 +21,9 @@ and the test suite (``tests/test_conformance.py`` runs them on every registered 
   else a generic instance of its family (:mod:`dpbench.generic_audit`), through
   :func:`dpbench.audit.run_case`; the lower bound on ε must not exceed the claim (and an
   exact ε, where the instance computes one, neither). The ``broken`` copy's bound is shown
-  (``warn`` if the instance cannot catch it: the audit then lacks power, not the learner).
+  (the generic instance's broken copy: the learner built at 8ε), and the audit's verdict
+  (:func:`dpbench.audit.judge`): ``violation`` fails, ``no_power`` warns (the broken copy
+  was not caught: the audit lacks power, not the learner).
 """
 
 from __future__ import annotations
@@ -53,8 +55,7 @@ AUDIT_SECONDS = 60.0
 #: Repetitions and false-alarm rate of the ε → ∞ twin comparison (paired t-test).
 TWIN_REPETITIONS = 20
 TWIN_FALSE_ALARM = 1e-6
-#: ``audit`` is the privacy_audit experiment's pseudo-learner (dpbench.learners.auditor).
-FAMILIES = ("batch", "online", "experts", "audit")
+FAMILIES = ("batch", "online", "experts")
 NEIGHBOURS = (REPLACE_ONE, ADD_REMOVE)
 #: The metric compared per family (last checkpoint of each repetition).
 FAMILY_METRIC = {"batch": "error", "online": "mistakes", "experts": "regret"}
@@ -418,7 +419,7 @@ def audit_results(cls: type, *, epsilon: float | None = None, delta: float | Non
                   confidence: float = AUDIT_CONFIDENCE, seed: int = 0, budget: float = AUDIT_SECONDS) -> list[CheckResult]:
     """Audit the correct case (bound ≤ claimed ε, exact ε ≤ claim where computed) and show
     the broken copy's bound."""
-    from dpbench.audit import run_case
+    from dpbench.audit import NO_POWER, VIOLATION, judge, refuted, run_case
 
     if not cls.private:
         return [CheckResult("privacy audit", "skip", "non-private")]
@@ -431,18 +432,27 @@ def audit_results(cls: type, *, epsilon: float | None = None, delta: float | Non
         if not cases:
             yield CheckResult("privacy audit", "skip", "no audit instance for this learner")
             return
+        groups: dict[str, list] = {}
         for case in cases:
             n = _runs_within(case, runs, budget, seed)
-            row = run_case(case, runs=n, confidence=confidence, seed=seed)
-            bound, exact = row["epsilon_lower_bound"], row["epsilon_exact"]
-            shown = f"ε̂ ≥ {bound:.3f} vs claimed ε={case.epsilon:g}" + (f", exact {exact:.3f}" if not math.isnan(exact) else "")
-            shown += f" ({n} runs/side, {source}: {case.instance})"
-            if case.variant == "broken":
-                caught = bound > case.epsilon
-                yield CheckResult("audit power (broken copy)", "pass" if caught else "warn", ("caught: " if caught else "not caught: ") + shown)
-            else:
-                ok = bound <= case.epsilon and (math.isnan(exact) or exact <= case.epsilon * (1 + 1e-9))
-                yield CheckResult("privacy audit" + (f" [{case.component}]" if case.component else ""), "pass" if ok else "fail", shown)
+            groups.setdefault(case.component, []).append((case, n, run_case(case, runs=n, confidence=confidence, seed=seed)))
+        for component, members in groups.items():
+            rows = judge([row for _, _, row in members])
+            for (case, n, _), row in zip(members, rows):
+                bound, exact = row["epsilon_lower_bound"], row["epsilon_exact"]
+                shown = f"ε̂ ≥ {bound:.3f} vs claimed ε={case.epsilon:g}" + (f", exact {exact:.3f}" if not math.isnan(exact) else "")
+                shown += f" ({n} runs/side, {source}: {row['instance']})"
+                if case.variant == "correct":
+                    name, status = "privacy audit", ("fail" if refuted(row) else "pass")
+                else:
+                    name, status = "audit power (broken copy)", ("pass" if refuted(row) else "warn")
+                    shown = ("caught: " if refuted(row) else "not caught: ") + shown
+                yield CheckResult(name + (f" [{component}]" if component else ""), status, shown)
+            verdict = rows[0]["verdict"]
+            status = {VIOLATION: "fail", NO_POWER: "warn"}.get(verdict, "pass")
+            why = {VIOLATION: "the correct copy's loss exceeds its claim",
+                   NO_POWER: "the broken copy was not caught: this audit could not have failed"}.get(verdict, "correct within its claim, broken copy caught")
+            yield CheckResult("privacy audit verdict" + (f" [{component}]" if component else ""), status, f"{verdict}: {why}")
 
     return _guarded("privacy audit", audit)
 

@@ -229,6 +229,35 @@ def _cmd_check(args: argparse.Namespace) -> int:
     return cli_check(args.name, config=args.config)
 
 
+def _cmd_readme(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from dpbench.pipeline import _write_text
+    from dpbench.summary import ReadmeError, readme_section, replace_section
+
+    readme = Path(args.readme)
+    if not readme.is_file():
+        raise UsageError(f"--readme: {readme}: no such file")
+    try:
+        text = readme.read_text(encoding="utf-8")
+        new = replace_section(text, readme_section(args.results))
+    except FileNotFoundError as exc:
+        raise UsageError(f"--results: {exc}") from None
+    except ReadmeError as exc:
+        raise UsageError(f"--readme: {readme}: {exc}") from None
+    if args.check:
+        if new != text:
+            print(f"{readme}: the generated results section differs from {args.results}/theory/summary.csv; "
+                  f"run `dpbench readme --results {args.results} --readme {readme}`", file=sys.stderr)
+            return 1
+        print(f"{readme}: generated results section up to date")
+        return 0
+    if new != text:
+        _write_text(readme, new)
+    print(f"{readme}: results section written from {args.results}/theory/summary.csv")
+    return 0
+
+
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
     """Every option's help ends with its default, where it has one."""
 
@@ -303,6 +332,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name", help="learner name or module:Class")
     p.add_argument("--config", help="config file whose conventions (problems, plugins) the checks use")
     p.set_defaults(func=_cmd_check)
+
+    p = command("readme", "write the README's generated results from a run",
+                "write README.md's generated results section (theory vs practice, between the results markers) from a "
+                "run's results/theory/summary.csv; --check compares instead")
+    p.add_argument("--results", default="results", help="the run's results directory (reads theory/summary.csv)")
+    p.add_argument("--readme", default="README.md", help="the README whose section between the results markers is replaced")
+    p.add_argument("--check", action="store_true", help="write nothing; exit 1 if the README's section differs")
+    p.set_defaults(func=_cmd_readme)
 
     p = command("docs", "regenerate the catalogue and bibliography in docs/",
                 "regenerate docs/catalogue.md and docs/references.md from the registry and docstrings")

@@ -185,9 +185,27 @@ def _product(params: Mapping[str, object]) -> list[dict[str, object]]:
     return [dict(zip(names, combo)) for combo in itertools.product(*(_as_list(params[k]) for k in names))]
 
 
+def _expand_units(experiment, block: Mapping, where: str, problems: list, epsilons: list, deltas: list, sizes: list,
+                  repetitions: int, options) -> list[Cell]:
+    """Cells of an experiment whose units are not learners (``experiment.units``: e.g. the
+    audits of ``privacy_audit``), listed under ``units.key``; each checked at every claim."""
+    units = experiment.units
+    cells = []
+    for i, name in enumerate(_as_list(block[units.key])):
+        for eps, delta in itertools.product(epsilons, deltas):
+            try:
+                units.check(name, eps, delta)
+            except (KeyError, ValueError) as exc:
+                raise ConfigError(f"{where}.{units.key}[{i}]", str(exc.args[0] if exc.args else exc)) from None
+            for pp, size in itertools.product(problems, sizes):
+                cells.append(Cell(experiment.id, block["problem"], freeze(pp), name, freeze({}), eps, delta, size, repetitions, options))
+    return cells
+
+
 def _expand_block(exp_id: str, block: Mapping, where: str) -> list[Cell]:
     experiment = registry.experiment(exp_id)
-    for key in ("problem", "learners", "epsilon", experiment.size):
+    unit_key = experiment.units.key if experiment.units is not None else "learners"
+    for key in ("problem", unit_key, "epsilon", experiment.size):
         if key not in block:
             raise ConfigError(f"{where}.{key}", "is required")
     problem_name = block["problem"]
@@ -212,6 +230,11 @@ def _expand_block(exp_id: str, block: Mapping, where: str) -> list[Cell]:
     sizes = [int(s) for s in _as_list(block[experiment.size])]
     repetitions = int(block.get("repetitions", 10))
     options = freeze(block.get("options", {}))
+    if experiment.units is not None:
+        for key in ("learners", "learner_params"):
+            if key in block:
+                raise ConfigError(f"{where}.{key}", f"experiment {exp_id!r} lists {unit_key}, not learners")
+        return _expand_units(experiment, block, where, problems, epsilons, deltas, sizes, repetitions, options)
     learner_params = block.get("learner_params", {})
     for name in learner_params:
         if name not in block["learners"]:

@@ -196,6 +196,9 @@ def cell_cost(cell: Cell) -> CellCost:
     """Predicted seconds of ``cell`` (all its repetitions)."""
     from dpbench import registry
 
+    units = registry.experiment(cell.experiment).units
+    if units is not None:  # not a learner (privacy_audit's audits)
+        return CellCost(own=(max(float(units.cost(cell)), 0.0) + PER_REP_SECONDS) * cell.repetitions, shared={})
     learner_cls = registry.learner(cell.learner)
     hook = getattr(learner_cls, "cost", None)
     shared = _sample_cost(cell) if learner_cls.family == "batch" else {}
@@ -239,6 +242,9 @@ def shard_memory_mb(cells: Iterable[Cell]) -> float:
     reps: dict[tuple, int] = {}
     other = 0.0
     for cell in cells:
+        if registry.experiment(cell.experiment).units is not None:
+            other = max(other, STREAM_MEMORY_MB)
+            continue
         learner_cls = registry.learner(cell.learner)
         hook = getattr(learner_cls, "memory_mb", None)
         if callable(hook) or learner_cls.family != "batch":

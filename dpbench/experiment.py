@@ -70,6 +70,10 @@ class Experiment:
     test_size: int = 200  # a small n or T for the conformance tests
     #: columns of the theory-check CSV if not :data:`dpbench.analysis.THEORY_COLUMNS`
     theory_columns: tuple[str, ...] | None = None
+    #: an experiment whose cells are not learners (``privacy_audit``): ``check(name, ε, δ)``
+    #: raises ValueError for a name it cannot run, ``cost(cell)`` predicts seconds; the config
+    #: block lists the names under ``units.key`` instead of ``learners``
+    units: Any = None
 
 
 # --------------------------------------------------------------------------- targets
@@ -118,8 +122,12 @@ def time_limit(seconds: float | None):
 def timeout_rows(cell: Cell, root_seed: int, seconds: float) -> list[dict]:
     """One ``status = timeout`` row per repetition of a cell that ran past its limit (no
     metrics: the theory check and figures read only ``ok`` rows and say what is missing)."""
-    learner = make_learner(cell)
     reason = f"cell ran past its time limit of {seconds:g} s (config key cell_timeout_minutes)"
+    if not registry.is_learner(cell.learner):  # a privacy_audit cell may name an audited mechanism
+        return [make_row(experiment=cell.experiment, problem=cell.problem, problem_id=cell.problem_id, learner=cell.learner,
+                         epsilon=cell.epsilon, delta=cell.delta, rep=rep, cell_key=cell.key_string(), root_seed=root_seed,
+                         status="timeout", reason=reason) for rep in range(cell.repetitions)]  # fmt: skip
+    learner = make_learner(cell)
     return [base_row(cell, rep, root_seed, learner) | {"status": "timeout", "reason": reason} for rep in range(cell.repetitions)]
 
 

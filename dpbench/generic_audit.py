@@ -121,13 +121,23 @@ def _experts(cls: type, *, epsilon: float, delta: float) -> tuple[Callable, str]
 GENERIC = {"batch": _batch, "online": _online, "experts": _experts}
 
 
+#: the generic broken copy: the same learner calibrated for this multiple of the claimed ε
+BROKEN_FACTOR = 8.0
+
+
 def generic_cases(cls: type, *, epsilon: float, delta: float) -> list[AuditCase]:
-    """The generic ``correct`` case of a private learner's family (no broken copy: a
-    black box cannot be broken on purpose)."""
+    """The generic ``correct`` case of a private learner's family and its ``broken`` copy:
+    the same learner built at ``BROKEN_FACTOR·ε`` claiming ε (a black box can only be broken
+    through its calibration). If the instance cannot catch that copy, the audit reports
+    ``no_power`` (:func:`dpbench.audit.judge`): its pass would mean nothing."""
     if not math.isfinite(epsilon):
         return []
-    sample, instance = GENERIC[cls.family](cls, epsilon=epsilon, delta=delta)
     g = cls.from_cell(epsilon=epsilon, delta=delta,
                       params={k: v for k, v in next(iter(cls.test_params())).items() if k not in ("epsilon", "delta")}).guarantee()
-    return [AuditCase(learner=cls.name, variant="correct", epsilon=g.epsilon, delta=g.delta, neighbours=g.neighbours,
-                      instance=instance, sample=sample)]
+    cases = []
+    for variant, eps in (("correct", epsilon), ("broken", BROKEN_FACTOR * epsilon)):
+        sample, instance = GENERIC[cls.family](cls, epsilon=eps, delta=delta)
+        cases.append(AuditCase(learner=cls.name, variant=variant, epsilon=g.epsilon, delta=g.delta, neighbours=g.neighbours,
+                               instance=instance, sample=sample,
+                               note="" if variant == "correct" else f"broken: built at {BROKEN_FACTOR:g}*eps, claiming eps"))
+    return cases

@@ -4,15 +4,16 @@ the benchmarks ask :class:`RunPaths` instead of spelling paths.
 A run's files live under its output directory (:func:`output_root`), relative to the
 working directory (or, with ``--default-storage-provider``, to the storage prefix):
 
-========================================  ===============================================
-``{root}/runs/{experiment}/{shard}.parquet``  one shard's rows (rule ``run_shard``)
-``{root}/{experiment}.parquet``           the experiment's results (rule ``summarise_*``)
-``{root}/theory/{experiment}.csv|html``   its theory check
-``{root}/figures/{stem}.pdf|png``         its figures (:func:`figure_stem`)
-``{root}/captions/{stem}.rst``            each figure's caption, for the report
-``{root}/logs/...``                       job logs
-``{root}/.owner``                         the config that owns the directory
-========================================  ===============================================
+==============================================  =========================================
+``{root}/runs/{experiment}/{shard}.parquet``    one shard's rows (rule ``run_shard``)
+``{root}/{experiment}.parquet``                 the experiment's results (rule ``summarise_*``)
+``{root}/theory/{experiment}.csv|html``         its theory check
+``{root}/theory/summary.csv|html``              theory vs practice, every experiment
+``{root}/figures/{stem}.pdf|png``               its figures (:func:`figure_stem`)
+``{root}/captions/{stem}.rst``                  each figure's caption, for the report
+``{root}/logs/...``                             job logs
+``{root}/.owner``                               the config that owns the directory
+==============================================  =========================================
 
 The output directory is the config's ``output`` key if it has one; else ``results`` for
 the default config (``config/config.yaml``, today's paths), else ``results/{name}`` with
@@ -87,6 +88,15 @@ class RunPaths:
 
     def caption(self, stem: str) -> str:
         return f"{self.root}/captions/{stem}.rst"
+
+    @property
+    def summary_csv(self) -> str:
+        """Theory vs practice over every experiment (rule ``theory_summary``)."""
+        return f"{self.root}/theory/summary.csv"
+
+    @property
+    def summary_html(self) -> str:
+        return f"{self.root}/theory/summary.html"
 
     def summarise_log(self, experiment: str) -> str:
         return f"{self.root}/logs/summarise/{experiment}.log"

@@ -162,7 +162,9 @@ def cell_modules(experiment: str, learner: str, problem: str, plugins: tuple[str
     counts where the cell's learner, problem or experiment comes from it (or imports it),
     not merely because the config loads it: editing a plugin learner re-runs its shards only.
     ``plugins`` is part of the cache key only."""
-    roots = [experiment_module(experiment), registry.learner(learner).__module__, registry.problem(problem).__module__, *SHARD_MODULES]
+    roots = [experiment_module(experiment), registry.problem(problem).__module__, *SHARD_MODULES]
+    if registry.is_learner(learner):  # (a privacy_audit cell may name an audited mechanism instead)
+        roots.append(registry.learner(learner).__module__)
     return tuple(closure(roots, {"dpbench", *map(_top, roots)}, stop=SUMMARY_PACKAGES))
 
 

@@ -79,6 +79,11 @@ SCHEMA = pa.schema(
         ("variant", _STR),  # correct / broken
         ("epsilon_lower_bound", _F64),
         ("epsilon_exact", _F64),
+        ("tightness", _F64),  # epsilon_lower_bound / epsilon_exact
+        ("verdict", _STR),  # pass / violation / no_power (dpbench.audit.judge)
+        ("audit", _STR),  # end_to_end / component / mechanism
+        ("method", _STR),  # threshold (Clopper–Pearson) / gdp / tradeoff (trade-off curve)
+        ("audit_runs", _I64),  # runs per side of the row (≤ n where a case caps its runs)
         ("confidence", _F64),
         ("instance", _STR),
         # provenance

@@ -110,11 +110,17 @@ def test_no_points_status():
 
 
 def test_sample_complexity_slope_recovers_one_over_epsilon():
-    """error = 1 at n < 100/ε, 0 after: n*(α) is the first grid n ≥ 100/ε, slope −1."""
+    """error = (100/(εn))² (capped at 1): n*(α) = 100/(ε√α) exactly between the grid's powers
+    of two (log–log interpolation per repetition), slope −1; the step curve 1 → 0 at
+    n = 100/ε gives the first grid n ≥ 100/ε (n* at the grid's smallest n is censored)."""
     n_grid = 2 ** np.arange(4, 16)
-    df = pd.concat([_rows(n_grid, 4, lambda n, r, e=e: float(n < 100 / e), private=True, epsilon=e) for e in (0.1, 0.3, 1, 3, 10)])
+    df = pd.concat([_rows(n_grid, 6, lambda n, r, e=e: min(1.0, (100 / (e * n)) ** 2), private=True, epsilon=e) for e in (0.1, 0.3, 1, 3, 10)])
     fit = sample_complexity_slope(df, alpha=0.01, beta=0.1)
-    assert fit.slope == pytest.approx(-1, abs=0.1) and fit.n_points == 5
+    assert fit.slope == pytest.approx(-1, abs=1e-9) and fit.n_points == 5
+    step = pd.concat([_rows(n_grid, 6, lambda n, r, e=e: float(n < 100 / e), private=True, epsilon=e) for e in (0.1, 0.3, 1, 3, 10)])
+    fit = sample_complexity_slope(step, alpha=0.01, beta=0.1)
+    assert fit.n_points == 4  # ε = 10: learned at the grid's first n (16 ≥ 10), only an upper bound
+    assert fit.slope == pytest.approx(np.polyfit(np.log([0.1, 0.3, 1, 3]), np.log([1024, 512, 128, 64]) - 0.01 * np.log(2), 1)[0], abs=0.01)
 
 
 def test_per_x_matrix_matches_pandas_pivot_table():
@@ -133,18 +139,6 @@ def test_per_x_matrix_matches_pandas_pivot_table():
     table = pd.DataFrame({"x": x, "y": y, "rep": reps}).pivot_table(index="x", columns="rep", values="y", aggfunc="mean").sort_index()
     np.testing.assert_array_equal(xs, table.index.to_numpy(dtype=float))
     np.testing.assert_allclose(Y, table.to_numpy(dtype=float), rtol=1e-15, equal_nan=True)
-
-
-def test_clearly_below_uses_the_mean_and_its_bootstrap_interval():
-    """x is kept where the mean is ≤ fraction·trivial and the interval's upper end < trivial:
-    a low but wildly spread point is not 'clearly below'."""
-    from dpbench.analysis import clearly_below
-
-    rows = pd.DataFrame({
-        "n": [10] * 5 + [20] * 5 + [40] * 5,
-        "error": [0.5] * 5 + [0.0, 0.0, 0.0, 0.0, 0.9] + [0.01, 0.02, 0.01, 0.02, 0.01],
-    })
-    np.testing.assert_array_equal(clearly_below(rows, 0.5, x="n"), [40.0])
 
 
 def test_a_missing_interval_says_why():

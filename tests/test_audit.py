@@ -15,9 +15,9 @@ import math
 import numpy as np
 import pytest
 
-from dpbench.audit import AUDIT_COLUMNS, audit, cli_audit, epsilon_lower_bound, run_case
+from dpbench.audit import AUDIT_COLUMNS, audit, cli_audit, epsilon_lower_bound, run_case, run_cases
 from dpbench.audits import cases_for, default_claim
-from dpbench.learners.experts_common import ExpertsLosses, reference_steps
+from dpbench.learners.experts_common import ExpertsLosses
 from dpbench.mechanisms.laplace import Laplace
 
 CONFIDENCE = 1 - 5e-7
@@ -30,14 +30,10 @@ CLAIMS = {
     "above_threshold": (1.0, 0.0, 200_000),
     "exp_mech_erm": (1.0, 0.0, 200_000),
     "private_sq_conjunction": (1.0, 0.0, 200_000),
-    "privdl": (4.0, 1e-6, 1_000_000),
-    "privdl_composition": (1.0, 1e-6, 500_000),
-    "private_rwm": (4.0, 1e-6, 1_000_000),
-    "private_rwm_tight": (1.0, 1e-6, 1_000_000),
-    "linear_learner": (4.0, 1e-6, 1_000_000),
-    "private_mw_001": (2.0, 1e-6, 500_000),
-    "sv_experts": (1.0, 1e-6, 500_000),
 }
+#: end-to-end audits through the learner's own ``run``/``fit`` (~0.1–1 ms a run): the exact law carries the verdict
+END_TO_END = {"private_rwm": 1.0, "private_rwm_tight": 1.0, "linear_learner": 1.0, "private_mw_001": 2.0,
+              "privdl": 1.0, "privdl_composition": 1.0}
 
 
 @pytest.mark.parametrize("name", sorted(CLAIMS))
@@ -46,8 +42,8 @@ def test_correct_copy_within_claim_and_broken_copy_caught(name):
     correct, broken = cases_for(name, epsilon=eps, delta=delta)
     assert (correct.variant, broken.variant) == ("correct", "broken")
     assert (broken.epsilon, broken.delta) == (correct.epsilon, correct.delta), "the broken copy claims the same"
-    good = run_case(correct, runs=runs, confidence=CONFIDENCE, seed=3)
-    bad = run_case(broken, runs=runs, confidence=CONFIDENCE, seed=3)
+    good, bad = run_cases([correct, broken], runs=runs, confidence=CONFIDENCE, seed=3)
+    assert good["verdict"] == "pass"
     assert list(good) == AUDIT_COLUMNS
     assert good["epsilon_lower_bound"] <= correct.epsilon, good
     assert good["epsilon_lower_bound"] > 0.25 * correct.epsilon, f"audit too weak to mean anything: {good}"
@@ -64,24 +60,116 @@ def test_exact_values_of_closed_form_pairs():
     a = math.exp(eps / 2)  # exponential pair: ln(a(1 + 9a)/(a + 9)) on outcome 0
     assert cases_for("exponential", epsilon=eps, delta=0.0)[0].exact() == pytest.approx(math.log(a * (1 + 9 * a) / (a + 9)))
     assert cases_for("gaussian_analytic", epsilon=eps, delta=1e-5)[0].exact() == pytest.approx(eps, rel=1e-6)
-    lam = cases_for("privdl", epsilon=4.0, delta=1e-6)[0]
-    assert lam.exact() == pytest.approx(lam.epsilon)  # the first bit's loss is exactly λ
+    from dpbench.learners.privdl import PrivDL
+
+    correct, broken = cases_for("privdl", epsilon=4.0, delta=1e-6)  # the whole output's loss is exactly λ
+    assert correct.exact() == pytest.approx(PrivDL(epsilon=4.0, delta=1e-6).lam(), rel=1e-3)  # ε(δ = 1e-6) of a λ-DP bit
+    assert correct.exact() < 4.0 < broken.exact()
 
 
-def test_vectorised_hedge_round_is_the_reference_rule():
-    """Round-2 actions of the vectorised sampler = reference_steps' on the same uniforms."""
-    from dpbench.audits.experts import SWAP, hedge_round
+@pytest.mark.parametrize("name", sorted(END_TO_END))
+def test_end_to_end_audits_with_exact_laws(name):
+    """Through the learner's own ``run``: the correct copy's exact ε(δ) (its own per-round
+    laws, composed exactly) is within the claim, the broken copy's above it; the Monte Carlo
+    bound never exceeds the exact value; the audit's verdict is ``pass``."""
+    rows = run_cases(cases_for(name, epsilon=END_TO_END[name], delta=1e-6), runs=2_000, confidence=CONFIDENCE, seed=3)
+    good, bad = rows
+    assert (good["audit"], good["variant"], bad["variant"]) == ("end_to_end", "correct", "broken")
+    assert good["epsilon_exact"] <= good["epsilon_claimed"] < bad["epsilon_exact"]
+    assert good["epsilon_lower_bound"] <= good["epsilon_exact"] and bad["epsilon_lower_bound"] <= bad["epsilon_exact"]
+    assert good["verdict"] == bad["verdict"] == "pass"
 
-    eta = 0.3
-    rng = np.random.default_rng(5)
-    for side in (0, 1):
-        codes = np.zeros((2, len(SWAP[side])), np.uint8)
-        codes[0] = SWAP[side].astype(np.uint8)
-        u = rng.random(300)
-        fast = hedge_round(eta, SWAP[side], u)
-        for i in range(300):
-            steps = list(reference_steps(ExpertsLosses(codes), eta, np.array([0.5, u[i]])))
-            assert steps[1][0] == fast[i]
+
+@pytest.mark.slow
+def test_dp_winnow_end_to_end():
+    """The whole learner on the one-example pair: the correct copy within its claim, the
+    broken copy (ε₀ = 32ε per instance) caught by the sampled bound; the component rows too."""
+    rows = run_cases(cases_for("dp_winnow_batched_tight", epsilon=1.0, delta=1e-6), runs=3_000_000, confidence=0.999, seed=3)
+    e2e = [r for r in rows if r["audit"] == "end_to_end"]
+    assert [r["variant"] for r in e2e] == ["correct", "broken"] and e2e[0]["runs"] == 300
+    assert e2e[0]["epsilon_lower_bound"] <= 1.0 < e2e[1]["epsilon_lower_bound"]
+    assert {r["verdict"] for r in rows} == {"pass"}
+
+
+def test_the_learners_round_probabilities_are_what_its_kernel_samples_from():
+    """Σ_t p_t of :func:`round_probabilities` = the compiled kernel's own running sum."""
+    from dpbench.learners.experts_common import round_probabilities, run_hedge
+
+    losses = ExpertsLosses(np.random.default_rng(0).integers(0, 3, (60, 4)).astype(np.uint8), 0.5)
+    for eta in (0.0, 0.4, math.inf):
+        kernel = run_hedge(losses, eta, rng=np.random.default_rng(1), track_p=True).p_sum
+        assert np.allclose(round_probabilities(losses, eta).sum(axis=0), kernel, rtol=0, atol=1e-12)
+
+
+def test_the_audit_runs_the_learners_own_code(monkeypatch):
+    """No re-implementation: with the learner's sampling function or its per-round laws
+    patched to raise, its audit fails."""
+    from dpbench.learners import experts_common
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("the learner's own code ran")
+
+    correct = cases_for("private_rwm_tight", epsilon=1.0, delta=1e-6)[0]
+    with monkeypatch.context() as m:
+        m.setattr(experts_common, "run_hedge", boom)
+        with pytest.raises(RuntimeError, match="own code ran"):
+            run_case(correct, runs=10, seed=0)
+    with monkeypatch.context() as m:
+        m.setattr(experts_common, "round_probabilities", boom)
+        with pytest.raises(RuntimeError, match="own code ran"):
+            correct.exact()
+    from dpbench.learners import dp_winnow
+
+    with monkeypatch.context() as m:
+        m.setattr(dp_winnow, "run_dp_winnow", boom)
+        with pytest.raises(RuntimeError, match="own code ran"):
+            run_case(cases_for("dp_winnow_batched", epsilon=1.0, delta=1e-6)[0], runs=4, seed=0)
+    from dpbench.learners import privdl
+
+    with monkeypatch.context() as m:
+        m.setattr(privdl, "gumbel_max", boom)
+        with pytest.raises(RuntimeError, match="own code ran"):
+            run_case(cases_for("privdl", epsilon=1.0, delta=1e-6)[0], runs=4, seed=0)
+    from dpbench.learners.dp_gd import DPGD
+
+    monkeypatch.setattr(DPGD, "descend", boom)
+    with pytest.raises(RuntimeError, match="own code ran"):
+        run_case(cases_for("dp_gd", epsilon=1.0, delta=1e-5)[0], runs=10, seed=0)
+
+
+def test_private_mw_001_at_the_notes_alpha_is_a_violation():
+    """The notes' α = sqrt(ε/(12T)) at their claim (ε = 1, δ = 1e-6): exact ε(δ) ≈ 1.2 > 1."""
+    from dpbench.audits.experts import private_mw_001_as_the_notes_claim
+
+    rows = run_cases(private_mw_001_as_the_notes_claim(epsilon=1.0, delta=1e-6), runs=1_000, confidence=CONFIDENCE, seed=0)
+    assert rows[0]["variant"] == "correct" and rows[0]["epsilon_exact"] > 1.1
+    assert {r["verdict"] for r in rows} == {"violation"}
+
+
+def test_judge_can_say_each_verdict():
+    from dpbench.audit import judge
+
+    def row(variant, bound, exact=math.nan):
+        return {"variant": variant, "epsilon_claimed": 1.0, "epsilon_lower_bound": bound, "epsilon_exact": exact}
+
+    assert judge([row("correct", 0.9), row("broken", 1.2)])[0]["verdict"] == "pass"
+    assert judge([row("correct", 1.1), row("broken", 1.2)])[0]["verdict"] == "violation"
+    assert judge([row("correct", 0.5, 1.3), row("broken", 1.2)])[0]["verdict"] == "violation"
+    assert judge([row("correct", 0.5), row("broken", 0.9)])[0]["verdict"] == "no_power"
+    assert judge([row("correct", 0.5), row("broken", 0.9, 1.5)])[0]["verdict"] == "pass"
+    assert judge([row("correct", 0.5)])[0]["verdict"] == "no_power"
+
+
+def test_gdp_bound_is_tight_and_valid_for_a_gaussian_shift():
+    from dpbench.audit import gdp_lower_bound
+    from dpbench.audits.mechanisms import gaussian_exact
+
+    rng = np.random.default_rng(0)
+    sigma = 2.0
+    exact = gaussian_exact(sigma, 1e-5)
+    bound = gdp_lower_bound(sigma * rng.standard_normal(400_000), 1 + sigma * rng.standard_normal(400_000), delta=1e-5,
+                            confidence=0.999).epsilon_lower
+    assert 0.85 * exact < bound <= exact
 
 
 def test_vectorised_pac_statistics_are_the_learners_fit():
@@ -106,12 +194,22 @@ def test_vectorised_pac_statistics_are_the_learners_fit():
 def test_cli_audit(capsys):
     assert cli_audit("laplace", epsilon=None, delta=None, runs=20_000, seed=1) == 0
     out = capsys.readouterr().out
-    assert "laplace" in out and "correct" in out and "broken" in out and "CAUGHT" in out
+    assert "laplace" in out and "correct" in out and "broken" in out and "CAUGHT" in out and "verdict=pass" in out
+    assert cli_audit("laplace", epsilon=None, delta=None, runs=0, seed=1) == 2
+    assert "--runs must be >= 2" in capsys.readouterr().err
     assert cli_audit("no_such_learner", epsilon=None, delta=None, runs=100, seed=1) == 2
     assert "no audit registered" in capsys.readouterr().err
     assert cli_audit("private_mw_001", epsilon=1.0, delta=1e-6, runs=100, seed=1) == 2  # does not run there
     assert "certified delta" in capsys.readouterr().err
     assert default_claim("private_mw_001") == (2.0, 1e-6)
+
+
+@pytest.mark.slow
+def test_the_readme_example_catches_the_broken_copy_at_default_runs(capsys):
+    """``dpbench audit private_rwm`` (README, docs/privacy.md) at its default runs."""
+    assert cli_audit("private_rwm", epsilon=None, delta=None, runs=None, seed=0) == 0
+    out = capsys.readouterr().out
+    assert "CAUGHT" in out and "missed" not in out and "verdict=pass" in out
 
 
 def test_audit_of_identical_distributions_is_near_zero():
@@ -123,3 +221,30 @@ def test_epsilon_lower_bound_accounts_for_delta():
     no_delta = epsilon_lower_bound(5000, 10_000, 1000, 10_000)
     with_delta = epsilon_lower_bound(5000, 10_000, 1000, 10_000, delta=0.1)
     assert 0 < with_delta < no_delta
+
+
+def test_guards_the_guarantees_depend_on():
+    """Expert losses in [0, 1] and DP-Winnow's ‖x‖∞ ≤ 1 are checked where the data enter."""
+    from dpbench import registry
+    from dpbench.problems.halfspace import OnlineStream
+
+    registry.load_all()
+    big = ExpertsLosses(np.full((5, 2), 2, np.uint8), 1.0)
+    for name in ("private_rwm", "private_rwm_tight", "sv_experts"):
+        with pytest.raises(ValueError, match=r"expert losses must lie in \[0, 1\], got a loss of 2"):
+            registry.learner(name)(epsilon=1.0, delta=1e-6).run(big, rng=np.random.default_rng(0))
+    X, y = np.array([[1.5, 0.0]] * 8), np.ones(8)
+    stream = OnlineStream(T=8, n_features=2, rho=1.0, make_block=lambda b, rng: (X, y), rng=np.random.default_rng(0),
+                          checkpoints=np.array([8]), block_size=8)
+    for name in ("dp_winnow", "dp_winnow_batched", "dp_winnow_batched_tight"):
+        with pytest.raises(ValueError, match=r"\|\|x\|\|_inf <= 1\), got 1.5"):
+            registry.learner(name)(epsilon=1.0, delta=1e-6).run(stream, rng=np.random.default_rng(0))
+
+
+def test_the_mixture_family_of_one_component_is_gdp():
+    """DP-SGD's trade-off family reduces to μ-GDP for one inclusion pattern (N(±s/2, 1): μ = s)."""
+    from dpbench.audit import GaussianFamily, MixtureFamily
+
+    family = MixtureFamily((0.5,), (1.0,), epsilon_of=lambda s, d: 0.0)
+    for alpha, beta in ((0.3, 0.4), (0.05, 0.2), (1e-3, 0.6)):
+        assert family.lower(alpha, beta) == pytest.approx(GaussianFamily.lower(alpha, beta), rel=1e-6)

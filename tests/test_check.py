@@ -33,7 +33,7 @@ def test_check_passes_on_the_example_plugin(capsys):
     assert check.cli_check("kconj_noisy_max") == 0
     out = capsys.readouterr().out
     lines = {line.split("  ")[0].strip(): line for line in out.splitlines()}
-    for name in ("construct", "guarantee", "global rng (source)", "privacy audit", "audit power (broken copy)"):
+    for name in ("construct", "guarantee", "global rng (source)", "privacy audit", "audit power (broken copy)", "privacy audit verdict"):
         assert " pass " in lines[name], lines.get(name, out)
     assert any(line.startswith("ε→∞ twin [conjunction") and " pass " in line for line in out.splitlines())
     assert "0 failed" in out
@@ -44,9 +44,11 @@ def test_check_fails_on_a_broken_copy(capsys, own_registry):
     out = capsys.readouterr().out
     audit = next(line for line in out.splitlines() if line.startswith("privacy audit"))
     assert " fail " in audit and "exact 1.595" in audit, audit
+    verdict = next(line for line in out.splitlines() if line.startswith("privacy audit verdict"))
+    assert " fail " in verdict and "violation" in verdict, verdict
     # everything else about the copy conforms: the audit alone catches it
     failed = [line for line in out.splitlines() if " fail " in line]
-    assert failed == [audit], failed
+    assert failed == [audit, verdict], failed
 
 
 def test_exact_epsilon_of_the_declared_instance():
@@ -99,3 +101,23 @@ def test_bad_config_is_one_line_exit_2(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"dpbench check: config {bad}: YAML syntax error at line 2",
                    f"dpbench check: cannot read config {tmp_path / 'missing.yaml'}: No such file or directory"]
+
+
+def test_generic_audit_reports_no_power_when_its_broken_copy_is_not_caught(own_registry):
+    """A private learner without a declared pair gets the family's generic instance and a
+    generic broken copy (built at 8ε); a learner whose output ignores its data cannot be
+    refuted by it, so the check says ``no_power`` (warn) instead of a silent pass."""
+    from dpbench.learners.private_sq_conjunction import PrivateSQConjunction
+
+    @dataclass(frozen=True, kw_only=True)
+    class IgnoresItsData(PrivateSQConjunction):
+        name = "sq_ignores_its_data"
+
+        def fit(self, sample, *, rng):
+            return super().fit(sample.prefix(0) if hasattr(sample, "prefix") else sample, rng=rng)
+
+    results = check.audit_results(IgnoresItsData, runs=2_000, budget=10.0)
+    verdict = next(r for r in results if r.check == "privacy audit verdict")
+    assert verdict.status == "warn" and verdict.figures.startswith("no_power"), check.format_table("x", results)
+    caught = check.audit_results(PrivateSQConjunction, runs=20_000, budget=20.0)
+    assert {r.check: r.status for r in caught}["privacy audit verdict"] == "pass"

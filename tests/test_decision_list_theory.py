@@ -1,6 +1,6 @@
 """Theory of the ``decision_lists`` experiment: the rates drawn and checked
 (:func:`dpbench.theory.dl_rates_of`), the majority-label level
-(:func:`dpbench.theory.dl_trivial_error_of`) and the theory check's statuses on rows whose
+(:func:`dpbench.trivial.dl_trivial_error_of`) and the theory check's statuses on rows whose
 errors are set by hand (so each status is forced, not hoped for)."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from dpbench import theory
+from dpbench.trivial import dl_trivial_error_of
 from dpbench.config import from_dict
 from dpbench.experiment import draw_target
 from tests.conftest import TINY_CONFIG
@@ -45,10 +46,10 @@ def test_trivial_error_is_the_majority_error_of_the_drawn_target(cell):
     X, f = target._holdout_sample()
     expected = min(f.mean(), 1 - f.mean())
     assert 0.05 <= expected <= 0.5
-    assert theory.dl_trivial_error_of(pd.Series(_row(c, seed))) == pytest.approx(expected, abs=1e-12)
+    assert dl_trivial_error_of(pd.Series(_row(c, seed))) == pytest.approx(expected, abs=1e-12)
     wrong = pd.Series(_row(c, seed, problem_id="decision_list-000000000000", root_seed=seed + 1))
     with pytest.raises(ValueError, match="does not rebuild"):
-        theory.dl_trivial_error_of(wrong)
+        dl_trivial_error_of(wrong)
 
 
 def test_rates_in_the_setting_a_row_records(cell):
@@ -76,7 +77,7 @@ def test_theory_check_statuses_from_hand_set_errors(cell):
     from dpbench.experiments.decision_lists import theory_check
 
     c, seed = cell
-    trivial = theory.dl_trivial_error_of(pd.Series(_row(c, seed)))
+    trivial = dl_trivial_error_of(pd.Series(_row(c, seed)))
     sizes = [128, 256, 512, 1024, 2048, 4096]
     rows = []
     for rep in range(6):

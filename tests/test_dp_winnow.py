@@ -213,7 +213,7 @@ AUDITED = [("dp_winnow", winnow_audits.SOURCE_CLAIM), ("dp_winnow_batched", 1.0)
 def test_sparse_vector_exact_law(name, epsilon):
     """The exact output law of the audited AboveThreshold pair: a distribution, the correct
     mechanism's pair ε below its ε₀ and the broken copy's (noise halved) above it."""
-    correct, broken = cases_for(name, epsilon=epsilon, delta=1e-6)
+    correct, broken = [c for c in cases_for(name, epsilon=epsilon, delta=1e-6) if c.component]  # the AboveThreshold rows
     q = winnow_audits._queries(0, 0.0)
     law = winnow_audits.output_law(correct.epsilon, q, 0.0)
     assert law.sum() == pytest.approx(1.0, abs=1e-6)
@@ -240,7 +240,7 @@ def test_audit_correct_within_claim_broken_above(name, epsilon):
     correct copy's bound exceeds its claim with probability ≤ 2e-3; the broken copy (noise
     halved, true pair ε ≈ 1.63 ε₀) must exceed it. Why a component: see the case's
     ``component`` (end to end the loss of one run concentrates far below ε)."""
-    correct, broken = cases_for(name, epsilon=epsilon, delta=1e-6)
+    correct, broken = [c for c in cases_for(name, epsilon=epsilon, delta=1e-6) if c.component]  # the AboveThreshold rows
     assert "invisible" in correct.component
     good = run_case(correct, runs=winnow_audits.RUNS, confidence=0.999, seed=0)
     bad = run_case(broken, runs=winnow_audits.RUNS, confidence=0.999, seed=0)
@@ -265,7 +265,7 @@ def test_source_rule_calibration_and_why_no_tight_source_learner():
     assert a.eta == pytest.approx(5.5e-5, rel=0.02) and z.eta == pytest.approx(5.2e-4, rel=0.02)
     assert a.threshold == pytest.approx(4.4e4, rel=0.02) and z.threshold == pytest.approx(5.2e3, rel=0.02)
     steps = lambda p: math.log(2) / (p.eta * (1.0 - p.gamma))  # noqa: E731  firings to move ln N
-    assert steps(z) == pytest.approx(2.7e3, rel=0.03)
+    assert steps(z) == pytest.approx(2.7e3, rel=0.03) and steps(a) == pytest.approx(2.5e4, rel=0.03) and a.K == z.K == 538
     assert 0.5e7 < steps(z) * z.threshold < 2e7 and 0.5e9 < steps(a) * a.threshold < 2e9
     for accountant in ("advanced", "zcdp"):
         b = calibrate(epsilon=10.0, accountant=accountant, update="batch", **kw)
@@ -281,3 +281,14 @@ def test_names_say_which_rule_runs():
     assert (registry.learner("dp_winnow_batched_tight").update, registry.learner("dp_winnow_batched_tight").accountant) == ("batch", "zcdp")
     with pytest.raises(TypeError):
         DPWinnow(epsilon=1.0, delta=1e-6, update="batch")  # not a parameter: a name per rule
+
+
+def test_source_rule_calibration_range_on_the_default_grid():
+    """docs/learners-dp-winnow.md: on the default grid (N = 2, 8; ε = 0.1 … 10; T = 1e6) the
+    source's rule has thresholds from 4e4 to 1e9 cached examples and η from 2e-9 to 5e-5."""
+    ps = [calibrate(epsilon=e, delta=1e-6, rho=1.0, n_features=N, T=10**6, beta=0.1, update="first")
+          for N in (2, 8) for e in (0.1, 0.3, 1.0, 3.0, 10.0)]
+    thresholds, etas = [p.threshold for p in ps], [p.eta for p in ps]
+    assert 4e4 <= min(thresholds) < 5e4 and 1e9 <= max(thresholds) < 2e9
+    assert 2e-9 <= min(etas) < 3e-9 and 5e-5 <= max(etas) < 6e-5
+    assert 4e8 <= ps[0].threshold < 5e8  # N = 2, ε = 0.1: it never fires within T

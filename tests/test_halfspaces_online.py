@@ -63,10 +63,15 @@ def test_theory_check_statuses(results):
 def test_vacuous_bound_is_flagged(results):
     """A private curve whose bound stays above ½ mistake per round over the whole stream is
     ``vacuous_bound``, not a fitted slope beside a theory: on the tiny grid (T = 2e4, N = 2,
-    ε = 10) the calibrated bounds are below T/2 and the curves are ``ok``; the same rows with
-    a bound 1000× larger (above T/2 at every t) are flagged."""
+    ε = 10) the batched learners' calibrated bounds are below T/2 and their curves are ``ok``;
+    the same rows with a bound 1000× larger (above T/2 at every t) are flagged. The source's
+    rule (``dp_winnow``) is vacuous there as calibrated."""
     private = results["private"] & np.isfinite(results["epsilon"])
-    assert (results.loc[private & (results["status"] == "ok"), "mistake_bound"] < 0.5 * results.loc[private, "T"].min()).all()
+    ours = private & results["learner"].str.startswith("dp_winnow_batched")
+    assert (results.loc[ours & (results["status"] == "ok"), "mistake_bound"] < 0.5 * results.loc[private, "T"].min()).all()
+    source = EXPERIMENT.theory_check(results)
+    source = source[(source["learner"] == "dp_winnow") & (source["x"] == "t")]
+    assert len(source) == 1 and set(source["status"]) == {"vacuous_bound"}
 
     def rate_rows(df):
         table = EXPERIMENT.theory_check(df)

@@ -42,7 +42,7 @@ def _declared_outputs(config_file: Path) -> set[str]:
     config = yaml.safe_load(config_file.read_text())
     grid = from_dict(config)
     paths = RunPaths(output_root(grid.output, None if config_file == DEFAULT_CONFIG else config_file))
-    out = {paths.owner}
+    out = {paths.owner, paths.summary_csv, paths.summary_html, paths.summarise_log("theory_summary")}
     for exp, plan in grid.experiments.items():
         shards = paths.shards(exp, len(plan.shards()))
         out |= set(shards) | {paths.shard_log(exp, Path(s).stem) for s in shards}

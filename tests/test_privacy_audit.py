@@ -19,8 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _block(targets, **extra):
-    block = {"problem": "audit_pairs", "learners": ["auditor"], "epsilon": [1.0], "delta": 0.0, "n": [20_000], "repetitions": 1,
-             "learner_params": {"auditor": {"target": targets}}, **extra}
+    block = {"problem": "audit_pairs", "audits": targets, "epsilon": [1.0], "delta": 0.0, "n": [20_000], "repetitions": 1, **extra}
     return {"seed": 5, "experiments": {"privacy_audit": block}}
 
 
@@ -41,6 +40,8 @@ def test_cells_give_deterministic_rows_and_the_audit_csv(tmp_path):
         (n, v) for n in ("laplace", "exponential") for v in ("correct", "broken"))
     for _, row in table.iterrows():
         assert (row["epsilon_lower_bound"] <= row["epsilon_claimed"]) == (row["variant"] == "correct")
+    assert set(table["verdict"]) == {"pass"} and set(table["audit"]) == {"mechanism"}
+    assert (table.loc[table["variant"] == "correct", "tightness"] > 0.5).all()
     assert (table["runs"] == 20_000).all() and (table["confidence"] == 0.999).all()
 
 
@@ -52,18 +53,27 @@ def test_a_claim_the_learner_cannot_make_is_skipped_with_the_reason():
 
 
 def test_unknown_audit_target_is_a_config_error_naming_the_key():
-    with pytest.raises(ConfigError, match=r"experiments.privacy_audit.learner_params.auditor: target: no audit registered"):
+    with pytest.raises(ConfigError, match=r"experiments.privacy_audit.audits\[0\]: no audit registered"):
         from_dict(_block(["no_such_learner"]))
+
+
+def test_audits_are_not_learners():
+    """The learner registry holds learners only; a learner list in an audit block is an error."""
+    registry.load_all()
+    assert "auditor" not in registry.LEARNERS
+    assert all(cls.family in ("batch", "online", "experts") for cls in registry.LEARNERS.values())
+    with pytest.raises(ConfigError, match=r"experiments.privacy_audit.learners: experiment 'privacy_audit' lists audits"):
+        from_dict(_block(["laplace"], learners=["laplace"]))
 
 
 @pytest.mark.parametrize("config", ["config/config.yaml", "config/paper.yaml"])
 def test_config_blocks_audit_every_private_learner_on_this_branch(config):
-    """Every private learner with a registered audit (and the mechanisms) is listed."""
+    """Every private learner of the catalogue has a registered audit, and every audit is listed."""
     from dpbench.audits import audited_names
 
     cells = load(ROOT / config).experiments["privacy_audit"].cells
-    listed = {dict(c.learner_params)["target"] for c in cells}
+    listed = {c.learner for c in cells}
     assert listed == set(audited_names())
     registry.load_all()
-    private = {n for n, c in registry.LEARNERS.items() if c.private}
-    assert private & set(audited_names()) <= listed
+    private = {n for n, c in registry.LEARNERS.items() if c.private and c.__module__.startswith("dpbench.")}
+    assert private <= listed, private - listed

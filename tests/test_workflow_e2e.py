@@ -60,6 +60,17 @@ def test_logs_free_of_library_noise_and_files_group_readable(first_run):
         assert path.stat().st_mode & 0o777 == 0o666 & ~umask, path
 
 
+def test_theory_summary_is_written(first_run):
+    """results/theory/summary.csv (theory vs practice) and its report page, from every theory CSV."""
+    from dpbench.summary import SUMMARY_COLUMNS
+    from dpbench.verdict import VERDICTS
+
+    summary = pd.read_csv(first_run / "results" / "theory" / "summary.csv")
+    assert list(summary.columns) == SUMMARY_COLUMNS and len(summary) > 0
+    assert set(summary["verdict"]) <= set(VERDICTS)
+    assert "Theory vs practice" in (first_run / "results" / "theory" / "summary.html").read_text()
+
+
 def test_every_configured_learner_ran(first_run):
     config = yaml.safe_load(TINY_CONFIG.read_text())
     for exp, block in config["experiments"].items():
@@ -67,8 +78,8 @@ def test_every_configured_learner_ran(first_run):
         learners = set(block.get("learners", []))
         for sweep in block.get("sweeps", []):
             learners |= set(sweep.get("learners", block.get("learners", [])))
-        if exp == "privacy_audit":  # rows name the audited learner or mechanism (auditor's target)
-            learners = set(block["learner_params"]["auditor"]["target"])
+        if exp == "privacy_audit":  # rows name the audited learner or mechanism
+            learners = {name for sweep in block["sweeps"] for name in sweep["audits"]}
         assert set(df["learner"]) == learners, exp
 
 

@@ -55,7 +55,7 @@ def _gaussian_cases(name: str, calibration: str, epsilon: float, delta: float) -
         return AuditCase(
             name, variant, epsilon, delta, SENSITIVITY_PAIR, f"f(D)=0 vs f(D')=1, Delta2=1, sigma={s:.4g}",
             sample=lambda side, runs, rng: float(side) + s * rng.standard_normal(runs) if variant == BROKEN else mech.sample(np.full(runs, float(side)), rng=rng),
-            exact=lambda: gaussian_exact(s, delta),
+            exact=lambda: gaussian_exact(s, delta), method="gdp",
         )
 
     return [case(CORRECT, sigma), case(BROKEN, sigma / 2)]

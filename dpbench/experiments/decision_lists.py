@@ -10,7 +10,7 @@ Theory: :func:`dpbench.theory.dl_rates_of` gives every learner's curves in one s
 (Rivest's Occam bound; the exponential mechanism's derived bound beside [NotesPAC, §1]'s formula;
 privdl's Theorem 3.5 shape and the composition ablation's |F|^{3/2} shape, both with unit
 constants). Trivial level: the majority label's error of the drawn target
-(:func:`dpbench.theory.dl_trivial_error_of`).
+(:func:`dpbench.trivial.dl_trivial_error_of`: a property of the drawn target, computed in the analysis layer).
 
 Theory check (:mod:`dpbench.analysis`): one row per curve (learner × every setting that
 varies: problem, ε), the slope of error in n fitted on repetitions over the points clearly
@@ -22,23 +22,13 @@ example against |F|. Figures: :mod:`dpbench.plotting.decision_lists`.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 
 from dpbench import theory
-from dpbench.analysis import (
-    check_curve,
-    curve_status,
-    curves,
-    fit_slope,
-    local_exponent,
-    sample_complexity,
-    sample_complexity_slope,
-    setting_label,
-    theory_row,
-)
+from dpbench.analysis import check_curve, curves, fit_slope, setting_label, slope_row
+from dpbench.nstar import check_n_star
+from dpbench.trivial import dl_trivial_error_of
 from dpbench.experiment import Experiment, Figure, run_batch_cell
 from dpbench.registry import register_experiment
 
@@ -51,39 +41,21 @@ def _primary(learner: str, row: pd.Series, **override):
     return primary[0] if primary else None
 
 
-def _n_star_row(curve, fit, *, x: str, regime: str, exponent: float, rows: pd.DataFrame | None = None) -> dict:
-    """The theory-check row of an n*(α) curve. An n* equal to the grid's smallest n is only an
-    upper bound (censored): with fewer than 3 uncensored values there is no slope."""
-    rows = curve.rows if rows is None else rows
-    status, note = curve_status(n_values=len(rows), fit=fit)
-    if status == "too_few_points":
-        note = f"n*(α={ALPHA}) found at {fit.n_points} value(s) of {x} on the grid; a slope needs ≥ 3"
-    n_star = sample_complexity(rows, [x], ALPHA, BETA).set_index(x)["n_star"]
-    smallest = rows.groupby(x)["n"].min().reindex(n_star.index)
-    censored = int((n_star == smallest).sum())
-    if status == "ok" and fit.n_points - censored < 3:
-        fit = type(fit)(math.nan, math.nan, math.nan, fit.n_points, fit.x_min, fit.x_max)
-        status = "too_few_points"
-        note = (f"n*(α={ALPHA}) is the grid's smallest n at {censored} of {len(n_star)} values of {x}: only an upper "
-                "bound there (learned before the grid starts), no slope")
-    return theory_row(
-        experiment=EXPERIMENT_ID, learner=curve.learner, regime=regime, x=x, y="n_star",
-        fitted_slope=fit.slope, slope_ci_low=fit.low, slope_ci_high=fit.high, theory_exponent=exponent,
-        n_points=fit.n_points, bound_kind="shape", status=status, note=note, x_min=fit.x_min, x_max=fit.x_max,
-    )
-
-
 def theory_check(df: pd.DataFrame) -> pd.DataFrame:
-    """Per curve: slope of error in n (bootstrap over repetitions) beside the primary rate's
-    local exponent, bound cells at the 1 − β level, status against the majority label's
-    error. Per private learner and problem: slope of n*(α) in ε. Per learner and ε on the
-    (d, k) sweep: slope of n*(α) in |F|. Per learner: slope of fit time per example in |F|."""
+    """Per curve: slope of error in n on its regime (bootstrap over repetitions, the regime
+    chosen in every resample) beside the primary rate's local exponent, bound cells at the
+    1 − β level, status and verdict against the majority label's error. Per private learner
+    and problem: slope of n*(α) in ε. Per learner and ε on the (d, k) sweep: slope of n*(α)
+    in |F| (n* interpolated per repetition, :mod:`dpbench.nstar`). Per learner: slope of fit
+    time per example in |F| (a timing: no theory exponent, verdict ``no_theory``)."""
     rows = []
     for curve in curves(df):
         rate = _primary(curve.learner, curve.row)
         row = check_curve(
             curve, experiment=EXPERIMENT_ID, x="n", y="error", rate=rate.error if rate else None,
-            kind=rate.kind if rate else "none", trivial=theory.dl_trivial_error_of(curve.row), holds_with=1 - BETA,
+            kind=rate.kind if rate else "none", trivial=dl_trivial_error_of(curve.row), holds_with=1 - BETA,
+            reconstructed=_reconstructed(rate),
+            regime=", ".join(filter(None, [setting_label(curve.key), f"theory: {rate.label}" if rate else ""])) or None,
         )
         means = curve.rows.groupby("n")["error"].mean()
         if row["status"] == "too_few_points" and (means == 0).all():
@@ -95,43 +67,43 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
     for curve in curves(private, exclude=("epsilon",)):
         if curve.rows["epsilon"].nunique() < 2:
             continue  # a single ε: no n*-vs-ε curve
-        fit = sample_complexity_slope(curve.rows, alpha=ALPHA, beta=BETA)
         rate = _primary(curve.learner, curve.row)
-        exponent = math.nan
-        if rate is not None and rate.n_at is not None and np.isfinite(fit.x_min):
-            eps = np.geomspace(fit.x_min, fit.x_max, 16)
-            exponent = local_exponent(eps, rate.n_at(ALPHA, eps))
+        theory_n = (lambda eps, r=rate: r.n_at(ALPHA, eps)) if rate is not None and rate.n_at is not None else None
         label = f"n*(alpha={ALPHA}) vs epsilon" + (f", {setting_label(curve.key)}" if curve.key else "")
-        rows.append(_n_star_row(curve, fit, x="epsilon", regime=label, exponent=exponent))
+        rows.append(check_n_star(curve.rows, experiment=EXPERIMENT_ID, learner=curve.learner, regime=label, alpha=ALPHA,
+                                 beta=BETA, x="epsilon", theory_n=theory_n, reconstructed=_reconstructed(rate)))
     from dpbench.plotting.decision_lists import common_reps, feature_sweep  # the figure's |F| sweep, the same rows
 
     for curve in curves(feature_sweep(ok), exclude=("d", "k", "n_features", "problem_id", "log_class_size")):
         if curve.rows["n_features"].nunique() < 3:
             continue
         same_reps = common_reps(curve.rows, "n_features")
-        fit = sample_complexity_slope(same_reps, alpha=ALPHA, beta=BETA, x="n_features")
-        exponent = math.nan
-        if np.isfinite(fit.x_min):
-            fs = np.unique(np.geomspace(fit.x_min, fit.x_max, 16).round().astype(int))
-            rates = [_primary(curve.learner, curve.row, n_features=int(f)) for f in fs]
-            if all(r is not None and r.n_at is not None for r in rates):
-                exponent = local_exponent(fs, [float(np.asarray(r.n_at(ALPHA, float(curve.row["epsilon"])))) for r in rates])
+        rate = _primary(curve.learner, curve.row)
+        eps = float(curve.row["epsilon"])
+
+        def theory_n(fs, learner=curve.learner, row=curve.row, eps=eps):
+            at = [_primary(learner, row, n_features=int(round(f))) for f in np.atleast_1d(fs)]
+            return np.array([float(np.asarray(r.n_at(ALPHA, eps))) if r is not None and r.n_at is not None else np.nan for r in at])
+
         label = f"n*(alpha={ALPHA}) vs |F|" + (f", {setting_label(curve.key)}" if curve.key else "")
-        rows.append(_n_star_row(curve, fit, x="n_features", regime=label, exponent=exponent, rows=same_reps))
+        rows.append(check_n_star(same_reps, experiment=EXPERIMENT_ID, learner=curve.learner, regime=label, alpha=ALPHA,
+                                 beta=BETA, x="n_features", theory_n=theory_n if rate is not None and rate.n_at is not None else None,
+                                 reconstructed=_reconstructed(rate)))
     per = fit_time_per_example(ok)
     for learner, group in per.groupby("learner"):
         timing = group.rename(columns={"seconds_per_example": "y"})
         fit = fit_slope(timing["n_features"], timing["y"], timing["rep"])
-        status, note = curve_status(n_values=len(group), fit=fit)
-        rows.append(
-            theory_row(
-                experiment=EXPERIMENT_ID, learner=learner, regime="fit time / n vs |F| (largest n of each problem)",
-                x="n_features", y="fit_seconds", fitted_slope=fit.slope, slope_ci_low=fit.low, slope_ci_high=fit.high,
-                theory_exponent=math.nan, n_points=fit.n_points, bound_kind="none", status=status,
-                note=note + "; timings under the machine's load at run time", x_min=fit.x_min, x_max=fit.x_max,
-            )
-        )
+        rows.append(slope_row(
+            fit, reps=int(timing["rep"].nunique()), note_suffix="; timings under the machine's load at run time",
+            experiment=EXPERIMENT_ID, learner=learner, regime="fit time / n vs |F| (largest n of each problem)",
+            x="n_features", y="fit_seconds", bound_kind="none",
+        ))
     return pd.DataFrame(rows)
+
+
+def _reconstructed(rate) -> bool:
+    """Theorem 3.5's shape and the composition ablation's: unit-constant reconstructions."""
+    return rate is not None and "reconstructed" in rate.label
 
 
 def fit_time_per_example(df: pd.DataFrame) -> pd.DataFrame:
@@ -182,8 +154,8 @@ EXPERIMENT = register_experiment(
             ),
             "sample_complexity": Figure(
                 "dpbench.plotting.decision_lists:sample_complexity",
-                f"Empirical sample complexity n*(α={ALPHA}): the smallest n of the grid at which ≥ {1 - BETA:.0%} of "
-                "repetitions reach error ≤ α (bars: Clopper–Pearson 95%), against ε, log–log, one panel per problem run "
+                f"Empirical sample complexity n*(α={ALPHA}): the n by which ≥ {1 - BETA:.0%} of the repetitions reach "
+                "error ≤ α, each repetition's crossing interpolated between grid points (bars: 95% bootstrap over repetitions), against ε, log–log, one panel per problem run "
                 "at several ε; an ε at which the grid never gets there is a marker on the upper axis; non-private "
                 "learners' n* as horizontal lines. Lines: theoretical n(α, ε) with unit constants (privdl's Theorem 3.5 "
                 "shape and the composition shape are reconstructed). The legend gives the slope of n* in ε (95% bootstrap "
@@ -192,7 +164,7 @@ EXPERIMENT = register_experiment(
             "sample_complexity_features": Figure(
                 "dpbench.plotting.decision_lists:sample_complexity_features",
                 f"Empirical n*(α={ALPHA}) against |F| over the (d, k) sweep (same list length, alternations and input "
-                "bias), at each ε of the sweep, on the repetitions every problem has; bars: Clopper–Pearson 95%; an |F| "
+                "bias), at each ε of the sweep, on the repetitions every problem has; bars: 95% bootstrap over repetitions; an |F| "
                 "at which the grid never reaches α is a marker on the upper axis. Lines: theoretical n(α) as |F| varies "
                 "(privdl ∝ |F| log|F|, privdl_composition ∝ |F|^(3/2) log|F|, Rivest's Occam bound ∝ |F| log|F|; unit "
                 "constants). Legend: slope of n* in |F| (95% bootstrap over repetitions) beside the theory's local exponent.",

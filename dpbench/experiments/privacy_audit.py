@@ -1,30 +1,34 @@
 """Experiment ``privacy_audit``: every private learner and mechanism audited, correct and
-broken (issue 10).
+broken copies (issue 10; end to end through each learner's own code, issue 19).
 
-Cells: problem ``audit_pairs`` (no drawn data), learner ``auditor`` with
-``learner_params: {auditor: {target: [names...]}}``, the claim (ε, δ) from the cell and
-``n`` = runs per side; the per-bound Clopper–Pearson confidence is ``options.confidence``
-(default 0.999: a correct copy is refuted with probability ≤ 2e-3 per row). Each cell gives
-two rows (``variant`` = ``correct`` / ``broken``) with the audited name in ``learner``, the
-audited claim in ``eps_reported``/``delta_reported``/``neighbours`` (a component audit
-claims the component's per-round ε), the lower bound, the exact ε(δ) where computable and
-the instance. An audit that cannot be made at the cell's claim (e.g. ``private_mw_001``
-where it does not run) gives ``skipped`` rows with the reason.
+Cells: problem ``audit_pairs`` (no drawn data) and, in place of ``learners``, a list of
+``audits`` (names registered in :mod:`dpbench.audits`, or plugin learners with an
+``audit_cases`` classmethod): the audits are not learners, and the learner registry holds
+learners only (:data:`AUDIT_UNITS` is this experiment's own way to check, cost and run
+them). The claim (ε, δ) comes from the cell and ``n`` = runs per side; the per-bound
+confidence is ``options.confidence`` (default 0.999: a correct copy is refuted with
+probability ≤ 2e-3 per row). Each audit gives its rows (``variant`` = ``correct`` /
+``broken``; a component audit adds a labelled pair) with the audited name in ``learner``,
+the claim in ``eps_reported``/``delta_reported``/``neighbours``, the lower bound and its
+``method``, the exact ε(δ) where computable, ``tightness`` and the audit's ``verdict``
+(:func:`dpbench.audit.judge`). An audit that cannot be made at the cell's claim (e.g.
+``private_mw_001`` where it does not run) gives ``skipped`` rows with the reason.
 
 Theory check = ``results/theory/privacy_audit.csv`` with exactly
-:data:`dpbench.audit.AUDIT_COLUMNS`, one row per (learner, variant) (and claimed ε).
-Figure ``""`` → ``results/figures/privacy_audit.pdf|png``.
+:data:`dpbench.audit.AUDIT_COLUMNS`, one row per (learner, audit, variant) (and claimed ε).
+Figure ``""`` → ``privacy_audit.pdf|png``.
 """
 
 from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass
 
 import pandas as pd
 
-from dpbench.audit import AUDIT_COLUMNS, run_case
-from dpbench.experiment import Experiment, Figure, make_learner
+from dpbench.audit import AUDIT_COLUMNS, run_cases
+from dpbench.experiment import Experiment, Figure
 from dpbench.grid import Cell
 from dpbench.registry import register_experiment
 from dpbench.results import make_row
@@ -32,8 +36,39 @@ from dpbench.results import make_row
 DEFAULT_CONFIDENCE = 0.999
 
 
+@dataclass(frozen=True)
+class AuditUnits:
+    """The units of ``privacy_audit`` cells (``audits:`` in the config), for
+    :func:`dpbench.config._expand_units` and :mod:`dpbench.cost`: checked and costed from the
+    audit registry alone (no learner imported: planning stays light)."""
+
+    key: str = "audits"
+
+    @staticmethod
+    def check(name: str, epsilon: float, delta: float) -> None:
+        """A registered audit, or a plugin learner declaring ``audit_cases`` (the cases are
+        built when the cell runs: a claim the learner cannot make gives skipped rows)."""
+        from dpbench import registry
+        from dpbench.audits import audited_names
+
+        if name in audited_names() or (registry.is_learner(name) and hasattr(registry.learner(name), "audit_cases")):
+            return
+        raise ValueError(f"no audit registered for {name!r}; audited: {', '.join(audited_names())}")
+
+    @staticmethod
+    def cost(cell: Cell) -> float:
+        """Seconds: the audit's registered cost at ``n`` runs per side."""
+        from dpbench.audits import predicted_seconds
+
+        return predicted_seconds(cell.learner, cell.size)
+
+
+AUDIT_UNITS = AuditUnits()
+
+
 def run_audit_cell(cell: Cell, target, root_seed: int) -> list[dict]:
-    auditor = make_learner(cell)
+    from dpbench.audits import cases_for
+
     confidence = float(dict(cell.options).get("confidence", DEFAULT_CONFIDENCE))
     common = dict(
         experiment=cell.experiment, problem=cell.problem, problem_id=cell.problem_id, private=True,
@@ -41,32 +76,31 @@ def run_audit_cell(cell: Cell, target, root_seed: int) -> list[dict]:
         confidence=confidence,
     )
     try:
-        cases = auditor.cases()
+        cases = cases_for(cell.learner, epsilon=cell.epsilon, delta=cell.delta)
     except ValueError as exc:
-        return [make_row(**common, learner=auditor.target, variant=v, status="skipped", reason=str(exc)) for v in ("correct", "broken")]
-    rows = []
-    for case in cases:
-        start = time.perf_counter()
-        row = run_case(case, runs=cell.size, confidence=confidence, seed=root_seed)
-        rows.append(make_row(
-            **common, learner=case.learner, variant=case.variant, eps_reported=case.epsilon, delta_reported=case.delta,
-            neighbours=case.neighbours, epsilon_lower_bound=row["epsilon_lower_bound"], epsilon_exact=row["epsilon_exact"],
-            instance=case.instance + (f" [component: {case.component}]" if case.component else ""),
-            fit_seconds=time.perf_counter() - start, status="ok",
-        ))
-    return rows
+        return [make_row(**common, learner=cell.learner, variant=v, status="skipped", reason=str(exc)) for v in ("correct", "broken")]
+    start = time.perf_counter()
+    rows = run_cases(cases, runs=cell.size, confidence=confidence, seed=root_seed)
+    seconds = (time.perf_counter() - start) / max(len(rows), 1)
+    return [make_row(
+        **common, learner=row["learner"], variant=row["variant"], eps_reported=row["epsilon_claimed"],
+        delta_reported=row["delta_claimed"], neighbours=row["neighbours"], epsilon_lower_bound=row["epsilon_lower_bound"],
+        epsilon_exact=row["epsilon_exact"], tightness=row["tightness"], verdict=row["verdict"], audit=row["audit"],
+        method=row["method"], audit_runs=row["runs"], instance=row["instance"], fit_seconds=seconds, status="ok",
+    ) for row in rows]
 
 
 def theory_check(df: pd.DataFrame) -> pd.DataFrame:
-    """The privacy_audit.csv table: one row per (learner, variant, claim), AUDIT_COLUMNS."""
+    """The privacy_audit.csv table: one row per (learner, audit, variant, claim), AUDIT_COLUMNS."""
     ok = df[df["status"] == "ok"]
     table = pd.DataFrame({
         "learner": ok["learner"], "variant": ok["variant"], "epsilon_claimed": ok["eps_reported"],
         "delta_claimed": ok["delta_reported"], "neighbours": ok["neighbours"],
         "epsilon_lower_bound": ok["epsilon_lower_bound"], "epsilon_exact": ok["epsilon_exact"].fillna(math.nan),
-        "runs": ok["n"], "confidence": ok["confidence"], "instance": ok["instance"],
+        "tightness": ok["tightness"].fillna(math.nan), "verdict": ok["verdict"], "audit": ok["audit"], "method": ok["method"],
+        "runs": ok["audit_runs"], "confidence": ok["confidence"], "instance": ok["instance"],
     })
-    return table.sort_values(["learner", "variant", "epsilon_claimed"], ascending=[True, False, True]).reset_index(drop=True)[AUDIT_COLUMNS]
+    return table.sort_values(["learner", "audit", "variant", "epsilon_claimed"], ascending=[True, False, False, True]).reset_index(drop=True)[AUDIT_COLUMNS]
 
 
 EXPERIMENT = register_experiment(
@@ -79,13 +113,15 @@ EXPERIMENT = register_experiment(
         figures={
             "": Figure(
                 "dpbench.plotting.privacy_audit:audit_bounds",
-                "Privacy audit: per audited learner or mechanism, the Clopper–Pearson lower bound on ε of the "
-                "correct copy and of a broken copy (noise halved or rate doubled, same claim), divided by the "
-                "claimed ε (dashed line = the claim); diamonds: the exact ε(δ) of the pair where computable. "
-                "Correct copies sit at or below 1 (tightness), broken copies above it (power).",
+                "Privacy audit: per audited learner or mechanism (end to end through the learner's own code; "
+                "component rows labelled), the empirical lower bound on ε of the correct copy and of a broken copy "
+                "(the same learner with a calibration error, same claim), and the exact ε(δ) of each copy's output "
+                "law where computable, all divided by the claimed ε (dashed line = the claim). Correct copies sit "
+                "at or below 1, broken copies above it.",
             ),
         },
         test_size=2000,
         theory_columns=tuple(AUDIT_COLUMNS),
+        units=AUDIT_UNITS,
     )
 )

@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from dpbench import theory
-from dpbench.analysis import check_curve, curve_status, curves, fit_slope, setting_label, theory_row
+from dpbench.analysis import check_curve, curves, fit_slope, setting_label, slope_row
 from dpbench.experiment import Experiment, Figure, run_batch_cell
 from dpbench.grid import Cell
 from dpbench.logistic_objective import DEFAULT_LAM, objective, optimum, signs, unit_ball
@@ -103,11 +103,10 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
         rows.append(_check(type(curve)(curve.learner, curve.key, at), "epsilon", n_at))
     for curve in _several(curves(_near_one(ok)), "n"):
         fit = fit_slope(curve.rows["n"], curve.rows["fit_seconds"], curve.rows["rep"])
-        status, note = curve_status(n_values=len(curve.rows), fit=fit)
-        rows.append(theory_row(
-            experiment="private_erm", learner=curve.learner, regime=setting_label(curve.key) or "all", x="n", y="fit_seconds",
-            fitted_slope=fit.slope, slope_ci_low=fit.low, slope_ci_high=fit.high, theory_exponent=1.0, n_points=fit.n_points,
-            bound_kind="shape", status=status, note=note + "; cost model n·d·T (n·g^d for exp_mech_grid)", x_min=fit.x_min, x_max=fit.x_max,
+        rows.append(slope_row(
+            fit, reps=int(curve.rows["rep"].nunique()), exponent=1.0, experiment="private_erm", learner=curve.learner,
+            regime=setting_label(curve.key) or "all", x="n", y="fit_seconds", bound_kind="shape",
+            note_suffix="; cost model n·d·T (n·g^d for exp_mech_grid); a timing on a shared machine",
         ))
     return pd.DataFrame(rows)
 

@@ -237,6 +237,14 @@ def _shadow_update(logw: npt.NDArray[np.float64], g: npt.NDArray, eta: float) ->
     return w / w.sum()
 
 
+def check_features(X: np.ndarray) -> None:
+    """DP-Winnow's sensitivity analysis assumes ``‖x‖∞ ≤ 1`` (each cached example moves a
+    weight's update by at most η): reject a block that breaks it (one line)."""
+    top = float(np.abs(X).max()) if X.size else 0.0
+    if top > 1.0:
+        raise ValueError(f"DP-Winnow needs features with |x_i| <= 1 (||x||_inf <= 1), got {top:g}")
+
+
 def run_dp_winnow(stream: Any, params: DPWinnowParams, *, rng: np.random.Generator, sv_noise: bool = True) -> OnlineTrace:
     """Compiled DP-Winnow run with fixed ``params``. ``sv_noise=False`` removes the sparse
     vector's noise (a deliberately *broken* variant for the privacy tests only).
@@ -255,6 +263,7 @@ def run_dp_winnow(stream: Any, params: DPWinnowParams, *, rng: np.random.Generat
     active = params.M > 0
     gbuf = np.zeros(N)
     for X, y in stream.blocks():
+        check_features(X)
         noise = query_noise(eps0, len(y), rng=rng)
         r = 0
         while r < len(y):

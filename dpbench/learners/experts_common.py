@@ -166,6 +166,7 @@ def run_hedge(
     action by inverse CDF."""
     if not eta >= 0:
         raise ValueError(f"eta must be >= 0, got {eta!r}")
+    check_losses(losses)
     T = losses.T
     marks = checkpoints(T, n_checkpoints)
     uniforms = rng.random(T)
@@ -184,6 +185,35 @@ def run_hedge(
         p_sum=p_sum if track_p else None,
         diagnostics={"eta": float(eta)},
     )
+
+
+def check_losses(losses: ExpertsLosses) -> None:
+    """The privacy of every experts learner assumes losses in [0, 1] (sensitivity 1 of the
+    cumulative loss): reject a sequence with ``code · scale > 1`` (one line)."""
+    top = float(losses.codes.max()) * losses.scale if losses.T else 0.0
+    if top > 1.0:
+        raise ValueError(f"expert losses must lie in [0, 1], got a loss of {top:g}")
+
+
+def round_probabilities(losses: ExpertsLosses, eta: float) -> npt.NDArray[np.float64]:
+    """``p_t`` of every round, ``(T, k)``: the distributions :func:`_hedge_kernel` draws its
+    actions from (the same weight table, ``w = table[L − min L]``, normalised), so a privacy
+    audit composes the learner's own per-round laws. On an oblivious sequence the actions are
+    independent given the losses, so the output law is the product ``⊗_t p_t``."""
+    check_losses(losses)
+    T, k = losses.codes.shape
+    if math.isinf(eta):
+        L = np.vstack([np.zeros((1, k), np.int64), np.cumsum(losses.codes[:-1], axis=0, dtype=np.int64)])
+        w = (L == L.min(axis=1, keepdims=True)).astype(np.float64)
+        return w / w.sum(axis=1, keepdims=True)
+    step = float(eta) * losses.scale
+    max_code = int(losses.codes.max()) if T else 1
+    table = weight_table(step, T, max(max_code, 1)) if step > 0 else np.ones(1)
+    L = np.vstack([np.zeros((1, k), np.int64), np.cumsum(losses.codes[:-1], axis=0, dtype=np.int64)])
+    D = L - L.min(axis=1, keepdims=True)
+    x = step * D
+    w = np.where(D < len(table), table[np.minimum(D, len(table) - 1)], np.where(x < EXP_CUTOFF, np.exp(-x), 0.0))
+    return w / w.sum(axis=1, keepdims=True)
 
 
 def reference_steps(losses: ExpertsLosses, eta: float, uniforms: npt.NDArray[np.float64]) -> Iterator[tuple[int, npt.NDArray, float]]:
@@ -240,6 +270,11 @@ class HedgeLearner:
     def supports_horizon(self, T: int, k: int) -> str | None:
         """``None`` if the learner can run with horizon T and k experts, else why not."""
         return None
+
+    def action_probabilities(self, losses: ExpertsLosses) -> npt.NDArray[np.float64]:
+        """``(T, k)``: the law of each round's action on ``losses`` at this learner's η
+        (:func:`round_probabilities`; the privacy audit composes them exactly)."""
+        return round_probabilities(losses, self.eta(losses.T, losses.k))
 
     def run(self, losses: ExpertsLosses, *, rng: np.random.Generator, n_checkpoints: int = 1) -> ExpertsTrace:
         eta = self.eta(losses.T, losses.k)

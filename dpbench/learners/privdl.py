@@ -111,17 +111,24 @@ def privdl_calibration(epsilon: float, delta: float, neighbours: str = REPLACE_O
     return lam, eps_total, delta_total
 
 
+def selection_logits(pos: npt.NDArray, neg: npt.NDArray, available: npt.NDArray, lam: float) -> npt.NDArray[np.float64]:
+    """Unnormalised log-probabilities of one covering round, index ``b·|F| + f``:
+    ``λ·q(f, b)`` with ``q(f, 1) = −neg(f)``, ``q(f, 0) = −pos(f)``, ``−∞`` for used features
+    (the law :func:`exp_mech_select` draws from; the privacy audit computes exact ε from it)."""
+    scores = np.concatenate([-pos, -neg]).astype(np.float64)
+    mask = np.concatenate([available, available])
+    return np.where(mask, lam * scores, -np.inf)
+
+
 def exp_mech_select(pos: npt.NDArray, neg: npt.NDArray, available: npt.NDArray, rng: np.random.Generator, lam: float) -> tuple[int, int]:
     """One draw of ``(f, b)`` with ``P ∝ exp(λ·q(f, b))`` over the available features,
     ``q(f, 1) = −neg(f)``, ``q(f, 0) = −pos(f)`` (Gumbel-max; λ = ∞: uniform argmax)."""
-    scores = np.concatenate([-pos, -neg]).astype(np.float64)  # index b·|F| + f
-    mask = np.concatenate([available, available])
     if math.isinf(lam):
-        scores[~mask] = -np.inf
+        scores = np.concatenate([-pos, -neg]).astype(np.float64)  # index b·|F| + f
+        scores[~np.concatenate([available, available])] = -np.inf
         index = uniform_argmax(scores, rng=rng)
     else:
-        logits = np.where(mask, lam * scores, -np.inf)
-        index = gumbel_max(logits, rng=rng)
+        index = gumbel_max(selection_logits(pos, neg, available, lam), rng=rng)
     m = len(pos)
     return index % m, index // m
 

@@ -45,7 +45,7 @@ from typing import ClassVar
 import numpy as np
 
 from dpbench.learners.base import REPLACE_ONE, Guarantee, Learner
-from dpbench.learners.experts_common import ExpertsLosses, ExpertsTrace, checkpoints
+from dpbench.learners.experts_common import ExpertsLosses, ExpertsTrace, check_losses, checkpoints
 from dpbench.mechanisms.accounting import compose_pure_dp, largest_per_step
 from dpbench.mechanisms.exponential import ExponentialMechanism
 from dpbench.registry import register_learner
@@ -119,6 +119,7 @@ class SVExperts(Learner):
         return 4e-9 * cell.size * int(dict(cell.problem_params).get("k", 10)) + 1e-4
 
     def run(self, losses: ExpertsLosses, *, rng: np.random.Generator, n_checkpoints: int = 1) -> ExpertsTrace:
+        check_losses(losses)
         T, k = losses.T, losses.k
         cal = calibrate(self.epsilon, self.delta, T, k)
         private = math.isfinite(cal.epsilon_step)

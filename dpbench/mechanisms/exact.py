@@ -27,7 +27,7 @@ import numpy.typing as npt
 from scipy.optimize import brentq
 from scipy.special import gammaln, logsumexp
 
-__all__ = ["delta_for_epsilon", "epsilon_for_delta", "hedge_swap_log_pmfs", "hedge_swap_delta"]
+__all__ = ["delta_for_epsilon", "epsilon_for_delta", "hedge_swap_log_pmfs", "hedge_swap_delta", "product_law_epsilon"]
 
 
 def _one_way(logp: npt.NDArray, logq: npt.NDArray, epsilon: float) -> float:
@@ -83,3 +83,38 @@ def hedge_swap_log_pmfs(eta: float, T: int) -> tuple[npt.NDArray[np.float64], np
 def hedge_swap_delta(eta: float, T: int, epsilon: float) -> float:
     """Exact δ(ε) of the two-expert first-round swap for Hedge with rate η over T rounds."""
     return delta_for_epsilon(*hedge_swap_log_pmfs(eta, T), epsilon)
+
+
+def product_law_epsilon(logp_rounds: npt.ArrayLike, logq_rounds: npt.ArrayLike, delta: float) -> float:
+    """Exact ε(δ) of a pair of **product** laws over rounds, ``P = ⊗_t P_t``, ``Q = ⊗_t Q_t``
+    (each ``(T, k)``: round t's log-pmf over k outcomes on D and on D').
+
+    This is the law of a learner whose round-t output is drawn independently from ``P_t``
+    given the (oblivious) data — Hedge on a fixed loss sequence. Composition is exact, not a
+    bound: the privacy loss of the sequence is the sum of the rounds' losses
+    ``ln P_t(a)/Q_t(a)``, independent across rounds. Rounds whose two laws agree add no
+    loss and are dropped; outcomes with equal per-round loss are merged (a sufficient
+    statistic). Supported (exactly): every remaining round the same pair with two loss
+    values — then the number ``X`` of rounds on the first value is ``Bin(m, a)`` under P and
+    ``Bin(m, b)`` under Q, and ε(δ) is that of the two binomials. Anything else raises
+    ``NotImplementedError`` (no approximate answer is passed off as exact).
+    """
+    lp = np.atleast_2d(np.asarray(logp_rounds, dtype=np.float64))
+    lq = np.atleast_2d(np.asarray(logq_rounds, dtype=np.float64))
+    live = ~np.all(np.isclose(lp, lq, rtol=0, atol=1e-15), axis=1)
+    if not live.any():
+        return 0.0
+    first_p, first_q = lp[live][0], lq[live][0]
+    if not (np.allclose(lp[live], first_p, rtol=0, atol=1e-13) and np.allclose(lq[live], first_q, rtol=0, atol=1e-13)):
+        raise NotImplementedError("exact composition of rounds with different laws is not implemented")
+    loss = np.round(first_p - first_q, 12)
+    values = np.unique(loss)
+    if len(values) != 2:
+        raise NotImplementedError(f"exact composition needs two per-round loss values, got {len(values)}")
+    on = loss == values[1]
+    log_a, log_b = logsumexp(first_p[on]), logsumexp(first_q[on])
+    log_1a, log_1b = logsumexp(first_p[~on]), logsumexp(first_q[~on])
+    m = int(live.sum())
+    x = np.arange(m + 1, dtype=np.float64)
+    log_binom = gammaln(m + 1) - gammaln(x + 1) - gammaln(m - x + 1)
+    return epsilon_for_delta(log_binom + x * log_a + (m - x) * log_1a, log_binom + x * log_b + (m - x) * log_1b, delta)

@@ -5,7 +5,7 @@
   bootstrap bands over repetitions (none with < 5 repetitions), theory lines, the trivial
   predictor's level, where the theory says learning starts, exact zeros on the axis.
 - :func:`sample_complexity_figure`: empirical n*(α) against ε per private learner (one
-  panel per other setting), Clopper–Pearson bars, theory n(α, ε), fitted slope (bootstrap
+  panel per other setting), bootstrap bars, theory n(α, ε), fitted slope (bootstrap
   over repetitions) beside the theory exponent in the legend.
 
 A recipe is a few lines: it passes rows and callables that ask :mod:`dpbench.theory` for the
@@ -151,7 +151,7 @@ def learning_curves(
 
 def draw_n_star(ax, found: pd.DataFrame, x: str, c) -> None:
     """Empirical n*(α) of the rows ``found`` (columns ``n_star, n_low, n_high``) against ``x``:
-    a line with markers and the Clopper–Pearson bars of :func:`dpbench.analysis.sample_complexity`."""
+    a line with markers and the bootstrap bars of :func:`dpbench.analysis.sample_complexity` (n* interpolated per repetition)."""
     import seaborn as sns
 
     if not len(found):
@@ -193,7 +193,7 @@ def sample_complexity_figure(
     title: str | None = None,
 ) -> plt.Figure:
     """Empirical n*(α) against ε per private learner (:func:`dpbench.analysis.sample_complexity`,
-    Clopper–Pearson bars), one panel per other varying setting; non-private learners' n* as
+    bootstrap bars), one panel per other varying setting; non-private learners' n* as
     horizontal lines; an ε where the grid never reaches α as a hollow marker on the upper
     axis; ``theory(learner, row, eps) -> [TheoryLine]`` gives n(α, ε). The legend gives each
     learner's slope (bootstrap over repetitions) beside the theory's local exponent."""

@@ -10,7 +10,7 @@
 
 Every theory curve comes from :func:`dpbench.theory.dl_rates_of` for the setting a row
 records; the grey level is the drawn target's majority-label error
-(:func:`dpbench.theory.dl_trivial_error_of`).
+(:func:`dpbench.trivial.dl_trivial_error_of`).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from dpbench import theory
+from dpbench.trivial import dl_trivial_error_of
 from dpbench.plotting.common import draw_n_star, learning_curves, sample_complexity_figure
 from dpbench.plotting.overlays import TheoryLine, n_star_lines
 from dpbench.plotting.style import color
@@ -85,7 +86,7 @@ def _nest_zero_markers(fig):
 
 def _curves(rows: pd.DataFrame):
     fig = learning_curves(rows, x="n", y="error", ylabel="population error", theory=_error_lines,
-                          trivial=theory.dl_trivial_error_of, trivial_label="majority label (best constant predictor)")
+                          trivial=dl_trivial_error_of, trivial_label="majority label (best constant predictor)")
     return _nest_zero_markers(fig)
 
 

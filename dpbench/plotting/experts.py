@@ -178,6 +178,27 @@ def ftl_trap(df: pd.DataFrame):
     return fig
 
 
+def coin(df: pd.DataFrame):
+    """Expected regret on fair coins against T (one panel per k with a T sweep): every
+    learner's regret is the best-in-hindsight fluctuation; Thm 11.1's bound at the recorded η
+    (dashed) beside the minimax lower bound √(ln k/(2T)) (grey)."""
+    rows = _final(df)
+    ok = _with_lines(rows[(rows["kind"] == "coin") & (rows["status"] == "ok")], "T")
+
+    def lines(learner: str, row: pd.Series, xs: np.ndarray) -> list[TheoryLine]:
+        out = _theory(ok, "T", "expected_regret")(learner, row, xs)
+        if learner == ok["learner"].iloc[0]:  # once per panel
+            ts = np.geomspace(float(ok["T"].min()), float(ok["T"].max()), 64)
+            out.append(TheoryLine("any learner", "minimax lower bound √(ln k/(2T)) (Cesa-Bianchi & Lugosi 2006, Thm 3.7)", ts,
+                                  theory.regret_lower_bound_coin(ts, int(row["k"])), REFERENCE_GREY, "secondary"))
+        return out
+
+    fig = learning_curves(ok, x="T", y="expected_regret", xlabel="horizon T", ylabel="average expected regret",
+                          theory=lines, zero_label=ZERO_LABEL)
+    _single_panel_title(fig, ok)
+    return fig
+
+
 def realizable(df: pd.DataFrame):
     """Realized regret on realizable sequences: sv_experts against the Hedge family."""
     rows = _final(df)

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from dpbench import theory
+from dpbench.trivial import trivial_mistake_rate_of
 from dpbench.plotting.common import learning_curves
 from dpbench.plotting.overlays import TheoryLine
 from dpbench.plotting.style import color
@@ -89,10 +90,10 @@ def _bound_label(learner: str, row: pd.Series) -> str:
 
 def _rate_lines(rows: pd.DataFrame):
     """``theory(learner, row, t)`` for the mistake-rate figures: the run's recorded bound / t.
-    A learner whose bound is at or above the trivial rate (:func:`dpbench.theory.trivial_mistake_rate_of`)
+    A learner whose bound is at or above the trivial rate (:func:`dpbench.trivial.trivial_mistake_rate_of`)
     up to T on every panel says so in its label (its lines are mostly above the plotted
     range); the caption explains the panels where only some are."""
-    trivial = rows["problem_id"].map({pid: theory.trivial_mistake_rate_of(g.iloc[0]) for pid, g in rows.groupby("problem_id")})
+    trivial = rows["problem_id"].map({pid: trivial_mistake_rate_of(g.iloc[0]) for pid, g in rows.groupby("problem_id")})
     always_vacuous = (rows["mistake_bound"] / rows["T"] >= trivial).groupby(rows["learner"]).all()
 
     def lines(learner: str, row: pd.Series, t: np.ndarray) -> list[TheoryLine]:
@@ -121,7 +122,7 @@ def mistakes_vs_t(df: pd.DataFrame):
     if (rows["n_features"] == rows["d"]).all():
         rows = _titles(rows, "n_features")
     return learning_curves(_rate(rows), x="t", y="mistake_rate", xlabel="round t", ylabel="mistakes / t",
-                           theory=_rate_lines(rows), trivial=theory.trivial_mistake_rate_of, trivial_label=TRIVIAL_RATE,
+                           theory=_rate_lines(rows), trivial=trivial_mistake_rate_of, trivial_label=TRIVIAL_RATE,
                            zero_label="no mistake yet (rate 0, off the log axis)")
 
 
@@ -133,7 +134,7 @@ def dl_as_halfspace(df: pd.DataFrame):
     if rows.empty:
         raise NoData("no dl_as_halfspace runs")
     return learning_curves(_rate(_titles(rows, "rho")), x="t", y="mistake_rate", xlabel="round t", ylabel="mistakes / t",
-                           theory=_rate_lines(rows), trivial=theory.trivial_mistake_rate_of, trivial_label=TRIVIAL_MAJORITY,
+                           theory=_rate_lines(rows), trivial=trivial_mistake_rate_of, trivial_label=TRIVIAL_MAJORITY,
                            zero_label="no mistake yet (rate 0, off the log axis)")
 
 
@@ -159,7 +160,7 @@ def _sweep_lines(axis: str):
             scale = float(row["eta"]) / float(row["rho"])  # η = scale·ρ
             y, label = theory.winnow_mistake_bound(N, rho, scale * np.asarray(rho)), "Winnow bound ln N/(ηρ − η²/2)"
         elif learner == "confident_winnow":
-            y, label = theory.confident_winnow_update_bound(N, rho), "ConfidentWinnow bound 8 ln N/ρ²"
+            y, label = theory.confident_winnow_update_bound(N, rho), "ConfidentWinnow bound 8 ln N/ρ² [reconstructed]"
         elif learner == "perceptron":
             y, label = theory.perceptron_mistake_bound(N, rho), "perceptron bound N/ρ²"
         else:
@@ -211,7 +212,11 @@ def mistakes_vs_epsilon(df: pd.DataFrame):
 
     def lines(learner: str, row: pd.Series, eps: np.ndarray) -> list[TheoryLine]:
         b = recorded.loc[(learner, row["problem_id"])]
-        out = [TheoryLine(learner, "calibrated bound (M+1)(2L−B+1)", b.index.to_numpy(float), b.to_numpy(float), color(learner))]
+        # a mistake bound above T says nothing within the run: not drawn (it would squeeze the
+        # data: the source rule's reaches 1e17), and the label says so
+        drawn = np.where(b.to_numpy(float) <= float(row["T"]), b.to_numpy(float), np.nan)
+        label = "calibrated bound (M+1)(2L−B+1)" + ("" if np.isfinite(drawn).any() else " > T at every ε (vacuous, not drawn)")
+        out = [TheoryLine(learner, label, b.index.to_numpy(float), drawn, color(learner))]
         shape = theory.dp_winnow_mistake_shape(n_features[row["problem_id"]], row["rho"], eps, float(row["delta"]), row["T"], BETA)
         out.append(TheoryLine(learner, "Bun & Fang Thm 4.5 shape (reconstructed, unit constant; not this learner's rate)", eps, shape, "0.3", "secondary"))
         return out

@@ -2,11 +2,12 @@
 
 One row per audited name (mechanisms first, then learners in the catalogue's legend order;
 component audits marked as such, with the component's claimed ε): the empirical ε lower
-bound of the correct copy (blue) and of the broken copy (red, noise halved / rate doubled,
-same claim) as a ratio to the claim, filled circles; the exact ε(δ) of the audited pair,
-where it is known, as open diamonds. The claim is the dashed line at 1; a bound right of it
-refutes the claim (shaded). Tightness: how close the blue circle is to 1; power: the red
-circle right of 1.
+bound of the correct copy (blue) and of the broken copy (red, the same learner with a
+calibration error, same claim) as a ratio to the claim, filled circles; the exact ε(δ) of
+each copy's output law, where it is known, as open diamonds. The claim is the dashed line at
+1; a bound right of it refutes the claim (shaded). The correct copy's marks sit just above
+the row's centre, the broken copy's just below, so none hides another. Tightness: how close
+the blue circle is to the blue diamond; power: the red marks right of 1.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ def _name(learner: str, claim: float, instance: str) -> str:
 def audit_bounds(df: pd.DataFrame) -> plt.Figure:
     """Lower bound / claimed ε (filled) and exact ε(δ) / claimed ε (open) per audited name
     and copy; see the module doc."""
-    import seaborn as sns
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
@@ -46,14 +46,17 @@ def audit_bounds(df: pd.DataFrame) -> plt.Figure:
         high = max(2.25, float(np.nanmax(ok[["bound / claim", "exact / claim"]].to_numpy())) * 1.05)
         ax.axvspan(1.0, high, color=PALETTE["broken"], alpha=0.06, lw=0, zorder=0)
         ax.axvline(1.0, color="0.15", ls=(0, (4, 2)), lw=1.0, zorder=1)
-        sns.stripplot(data=ok, y="name", x="bound / claim", hue="variant", hue_order=["correct", "broken"], order=order,
-                      palette=PALETTE, ax=ax, size=4.5, jitter=False, legend=False, zorder=3)
         position = {name: i for i, name in enumerate(order)}
-        exact = ok.dropna(subset=["exact / claim"])
-        for variant, rows in exact.groupby("variant"):
-            ax.scatter(rows["exact / claim"], rows["name"].map(position), marker="D", s=22, facecolors="none",
+        offset = {"correct": -0.17, "broken": 0.17}  # y grows downwards: correct above, broken below
+        for variant, rows in ok.groupby("variant"):
+            y = rows["name"].map(position) + offset.get(variant, 0.0)
+            ax.scatter(rows["bound / claim"], y, marker="o", s=20, color=PALETTE.get(variant, "0.3"), lw=0, zorder=3)
+            has = rows["exact / claim"].notna()
+            ax.scatter(rows.loc[has, "exact / claim"], y[has], marker="D", s=24, facecolors="none",
                        edgecolors=PALETTE.get(variant, "0.3"), linewidths=1.0, zorder=4)
-        ax.set_xlim(0, high)
+        ax.set_yticks(range(len(order)), order)
+        ax.set_ylim(len(order) - 0.5, -0.5)
+        ax.set_xlim(-0.03 * high, high)  # a bound of 0 stays fully visible
         ax.set_xlabel(r"$\varepsilon$ / claimed $\varepsilon$")
         ax.set_ylabel("")
         ax.grid(axis="y", visible=False)
@@ -65,8 +68,8 @@ def audit_bounds(df: pd.DataFrame) -> plt.Figure:
             Line2D([], [], color="0.15", ls=(0, (4, 2)), lw=1.0),
             Patch(color=PALETTE["broken"], alpha=0.15, lw=0),
         ]
-        labels = ["correct copy", "broken copy (noise halved / rate doubled)", "empirical lower bound (Clopper–Pearson)",
-                  r"exact $\varepsilon(\delta)$ of the pair", "the claim", "claim refuted"]
+        labels = ["correct copy", "broken copy (calibration error)", "empirical lower bound (Clopper–Pearson or GDP)",
+                  r"exact $\varepsilon(\delta)$ of the copy's output law", "the claim", "claim refuted"]
         fig.tight_layout()
         fig.canvas.draw()
         top = ax.get_tightbbox(fig.canvas.get_renderer()).transformed(fig.transFigure.inverted()).y1

@@ -33,7 +33,6 @@ __all__ = [
     "dl_feature_count",
     "dl_rates",
     "dl_rates_of",
-    "dl_trivial_error_of",
     "dl_log_class_size",
     "n_privdl",
     "n_privdl_composition",
@@ -179,14 +178,14 @@ def dl_rates(
         return [
             Rate("exp. mech., derived (multiplicative Chernoff)", "bound", lambda n: rate_exp_mech_realizable(n, eps, logc, beta),
                  lambda a, e: n_exp_mech_realizable(a, e, logc, beta)),
-            Rate("exp. mech., course notes: 8 ln|C|/(α min(α, ε))", "bound", lambda n: rate_exp_mech_pac(n, eps, logc),
+            Rate("exp. mech., course notes' stated 8 ln|C|/(α min(α, ε))", "bound", lambda n: rate_exp_mech_pac(n, eps, logc),
                  lambda a, e: n_exp_mech_pac(a, e, logc), primary=False),
         ]
     if learner == "privdl":
         return [Rate("Thm 3.5 shape, unit constants [reconstructed]", "shape", lambda n: rate_privdl(n, eps, dl, f, beta),
                      lambda a, e: n_privdl(a, e, dl, f, beta))]
     if learner == "privdl_composition":
-        return [Rate("composition shape ∝ |F|^1.5, unit constants", "shape", lambda n: rate_privdl_composition(n, eps, dl, f, beta),
+        return [Rate("composition shape ∝ |F|^1.5, unit constants [reconstructed]", "shape", lambda n: rate_privdl_composition(n, eps, dl, f, beta),
                      lambda a, e: n_privdl_composition(a, e, dl, f, beta))]
     return []
 
@@ -202,26 +201,3 @@ def dl_rates_of(learner: str, row, *, epsilon: float | None = None, n_features: 
         log_class_size=float(row["log_class_size"]) if n_features is None else dl_log_class_size(f),
         noise=float(row["noise"]),
     )
-
-
-_TRIVIAL_CACHE: dict[tuple[int, str], float] = {}
-
-
-def dl_trivial_error_of(row) -> float:
-    r"""Error of the best constant predictor (the majority label) in the distribution a
-    results row records: :math:`\eta + (1 - 2\eta)\min(P[f = 1], P[f = 0])`, on the same
-    held-out sample as the learners' error.
-
-    The target (drawn by rejection sampling, so its label balance is not a function of the
-    parameters: 0.13–0.5 on the default grid) is redrawn from the row's ``root_seed`` and the
-    problem key in its ``cell_key`` (:func:`dpbench.problems.base.target_of_row`) — a few
-    milliseconds per problem, cached."""
-    from dpbench.problems.base import target_of_row  # on use: problems import this module
-
-    key = (int(row["root_seed"]), str(row["problem_id"]))
-    if key not in _TRIVIAL_CACHE:
-        target = target_of_row(row)
-        _, f = target._holdout_sample()
-        positive = float(np.mean(f))
-        _TRIVIAL_CACHE[key] = target.noise + (1 - 2 * target.noise) * min(positive, 1 - positive)
-    return _TRIVIAL_CACHE[key]

@@ -238,13 +238,13 @@ def conjunction_rates(
         if learner in ("elimination", "private_sq_conjunction", "sq_conjunction"):
             return []
     if learner in ("elimination", "erm"):
-        return [ConjunctionRate("consistent learner (Occam, Blumer et al. 1987)", "bound", lambda n: rate_consistent(n, logc, beta), lambda a, e: n_consistent(a, logc, beta))]
+        return [ConjunctionRate("Occam bound (ln|C| + ln 1/β)/n, any consistent learner (Blumer et al. 1987)", "bound", lambda n: rate_consistent(n, logc, beta), lambda a, e: n_consistent(a, logc, beta))]
     if learner == "exp_mech_erm":
         return [
             ConjunctionRate("exp. mech., derived (multiplicative Chernoff)", "bound",
                             lambda n: rate_exp_mech_realizable(n, eps, logc, beta),
                             lambda a, e: n_exp_mech_realizable(a, e, logc, beta)),
-            ConjunctionRate("exp. mech., course notes: 8 ln|C|/(α min(α, ε))", "bound",
+            ConjunctionRate("exp. mech., course notes' stated 8 ln|C|/(α min(α, ε))", "bound",
                             lambda n: rate_exp_mech_pac(n, eps, logc),
                             lambda a, e: n_exp_mech_pac(a, e, logc), primary=False),
         ]

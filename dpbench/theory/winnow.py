@@ -18,7 +18,6 @@ __all__ = [
     "dp_winnow_calibrated_bound",
     "private_online_lower_bound_shape",
     "dl_halfspace_margin",
-    "trivial_mistake_rate_of",
 ]
 
 Array = npt.ArrayLike
@@ -91,25 +90,3 @@ def dl_halfspace_margin(l: Array) -> npt.NDArray:  # noqa: E741
     r"""Margin of a length-l decision list as a halfspace ([BF26, Lemma 4.10], **[reconstructed]**):
     :math:`\rho = 1/(2^{l+1} - 1)`."""
     return 1.0 / (2.0 ** (np.asarray(l, dtype=float) + 1) - 1)
-
-
-_CONSTANT_ERROR: dict[tuple[int, str], float] = {}
-
-
-def trivial_mistake_rate_of(row) -> float:
-    """Mistake rate per round of the best constant predictor on the stream a results row
-    records — the level a learner must get clearly below to have learnt anything.
-
-    ``halfspace`` streams: ½ (their labels are balanced: 0.49–0.51 positive, measured on the
-    default grid's targets). ``dl_as_halfspace``: the majority label's exact rate
-    (:meth:`~dpbench.problems.dl_as_halfspace.DecisionListHalfspaceTarget.constant_error`:
-    0.30, 0.30 and 0.147 for the default grid's l = 1, 2, 3 lists), the target redrawn from the row
-    (:func:`dpbench.problems.base.target_of_row`; milliseconds, cached)."""
-    if row["problem"] != "dl_as_halfspace":
-        return 0.5
-    from dpbench.problems.base import target_of_row  # on use, as theory.decision_lists does
-
-    key = (int(row["root_seed"]), str(row["problem_id"]))
-    if key not in _CONSTANT_ERROR:
-        _CONSTANT_ERROR[key] = target_of_row(row).constant_error()
-    return _CONSTANT_ERROR[key]

@@ -106,4 +106,4 @@ def figure_outputs(experiment):
 
 
 def final_targets():
-    return [path for exp in GRID.experiments for path in PATHS.experiment_outputs(exp)]
+    return [path for exp in GRID.experiments for path in PATHS.experiment_outputs(exp)] + [PATHS.summary_csv, PATHS.summary_html]

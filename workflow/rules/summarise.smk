@@ -31,3 +31,26 @@ for experiment in GRID.experiments:
         localrule: True
         script:
             "../scripts/summarise.py"
+
+
+# Theory vs practice: one row per (source theorem, learner, regime) over every experiment's
+# theory check (dpbench.summary), and its report page. The privacy audit's table is another
+# kind (no verdicts against a rate) and is read but skipped.
+rule theory_summary:
+    input:
+        [PATHS.theory_csv(experiment) for experiment in GRID.experiments],
+    output:
+        csv=PATHS.summary_csv,
+        html=report(
+            PATHS.summary_html,
+            caption="../report/summary.rst",
+            category="theory vs practice",
+            labels={"figure": "summary"},
+        ),
+    log:
+        PATHS.summarise_log("theory_summary"),
+    conda:
+        CONDA_ENV
+    localrule: True
+    script:
+        "../scripts/summary.py"

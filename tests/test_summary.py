@@ -1,0 +1,77 @@
+"""dpbench.summary and `dpbench readme`: the theory-vs-practice table, its README block, and the
+command that writes it (or fails when the README differs)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from dpbench.analysis import THEORY_COLUMNS, theory_row
+from dpbench.cli import main
+from dpbench.summary import BEGIN, END, SUMMARY_COLUMNS, ReadmeError, replace_section, results_section, summary_table
+
+
+def _theory() -> pd.DataFrame:
+    rows = [
+        theory_row(experiment="conjunctions", learner="exp_mech_erm", regime="n*(alpha=0.01) vs epsilon; theory: exp. mech., derived",
+                   x="epsilon", y="n_star", fitted_slope=-0.84, slope_ci_low=-1.06, slope_ci_high=-0.74, theory_exponent=-0.48,
+                   n_points=6, status="ok", verdict="steeper", x_min=0.03, x_max=10, reps=10, bound_ratio=0.035),
+        theory_row(experiment="conjunctions", learner="exp_mech_erm",
+                   regime="n*(alpha=0.01) vs epsilon; theory: exp. mech., course notes' stated 8 ln|C|/(α min(α, ε))",
+                   x="epsilon", y="n_star", fitted_slope=-0.84, slope_ci_low=-1.06, slope_ci_high=-0.74, theory_exponent=0.0,
+                   n_points=6, status="ok", verdict="steeper", x_min=0.03, x_max=10, reps=10, bound_ratio=0.007),
+        theory_row(experiment="conjunctions", learner="elimination", regime="ε = ∞, theory: Occam", x="n", y="error",
+                   fitted_slope=-1.07, slope_ci_low=-1.27, slope_ci_high=-0.9, theory_exponent=-1.0, n_points=12,
+                   status="ok", verdict="agrees", x_min=16, x_max=32768, reps=10, bound_ratio=0.18),
+        theory_row(experiment="conjunctions", learner="decision_tree", regime="ε = ∞", x="n", y="error", status="too_few_points",
+                   verdict="too_few_points", n_points=2, reps=10),
+        theory_row(experiment="private_erm", learner="dp_gd", regime="d = 10", x="n", y="fit_seconds", fitted_slope=0.6,
+                   slope_ci_low=0.5, slope_ci_high=0.7, theory_exponent=1.0, status="ok", verdict="shallower", n_points=6, reps=10),
+        theory_row(experiment="conjunctions", learner="private_sq_conjunction", regime="ε = 1", x="n", y="error",
+                   status="too_few_points", verdict="floor", n_points=2, reps=10, floor_level=8.84e-4, x_min=32768, x_max=65536),
+    ]
+    return pd.DataFrame(rows, columns=THEORY_COLUMNS)
+
+
+def test_summary_rows_sources_and_exclusions():
+    table = summary_table(_theory())
+    assert list(table.columns) == SUMMARY_COLUMNS
+    assert set(table["learner"]) == {"exp_mech_erm", "elimination", "private_sq_conjunction"}  # no reference learner, no timing
+    stated = table[table["source"].str.contains("course notes")]
+    assert len(stated) == 1 and stated["verdict"].iloc[0] == "steeper"
+    assert "Kasiviswanathan" in table.loc[table["predicted_exponent"] == -0.48, "source"].iloc[0]
+    floor = table[table["verdict"] == "floor"].iloc[0]
+    assert "floor 0.000884" in floor["where"]
+
+
+def test_results_section_names_the_contradicted_stated_formula():
+    text = results_section(summary_table(_theory()))
+    assert "A stated formula the data contradict" in text and "predicts 0.00" in text and "predicts -0.48 (steeper)" in text
+    assert "| elimination | error vs n | 1 | -1.00 | -1.07 | 0.18 |" in text
+    assert "fit_seconds" not in text  # timings stay out of the generated numbers
+
+
+def test_replace_section_and_missing_markers():
+    readme = f"intro\n{BEGIN}\nold\n{END}\nrest\n"
+    assert replace_section(readme, "new\n") == f"intro\n{BEGIN}\nnew\n{END}\nrest\n"
+    with pytest.raises(ReadmeError):
+        replace_section("no markers", "x\n")
+
+
+def test_dpbench_readme_writes_checks_and_fails(tmp_path, capsys):
+    results = tmp_path / "results"
+    (results / "theory").mkdir(parents=True)
+    summary_table(_theory()).to_csv(results / "theory" / "summary.csv", index=False)
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# x\n{BEGIN}\nstale\n{END}\n")
+    args = ["readme", "--results", str(results), "--readme", str(readme)]
+    assert main([*args, "--check"]) == 1  # differs: fails
+    assert main(args) == 0
+    assert "A stated formula" in readme.read_text() and "stale" not in readme.read_text()
+    assert main([*args, "--check"]) == 0
+    capsys.readouterr()
+    readme.write_text("# no markers\n")
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--readme" in err and "markers" in err
+    assert main(["readme", "--results", str(tmp_path / "none"), "--readme", str(readme)]) == 2

@@ -1,0 +1,232 @@
+"""dpbench.verdict and the judged theory-check rows: every verdict is shown coming out on data
+made for it and the other way on data made against it (a label that cannot fail is a defect)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpbench import verdict as V
+from dpbench.analysis import THEORY_COLUMNS, check_curve, curves, fit_regime, late_window_rate
+from dpbench.nstar import check_n_star, crossing_sizes, n_star_of
+
+N = np.array([64, 128, 256, 512, 1024, 2048, 4096])
+
+
+def _rows(error, *, n=N, reps=10, seed=0):
+    """One curve's results rows, ``error(n, rep, rng)``."""
+    rng = np.random.default_rng(seed)
+    key = json.dumps({"learner_params": {}})
+    return pd.DataFrame([
+        {"learner": "erm", "private": False, "epsilon": math.inf, "delta": 0.0, "problem": "conjunction", "problem_id": "p",
+         "n": int(x), "rep": r, "error": float(error(x, r, rng)), "status": "ok", "cell_key": key}
+        for r in range(reps) for x in n
+    ])
+
+
+def _check(rows, **kw):
+    curve = curves(rows)[0]
+    kw.setdefault("trivial", 0.5)
+    return check_curve(curve, experiment="x", x="n", y="error", **kw)
+
+
+def power(exponent, scale=20.0, noise=0.05):
+    """y = scale · n^exponent · exp(noise·Z) per cell, with a per-repetition offset."""
+    return lambda n, r, rng: scale * n**exponent * math.exp(noise * rng.normal() + 0.02 * ((r % 3) - 1))
+
+
+def test_compare_covers_every_direction():
+    assert V.compare(-1.0, -1.05, -0.95) == "agrees"
+    assert V.compare(-1.0, -1.5, -0.85) == "inconclusive"  # overlaps, 0.65 wide
+    assert V.compare(-1.0, -1.6, -1.2) == "steeper"
+    assert V.compare(-1.0, -0.8, -0.6) == "shallower"
+    assert V.compare(1.0, 1.2, 1.4) == "steeper" and V.compare(1.0, 0.2, 0.6) == "shallower"
+    assert V.compare(0.0, 0.2, 0.3) == "steeper" and V.compare(0.0, -0.05, 0.05) == "agrees"
+    assert V.compare(-1.0, -0.9, -0.85) == "agrees"  # touches exponent + 0.1
+    assert V.compare(-1.0, -1.0, -0.53, slope=-0.55) == "inconclusive"  # estimate 0.45 off: the regime flips
+    assert V.compare(-1.0, -1.0, -0.53, slope=-0.8) == "agrees"
+
+
+def test_agrees_and_its_opposites_on_the_same_data():
+    rows = _rows(power(-1.0))
+    row = _check(rows, exponent=-1.0)
+    assert row["verdict"] == "agrees" and row["status"] == "ok"
+    assert row["slope_ci_low"] <= -1.0 <= row["slope_ci_high"] and row["slope_ci_high"] - row["slope_ci_low"] <= 0.5
+    assert _check(rows, exponent=-0.5)["verdict"] == "shallower" or _check(rows, exponent=-0.5)["verdict"] == "steeper"
+    assert _check(rows, exponent=-0.5)["verdict"] == "steeper"  # measured −1 falls faster than −0.5
+    assert _check(rows, exponent=-2.0)["verdict"] == "shallower"
+    assert set(row) == set(THEORY_COLUMNS)
+
+
+def test_wide_interval_is_inconclusive_not_agrees():
+    rows = _rows(power(-1.0, noise=1.5), reps=6, seed=3)
+    row = _check(rows, exponent=-1.0)
+    assert row["slope_ci_high"] - row["slope_ci_low"] > 0.5
+    assert row["verdict"] in ("inconclusive", "steeper", "shallower") and row["verdict"] != "agrees"
+
+
+def test_too_few_reps_gives_no_interval():
+    four = _rows(power(-1.0), reps=4)
+    row = _check(four, exponent=-1.0)
+    assert row["verdict"] == "too_few_reps" and math.isnan(row["slope_ci_low"]) and np.isfinite(row["fitted_slope"])
+    assert _check(_rows(power(-1.0), reps=5), exponent=-1.0)["verdict"] == "agrees"
+
+
+def test_shape_only_never_agrees():
+    rows = _rows(power(-1.0))
+    assert _check(rows, exponent=-1.0, reconstructed=True)["verdict"] == "shape_only"
+    assert _check(rows, exponent=-1.0, reconstructed=False)["verdict"] == "agrees"
+
+
+def test_at_chance_and_vacuous_bound():
+    chance = _rows(lambda n, r, rng: 0.5 + 0.01 * rng.normal())
+    assert _check(chance, exponent=-1.0)["verdict"] == "at_chance"
+    learning = _rows(power(-1.0))
+    assert _check(learning, exponent=-1.0)["verdict"] != "at_chance"
+    above = _check(learning, rate=lambda n: np.full(np.shape(n), 0.9), kind="bound")
+    assert above["verdict"] == "vacuous_bound"
+    below = _check(learning, rate=lambda n: 100.0 / np.asarray(n, float), kind="bound")
+    assert below["verdict"] == "agrees" and below["cells_above_bound"] == 0
+
+
+def test_bound_ratio_is_the_largest_ratio_in_the_regime():
+    rows = _rows(lambda n, r, rng: 10.0 / n)  # deterministic: max over reps = 10/n
+    row = _check(rows, rate=lambda n: 40.0 / np.asarray(n, float), kind="bound")
+    assert row["bound_ratio"] == pytest.approx(0.25)
+    tight = _check(rows, rate=lambda n: 8.0 / np.asarray(n, float), kind="bound")
+    assert tight["bound_ratio"] == pytest.approx(1.25) and tight["cells_above_bound"] == len(N)
+
+
+def test_deterministic_floor_is_not_fitted_and_can_decide():
+    """Decay as n⁻¹ to n = 256, then every repetition at exactly 1e-3 (an SQ-tolerance-like
+    floor): the floor is detected, its points are not fitted; with only 2 points above it
+    the verdict is ``floor`` — the same curve continuing to decay agrees."""
+    floored = _rows(lambda n, r, rng: max(0.256 / n, 1e-3) if n > 256 else 0.256 / n * math.exp(0.05 * rng.normal()))
+    row = _check(floored, exponent=-1.0)
+    assert row["verdict"] == "floor" and row["floor_level"] == pytest.approx(1e-3, rel=0.05)
+    assert "floor" in row["note"]
+    decaying = _rows(lambda n, r, rng: 0.256 / n * math.exp(0.05 * rng.normal()))
+    ok = _check(decaying, exponent=-1.0)
+    assert ok["verdict"] == "agrees" and math.isnan(ok["floor_level"])
+
+
+def test_partial_floor_fits_the_part_above_it():
+    n = 2 ** np.arange(4, 13)
+    partly = _rows(lambda x, r, rng: max(8.0 / x * math.exp(0.03 * rng.normal()), 0.004) if x < 2048 else 0.004, n=n)
+    row = _check(partly, exponent=-1.0)
+    assert row["x_max"] < 2048 and row["verdict"] == "agrees"
+
+
+def test_plateau_is_a_floor_only_where_the_theory_decays():
+    n = 2 ** np.arange(4, 14)
+    flat_tail = _rows(lambda x, r, rng: (4.0 / x if x <= 512 else 4.0 / 512) * math.exp(0.05 * rng.normal()), n=n)
+    decaying = _check(flat_tail, rate=lambda x: 4.0 / np.asarray(x, float), kind="shape")
+    assert decaying["x_max"] <= 512 and np.isfinite(decaying["floor_level"])
+    flat_theory = _check(flat_tail, rate=lambda x: np.maximum(4.0 / np.asarray(x, float), 4.0 / 512), kind="shape")
+    assert math.isnan(flat_theory["floor_level"])  # the theory predicts the flat tail: not a floor
+
+
+def test_regime_is_the_last_contiguous_run():
+    """Two early sizes fall below half the trivial level by chance, then the curve is at
+    chance, then learns: only the contiguous tail is fitted."""
+    n = 2 ** np.arange(1, 12)
+
+    def error(x, r, rng):
+        if x <= 4:
+            return 0.1
+        if x <= 64:
+            return 0.5
+        return 0.2 * (128 / x) * math.exp(0.03 * rng.normal())
+
+    row = _check(_rows(error, n=n), exponent=-1.0)
+    assert row["x_min"] == 128 and row["verdict"] == "agrees"
+    np.testing.assert_array_equal(V.last_run(np.array([[1, 1, 0, 1, 1, 1], [0, 0, 0, 0, 0, 0], [1, 0, 1, 0, 1, 0]], bool)),
+                                  np.array([[0, 0, 0, 1, 1, 1], [0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 1, 0]], bool))
+
+
+def test_regime_is_chosen_inside_every_resample():
+    """A point at the margin is in the regime in some resamples and not in others: the
+    interval of the regime-aware fit is wider than the one with the range fixed once."""
+    from dpbench.analysis import fit_slope
+
+    def error(x, r, rng):
+        base = 0.1 * (64 / x)
+        return 0.26 * (1 + 0.3 * (r % 2 - 0.5)) if x == 32 else base * (0.6 if x == 64 and r % 2 else 1.0) * math.exp(0.05 * rng.normal())
+
+    rows = _rows(error, n=np.array([32, 64, 128, 256, 512]))
+    rf = fit_regime(rows["n"], rows["error"], rows["rep"], trivial=0.5)
+    inside = rows[rows["n"].isin(rf.xs[rf.regime])]
+    fixed = fit_slope(inside["n"], inside["error"], inside["rep"])
+    assert (rf.fit.high - rf.fit.low) > (fixed.high - fixed.low)
+
+
+def test_late_window_rate_decides_at_chance_for_online_curves():
+    """Cumulative mistakes/t stays above half the trivial rate (many early mistakes), but
+    the late rate is far below it: learning, not at chance; a stream that keeps erring at
+    the trivial rate is at chance."""
+    t = np.array([10, 100, 1000, 10000, 100000])
+    key = json.dumps({"learner_params": {}})
+
+    def frame(mistakes):
+        return pd.DataFrame([{"learner": "dp", "private": False, "epsilon": math.inf, "delta": 0.0, "problem": "halfspace",
+                              "problem_id": "p", "t": int(x), "T": 100000, "rep": r, "mistakes": m, "mistake_rate": m / x,
+                              "status": "ok", "cell_key": key} for r in range(6) for x, m in zip(t, mistakes)])
+
+    learning = frame([5, 50, 400, 3000, 12000])  # late: 9000 mistakes in the last 90000 rounds = 0.1 against 0.5
+    curve = curves(learning)[0]
+    assert late_window_rate(curve.rows) == pytest.approx(np.full(6, 0.1))
+    row = check_curve(curve, experiment="x", x="t", y="mistake_rate", trivial=0.5, exponent=-1.0, late=late_window_rate(curve.rows))
+    assert row["verdict"] != "at_chance"
+    erring = frame([5, 50, 500, 5000, 50000])
+    curve = curves(erring)[0]
+    row = check_curve(curve, experiment="x", x="t", y="mistake_rate", trivial=0.5, exponent=-1.0, late=late_window_rate(curve.rows))
+    assert row["verdict"] == "at_chance"
+
+
+def test_too_few_points():
+    rows = _rows(power(-1.0), n=np.array([1000, 2000]))
+    assert _check(rows, exponent=-1.0)["verdict"] == "too_few_points"
+
+
+# --------------------------------------------------------------------------- n*
+
+
+def _nstar_rows(error, eps=(0.1, 0.3, 1, 3, 10), reps=10, n=2 ** np.arange(4, 18)):
+    key = json.dumps({"learner_params": {}})
+    rng = np.random.default_rng(1)
+    return pd.DataFrame([
+        {"learner": "m", "private": True, "epsilon": e, "n": int(x), "rep": r, "error": float(error(x, e, r, rng)),
+         "status": "ok", "cell_key": key} for e in eps for r in range(reps) for x in n
+    ])
+
+
+def test_crossing_is_interpolated_between_grid_points():
+    rows = _nstar_rows(lambda n, e, r, rng: min(1.0, 300 / (e * n)), eps=(1.0,), reps=3)
+    xs, first, C = crossing_sizes(rows, 0.01, x="epsilon")
+    assert first[0] == 16
+    np.testing.assert_allclose(C, 3e4)  # 300/(n) = 0.01 at n = 30000, between 16384 and 32768
+    assert n_star_of(np.array([1.0, 2, 3, 4, 5, 6, 7, 8, 9, 10]), 0.1) == 9.0
+
+
+def test_n_star_verdicts_both_ways_and_ratio():
+    """n*(α) ∝ 1/ε with per-repetition scatter: the interval is continuous (no grid
+    endpoints), agrees with −1, is steeper than a flat formula and shallower than ε⁻²;
+    bound_ratio = empirical n* / theorem n*."""
+    rows = _nstar_rows(lambda n, e, r, rng: min(1.0, 300 * math.exp(0.1 * rng.normal()) / (e * n)))
+    kw = dict(experiment="x", learner="m", regime="r", alpha=0.01, beta=0.1)
+    row = check_n_star(rows, theory_n=lambda e: 1e5 / np.asarray(e, float), **kw)
+    assert row["verdict"] == "agrees" and row["slope_ci_low"] < row["fitted_slope"] < row["slope_ci_high"]
+    assert 0.3 < row["bound_ratio"] < 0.5  # ≈ 3.4e4/1e5 at the 0.9 order statistic
+    assert check_n_star(rows, theory_n=lambda e: np.full(np.shape(e), 1e5), **kw)["verdict"] == "steeper"
+    assert check_n_star(rows, theory_n=lambda e: 1e5 / np.asarray(e, float) ** 2, **kw)["verdict"] == "shallower"
+    few = rows[rows["rep"] < 4]
+    assert check_n_star(few, theory_n=lambda e: 1e5 / np.asarray(e, float), **kw)["verdict"] == "too_few_reps"
+
+
+def test_endpoint_note():
+    assert V.endpoint_note(0.28, 0.28, 0.6)
+    assert V.endpoint_note(0.3, 0.28, 0.6) == ""
