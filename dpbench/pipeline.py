@@ -38,6 +38,9 @@ def rst_literal(text: str) -> str:
     return _RST_SPECIAL.sub(r"\\\1", " ".join(text.split()))
 
 
+_atomic_write = atomic_write  # (path, write(tmp)): the name dpbench.summary imports
+
+
 def _write_text(out: Path, text: str) -> None:
     atomic_write(out, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
 
