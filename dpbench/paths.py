@@ -9,6 +9,7 @@ working directory (or, with ``--default-storage-provider``, to the storage prefi
 ``{root}/{experiment}.parquet``                 the experiment's results (rule ``summarise_*``)
 ``{root}/theory/{experiment}.csv|html``         its theory check
 ``{root}/theory/summary.csv|html``              theory vs practice, every experiment
+``{root}/report/landing.html``                  the report's landing-page table
 ``{root}/figures/{stem}.pdf|png``               its figures (:func:`figure_stem`)
 ``{root}/captions/{stem}.rst``                  each figure's caption, for the report
 ``{root}/logs/...``                             job logs
@@ -97,6 +98,12 @@ class RunPaths:
     @property
     def summary_html(self) -> str:
         return f"{self.root}/theory/summary.html"
+
+    @property
+    def landing_html(self) -> str:
+        """The report's landing-page fragment (rule ``report_landing``; workflow/report/workflow.rst
+        includes it from the run's directory)."""
+        return f"{self.root}/report/landing.html"
 
     def summarise_log(self, experiment: str) -> str:
         return f"{self.root}/logs/summarise/{experiment}.log"

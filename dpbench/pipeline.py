@@ -27,10 +27,6 @@ from dpbench import registry
 from dpbench.paths import figure_stem, figure_stems  # noqa: F401  (re-exported: the rules' names)
 from dpbench.results import atomic_write
 
-#: The HTML fragment of the report's landing page, relative to the run's directory
-#: (workflow/report/workflow.rst includes ``{output}/report/landing.html``).
-LANDING_FRAGMENT = "report/landing.html"
-
 #: every ASCII punctuation character: backslash-escaped in a caption, it is a literal in
 #: reStructuredText (docutils spec, "Escaping Mechanism") and never a Jinja delimiter
 _RST_SPECIAL = re.compile("([" + re.escape(string.punctuation) + "])")

@@ -49,8 +49,9 @@ class Plan:
 
     @property
     def jobs(self) -> int:
-        """Every job of the DAG: shards, aggregates, and `all`."""
-        return sum(e.shards + e.aggregate_jobs for e in self.experiments) + 1
+        """Every job of the DAG: shards, aggregates, the theory summary, the report's landing
+        table, and `all`."""
+        return sum(e.shards + e.aggregate_jobs for e in self.experiments) + 3
 
     @property
     def cpu_hours(self) -> float:
@@ -106,7 +107,7 @@ def format_plan(plan: Plan, source: str = "") -> str:
     aggregates = sum(e.aggregate_jobs for e in plan.experiments)
     lines.append(
         f"jobs: {plan.jobs} in the DAG = {plan.shard_jobs} run_shard (submitted to the cluster) "
-        f"+ {aggregates} summarise_* + 1 all (local rules)"
+        f"+ {aggregates} summarise_* + theory_summary + report_landing + all (local rules)"
     )
     lines.append(
         f"CPU-hours are predicted by dpbench.cost (calibrated per learner; per-family defaults for others) "

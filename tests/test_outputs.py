@@ -42,7 +42,8 @@ def _declared_outputs(config_file: Path) -> set[str]:
     config = yaml.safe_load(config_file.read_text())
     grid = from_dict(config)
     paths = RunPaths(output_root(grid.output, None if config_file == DEFAULT_CONFIG else config_file))
-    out = {paths.owner, paths.summary_csv, paths.summary_html, paths.summarise_log("theory_summary")}
+    out = {paths.owner, paths.summary_csv, paths.summary_html, paths.summarise_log("theory_summary"),
+           paths.landing_html, paths.summarise_log("report_landing")}
     for exp, plan in grid.experiments.items():
         shards = paths.shards(exp, len(plan.shards()))
         out |= set(shards) | {paths.shard_log(exp, Path(s).stem) for s in shards}
@@ -107,7 +108,7 @@ def test_editing_a_learner_reruns_exactly_its_shards(tmp_path):
     (tmp_path / "myplug.py").write_text(MY_PLUGIN)
     config = {"seed": 3, "plugins": ["myplug"], "experiments": {"conjunctions": {
         "problem": "conjunction", "problem_params": {"d": 4, "k": 2}, "learners": ["elimination", "erm", "decision_tree", "my_erm"],
-        "epsilon": [1.0], "n": [32], "repetitions": 2, "shard_minutes": 1e-6}}}  # fmt: skip  (one cell per shard)
+        "epsilon": [1.0], "n": [32], "repetitions": 2, "shard_minutes": 1e-6}}}  # fmt: skip  (one repetition per shard)
     path = tmp_path / "edit.yaml"
     path.write_text(yaml.safe_dump(config))
     until = ("--until", "run_shard")  # the shards only: the figures know only the catalogue's learners
@@ -115,7 +116,7 @@ def test_editing_a_learner_reruns_exactly_its_shards(tmp_path):
     assert proc.returncode == 0, proc.stderr[-4000:]
     assert _scheduled_shards(run_snakemake(tmp_path, "-n", *until, configfile=path)) == set()
     shards = sorted(p.relative_to(tmp_path).as_posix() for p in (tmp_path / "results" / "edit" / "runs").rglob("*.parquet"))
-    assert len(shards) == 4, shards
+    assert len(shards) == 8, shards  # 4 cells, each split into its 2 repetitions (dpbench.grid)
 
     # the shards that ran my_erm, read from their rows (this process does not import the plugin)
     uses = {Path(s).stem for s in shards if "my_erm" in set(pd.read_parquet(tmp_path / s, columns=["learner"])["learner"])}

@@ -11,7 +11,6 @@ from dpbench.config import ConfigError, error_line, from_dict
 from dpbench.cost import shard_memory_mb
 from dpbench.paths import figure_stems
 from dpbench.paths import OutputClash, RunPaths, check_owner, output_root
-from dpbench.pipeline import LANDING_FRAGMENT
 from dpbench.provenance import shard_code_hash, summary_code_hash
 
 CONFIG_SOURCE = ", ".join(map(str, workflow.overwrite_configfiles)) or "config/config.yaml"
@@ -123,5 +122,5 @@ def figure_outputs(experiment):
 def final_targets():
     return (
         [path for exp in GRID.experiments for path in PATHS.experiment_outputs(exp)]
-        + [PATHS.summary_csv, PATHS.summary_html, f"{PATHS.root}/{LANDING_FRAGMENT}"]
+        + [PATHS.summary_csv, PATHS.summary_html, PATHS.landing_html]
     )

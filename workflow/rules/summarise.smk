@@ -64,7 +64,7 @@ rule report_landing:
         theory=[PATHS.theory_csv(experiment) for experiment in GRID.experiments],
         summary=PATHS.summary_csv,
     output:
-        f"{PATHS.root}/{LANDING_FRAGMENT}",
+        PATHS.landing_html,
     log:
         PATHS.summarise_log("report_landing"),
     conda:
