@@ -67,10 +67,11 @@ THEORY_COLUMNS = [
 ]
 
 #: The values of the ``status`` column, in the order they are tested (the first that
-#: applies wins): no data; the bound is above the trivial predictor's value over the whole
-#: range (it says nothing); the curve never drops clearly below the trivial predictor; fewer
+#: applies wins): no data; the curve never drops clearly below the trivial predictor (tested
+#: before the next, so a curve that does not learn is never hidden behind a vacuous bound); the
+#: bound is above the trivial predictor's value over the whole range (it says nothing); fewer
 #: than 3 points to fit a slope on; a slope fitted (the only status with a slope).
-STATUSES = ("no_points", "vacuous_bound", "at_chance", "too_few_points", "ok")
+STATUSES = ("no_points", "at_chance", "vacuous_bound", "too_few_points", "ok")
 
 
 def clopper_pearson(successes: npt.ArrayLike, trials: npt.ArrayLike, confidence: float = 0.95) -> tuple[npt.NDArray, npt.NDArray]:
@@ -502,10 +503,12 @@ def curve_status(
     sufficiency; whether the slope agrees with the theory is the verdict)."""
     if n_values == 0:
         return "no_points", "no status-ok rows for this curve"
-    if bound_vacuous:
-        return "vacuous_bound", f"the bound is above the trivial predictor's value ({trivial:.3g}) over the whole range: it says nothing here"
+    vacuous = f"the bound is above the trivial predictor's value ({trivial:.3g}) over the whole range: it says nothing here" if bound_vacuous else ""
     if trivial is not None and not learned:
-        return "at_chance", f"the curve never drops clearly below the trivial predictor's value ({trivial:.3g}): no learning on this grid"
+        chance = f"the curve never drops clearly below the trivial predictor's value ({trivial:.3g}): no learning on this grid"
+        return "at_chance", "; ".join(filter(None, [chance, vacuous]))
+    if bound_vacuous:
+        return "vacuous_bound", vacuous
     if fit is None or not np.isfinite(fit.slope):
         m = 0 if fit is None else fit.n_points
         return "too_few_points", f"{m} point(s) in the learning regime; a slope needs ≥ 3"

@@ -47,8 +47,9 @@ MAX_WIDTH = 0.5
 #: applies wins).
 VERDICTS = (
     "too_few_points",  # no data, or < 3 points in the regime
+    "at_chance",  # never clearly below the trivial level (online curves: on late-window rates); before
+    #               vacuous_bound, so a curve that does not learn shows as such even under a vacuous bound
     "vacuous_bound",  # the bound is above the trivial level over the whole range: it says nothing
-    "at_chance",  # never clearly below the trivial level (online curves: on late-window rates)
     "floor",  # < 3 regime points because the curve sits on a floor
     "too_few_reps",  # < MIN_REPS repetitions: no interval
     "no_theory",  # no predicted exponent (a reference learner, a timing without a model)
@@ -147,10 +148,10 @@ def verdict(
     curve learns but fewer than 3 points are left above its floor."""
     if not has_data:
         return "too_few_points"
-    if vacuous:
-        return "vacuous_bound"
     if at_chance:
         return "at_chance"
+    if vacuous:
+        return "vacuous_bound"
     if n_points < 3:
         return "floor" if on_floor else "too_few_points"
     if reps < MIN_REPS:

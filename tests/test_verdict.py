@@ -230,3 +230,14 @@ def test_n_star_verdicts_both_ways_and_ratio():
 def test_endpoint_note():
     assert V.endpoint_note(0.28, 0.28, 0.6)
     assert V.endpoint_note(0.3, 0.28, 0.6) == ""
+
+
+def test_at_chance_is_not_hidden_by_a_vacuous_bound():
+    """A curve that never learns, under a bound above the trivial level: the summary must
+    show that it does not learn (``at_chance``), not only that the bound says nothing."""
+    chance = _rows(lambda n, r, rng: 0.5 + 0.01 * rng.normal())
+    row = _check(chance, rate=lambda n: np.full(np.shape(n), 0.9), kind="bound")
+    assert row["verdict"] == "at_chance" and row["status"] == "at_chance"
+    assert "bound" in row["note"] and "says nothing" in row["note"]  # the vacuous bound is still said
+    learning = _check(_rows(power(-1.0)), rate=lambda n: np.full(np.shape(n), 0.9), kind="bound")
+    assert learning["verdict"] == "vacuous_bound"
