@@ -417,20 +417,33 @@ class RegimeFit:
 def fit_regime(
     x: npt.ArrayLike, y: npt.ArrayLike, reps: npt.ArrayLike, *, trivial: float | None, rate=None,
     margin: float | None = None, confidence: float = 0.95, n_boot: int = 2000, seed: int = 0,
+    counts: npt.ArrayLike | None = None,
 ) -> RegimeFit:
     """Log–log slope of the mean of ``y`` in ``x`` over the curve's regime (learning,
     above its floor, contiguous: :func:`dpbench.verdict.regime_masks`), with a percentile
     bootstrap over repetitions in which every resample chooses its own regime and floor
     (the interval includes the choice). ``rate`` (the theory's curve, or None) only decides
-    where a plateau counts as a floor (where the theory predicts a decay). No interval with
-    fewer than :data:`dpbench.verdict.MIN_REPS` repetitions."""
+    where a plateau counts as a floor (where the theory predicts a decay). ``counts`` (online
+    curves: the cumulative count of which ``y`` is the rate, aligned with ``x``): the regime
+    starts after the last window in which a repetition's incremental rate exceeds
+    margin·trivial (:func:`dpbench.verdict.window_starts`), again in every resample. No
+    interval with fewer than :data:`dpbench.verdict.MIN_REPS` repetitions."""
     from dpbench import verdict as V
 
     margin = V.MARGIN if margin is None else margin
     xs, Y = _per_x_matrix(x, y, reps)
     keep = xs > 0
     xs, Y = xs[keep], Y[keep]
-    Y = Y[:, np.all(np.isfinite(Y), axis=0)] if Y.size else Y.reshape(len(xs), 0)
+    C = None
+    if counts is not None:
+        _, C = _per_x_matrix(x, counts, reps)
+        C = C[keep]
+    if Y.size:
+        seen = np.all(np.isfinite(Y), axis=0) & (np.all(np.isfinite(C), axis=0) if C is not None else True)
+        Y = Y[:, seen]
+        C = C[:, seen] if C is not None else None
+    else:
+        Y = Y.reshape(len(xs), 0)
     m, R = Y.shape
     if m == 0 or R == 0:
         empty = SlopeFit(math.nan, math.nan, math.nan, 0, math.nan, math.nan)
@@ -441,7 +454,9 @@ def fit_regime(
     decays = _theory_decays(xs, rate)
     det = V.deterministic_floor(Y)
     floor_from = int(min(det, V.plateau_start(lx, mean[None, :], decays)[0]))
-    regime = V.regime_masks(mean[None, :], trivial=trivial, floor_from=np.array([floor_from]), margin=margin)[0]
+    starts = V.window_starts(xs, C, margin * trivial) if C is not None and trivial is not None else None
+    start = None if starts is None else np.array([starts.max()])
+    regime = V.regime_masks(mean[None, :], trivial=trivial, floor_from=np.array([floor_from]), margin=margin, start=start)[0]
     learned = bool(np.any(mean <= margin * trivial)) if trivial is not None else True
     floor_level = float(np.min(mean[floor_from:])) if floor_from < m else math.nan
     pts = int(regime.sum())
@@ -456,7 +471,8 @@ def fit_regime(
     idx = np.random.default_rng(seed).integers(0, R, size=(n_boot, R))
     boot = Y[:, idx].mean(axis=2).T  # (n_boot, m)
     boot_floor = np.minimum(det, V.plateau_start(lx, boot, decays))
-    w = V.regime_masks(boot, trivial=trivial, floor_from=boot_floor, margin=margin).astype(float)
+    boot_start = None if starts is None else starts[idx].max(axis=1)
+    w = V.regime_masks(boot, trivial=trivial, floor_from=boot_floor, margin=margin, start=boot_start).astype(float)
     with np.errstate(divide="ignore"):
         slopes = _masked_ols(lx[None, :], np.log(np.where(w > 0, boot, 1.0)), w)
     fit = _percentile_fit(slope, slopes, w, n_boot, confidence, pts, xs[regime], points="points in the regime")
@@ -561,6 +577,7 @@ def check_curve(
     fraction: float = 0.5,
     late: npt.ArrayLike | dict | None = None,
     reconstructed: bool = False,
+    counts: str | None = None,
 ) -> dict[str, object]:
     """The theory-check row of one curve.
 
@@ -595,13 +612,19 @@ def check_curve(
     reconstructed
         The theory is a reconstruction whose constants the source lost: the verdict is
         ``shape_only`` wherever a slope is fitted.
+    counts
+        Online curves: the column of the cumulative count whose rate is ``y`` (``mistakes``
+        for ``mistake_rate``). The regime then starts after the last checkpoint window in
+        which some repetition's incremental rate exceeds ``fraction·trivial``
+        (:func:`dpbench.verdict.window_starts`), not where the cumulative rate first dips.
     """
     rows = curve.rows
     values = rows[np.isfinite(rows[y].astype(float))] if len(rows) else rows
     if learning_starts is not None and np.isfinite(learning_starts) and len(values):
         values = values[values[x].astype(float) >= learning_starts]
     trivial = float(trivial) if trivial is not None and np.isfinite(trivial) else None
-    rf = fit_regime(values[x], values[y], values["rep"], trivial=trivial, rate=rate, margin=fraction) if len(values) else fit_regime([], [], [], trivial=trivial)
+    cnt = values[counts] if counts is not None and len(values) else None
+    rf = fit_regime(values[x], values[y], values["rep"], trivial=trivial, rate=rate, margin=fraction, counts=cnt) if len(values) else fit_regime([], [], [], trivial=trivial)
     fit, xs = rf.fit, rf.xs
     learned = rf.learned
     if late is not None and trivial is not None:
@@ -624,6 +647,8 @@ def check_curve(
     status, note = curve_status(n_values=len(values), fit=fit, trivial=trivial, learned=learned, bound_vacuous=vacuous)
     if late is not None and trivial is not None:
         note += f"; at-chance judged on the late-window rate ({late_mean:.3g} against {trivial:.3g})"
+    if cnt is not None and trivial is not None:
+        note += f"; regime starts after the last checkpoint window in which a repetition's {counts} per round exceed {fraction * trivial:.3g}"
     if rf.floor_from < len(xs):
         note += f"; floor {rf.floor_level:.3g} from x = {xs[rf.floor_from]:g} (not fitted)"
     if kind == "bound" and cells is not None:

@@ -12,7 +12,10 @@ over repetitions:
 1. *learning*: ``0 < ȳ(x) ≤ MARGIN · trivial`` (the trivial predictor's value: the majority
    label, ½ mistake per round, uniform play; without a trivial level, ``ȳ ≤ ½ max ȳ``);
 2. *above the floor*: ``x`` before the floor (:func:`floor_start`);
-3. *contiguous*: the last run of consecutive grid points satisfying 1–2 (points that fell
+3. *online curves*: from the first checkpoint after the last window in which some
+   repetition's incremental rate exceeds ``MARGIN · trivial`` (:func:`window_starts`; the
+   cumulative rate averages a learner's late rounds with its first ones);
+4. *contiguous*: the last run of consecutive grid points satisfying 1–3 (points that fell
    below the level by chance before a gap are not fitted).
 
 Floor (:func:`floor_start`): the trailing points from which the curve cannot go lower —
@@ -115,14 +118,37 @@ def plateau_start(lx: npt.NDArray, means: npt.NDArray, decays: npt.NDArray[np.bo
     return start
 
 
-def regime_masks(means: npt.NDArray, *, trivial: float | None, floor_from: npt.NDArray, margin: float = MARGIN) -> npt.NDArray[np.bool_]:
+def window_starts(xs: npt.NDArray, counts: npt.NDArray, threshold: float) -> npt.NDArray:
+    """Per repetition of an online curve (``counts``: (m points, R) cumulative mistakes at the
+    checkpoints ``xs``): the index of the first checkpoint after the last window whose
+    incremental rate ``(c_i − c_{i−1}) / (x_i − x_{i−1})`` (the first window from 0) exceeds
+    ``threshold``; 0 when none does. The regime of a set of repetitions starts at the largest
+    of theirs: no fitted point has a repetition still erring above the margin before it."""
+    xs = np.asarray(xs, dtype=float)
+    prev_x = np.concatenate([[0.0], xs[:-1]])
+    prev_c = np.vstack([np.zeros((1, counts.shape[1])), counts[:-1]])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = (counts - prev_c) / (xs - prev_x)[:, None]
+    above = rate > threshold
+    m = len(xs)
+    last = np.where(above.any(axis=0), m - 1 - np.argmax(above[::-1], axis=0), -1)
+    return last + 1
+
+
+def regime_masks(
+    means: npt.NDArray, *, trivial: float | None, floor_from: npt.NDArray, margin: float = MARGIN,
+    start: npt.NDArray | None = None,
+) -> npt.NDArray[np.bool_]:
     """Per row of ``means`` (B, m): the regime — learning (positive, ≤ margin·trivial, or ≤ ½
-    the row's largest mean without a trivial level), before ``floor_from`` (B,), the last
-    contiguous run of such points."""
+    the row's largest mean without a trivial level), from ``start`` (B,; online curves:
+    :func:`window_starts`) and before ``floor_from`` (B,), the last contiguous run of such
+    points."""
     m = means.shape[-1]
     idx = np.arange(m)
     with np.errstate(invalid="ignore"):
         ok = np.isfinite(means) & (means > 0) & (idx[None, :] < np.asarray(floor_from)[:, None])
+        if start is not None:
+            ok &= idx[None, :] >= np.asarray(start)[:, None]
         if trivial is not None and np.isfinite(trivial):
             ok &= means <= margin * trivial
         else:

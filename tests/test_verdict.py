@@ -241,3 +241,28 @@ def test_at_chance_is_not_hidden_by_a_vacuous_bound():
     assert "bound" in row["note"] and "says nothing" in row["note"]  # the vacuous bound is still said
     learning = _check(_rows(power(-1.0)), rate=lambda n: np.full(np.shape(n), 0.9), kind="bound")
     assert learning["verdict"] == "vacuous_bound"
+
+
+def _online(mistakes_of, reps=10, T=100_000):
+    """An online curve's rows at 5 checkpoints per decade: cumulative ``mistakes_of(t, rep)``."""
+    t = np.unique(np.round(np.logspace(0, 5, 26)).astype(int))
+    key = json.dumps({"learner_params": {}})
+    return pd.DataFrame([{"learner": "dp", "private": False, "epsilon": math.inf, "delta": 0.0, "problem": "halfspace",
+                          "problem_id": "p", "t": int(x), "T": T, "rep": r, "mistakes": float(mistakes_of(x, r)),
+                          "mistake_rate": mistakes_of(x, r) / x, "status": "ok", "cell_key": key} for r in range(reps) for x in t])
+
+
+def test_online_regime_starts_after_the_last_window_above_the_margin():
+    """6 of 10 repetitions never err, 4 err at ½ per round until t ≈ 631 then never again:
+    the cumulative mean mistakes/t is 0.2 ≤ ½·½ from t = 1, but the per-window rates of the
+    erring repetitions are at chance until 631, so the regime starts after it (and there the
+    rate falls as 1/t: agrees). Without the window rule the fit starts at t = 1 (shallower)."""
+    stop = {r: 600 + 10 * r for r in range(4)}
+    rows = _online(lambda t, r: 0.5 * min(t, stop[r]) if r in stop else 0.0)
+    curve = curves(rows)[0]
+    kw = dict(experiment="x", x="t", y="mistake_rate", trivial=0.5, exponent=-1.0, late=late_window_rate(curve.rows))
+    row = check_curve(curve, counts="mistakes", **kw)
+    assert row["x_min"] > 631 and row["verdict"] == "agrees"
+    assert "window" in row["note"]
+    early = check_curve(curve, **kw)  # the cumulative rate alone starts at t = 1
+    assert early["x_min"] == 1 and early["verdict"] != "agrees"

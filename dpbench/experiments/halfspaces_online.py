@@ -22,7 +22,8 @@ varies):
   majority label's rate on decision lists); at-chance is judged on the late-window rate
   (:func:`dpbench.analysis.late_window_rate`: mistakes per round over the last checkpoint
   interval of the stream), the fitted regime is the last contiguous run of checkpoints at most half the
-  trivial rate; the recorded bound checked (÷ t) on the maximum
+  trivial rate, starting after the last checkpoint window in which some repetition's
+  incremental mistakes per round exceed half the trivial rate (``counts="mistakes"``); the recorded bound checked (÷ t) on the maximum
   over repetitions (non-private, deterministic) or the (1 − β)-quantile (DP-Winnow, holds
   w.p. ≥ 1 − β); a bound above the trivial level over the whole horizon is
   ``vacuous_bound``, a curve never clearly below it is ``at_chance``;
@@ -165,7 +166,7 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
             private = bool(curve.row["private"]) and math.isfinite(curve.row["epsilon"])
             rows.append(check_curve(curve, experiment=E, x="t", y="mistake_rate", rate=_bound_over_t(curve), kind="bound",
                                     trivial=trivial_mistake_rate_of(curve.row), holds_with=1 - BETA if private else 1.0, exponent=-1.0,
-                                    late=late_window_rate(curve.rows), reconstructed=reconstructed_bound(curve.learner, curve.row),
+                                    late=late_window_rate(curve.rows), counts="mistakes", reconstructed=reconstructed_bound(curve.learner, curve.row),
                                     regime=f"{curve.row['problem']}: mistakes/t vs t ({setting_label(curve.key)})"))
     final = final_rows(df)
     for axis, x in (("d", "n_features"), ("rho", "rho")):
