@@ -396,8 +396,8 @@ class RegimeFit:
     """A slope fitted on a curve's regime (:mod:`dpbench.verdict`), the regime chosen again
     inside every bootstrap resample: ``fit`` (its x range is the full-data regime's),
     ``xs`` the curve's grid, ``regime`` the full-data regime over ``xs``, ``floor_from`` the
-    index of the first floor point (``len(xs)`` if none) and ``floor_level`` its lowest
-    mean, ``learned`` whether some mean is ≤ margin·trivial, ``reps`` the repetitions seen
+    index of the first floor point (``len(xs)`` if none) and ``floor_level`` the mean of
+    its means, ``learned`` whether some mean is ≤ margin·trivial, ``reps`` the repetitions seen
     at every x (paired)."""
 
     fit: SlopeFit
@@ -456,9 +456,12 @@ def fit_regime(
     floor_from = int(min(det, V.plateau_start(lx, mean[None, :], decays)[0]))
     starts = V.window_starts(xs, C, margin * trivial) if C is not None and trivial is not None else None
     start = None if starts is None else np.array([starts.max()])
-    regime = V.regime_masks(mean[None, :], trivial=trivial, floor_from=np.array([floor_from]), margin=margin, start=start)[0]
+    at_floor = np.mean(Y == Y[-1, 0], axis=1) > 0.5 if det < m else None  # most repetitions on the design's floor value
+    det_level = float(Y[-1, 0]) if det < m else None
+    regime = V.regime_masks(mean[None, :], trivial=trivial, floor_from=np.array([floor_from]), margin=margin, start=start,
+                            at_floor=at_floor, level=det_level)[0]
     learned = bool(np.any(mean <= margin * trivial)) if trivial is not None else True
-    floor_level = float(np.min(mean[floor_from:])) if floor_from < m else math.nan
+    floor_level = det_level if det_level is not None else float(V.floor_levels(mean[None, :], np.array([floor_from]))[0])
     pts = int(regime.sum())
     if pts < 3:
         fit = SlopeFit(math.nan, math.nan, math.nan, pts, *_range(xs[regime]))
@@ -472,7 +475,7 @@ def fit_regime(
     boot = Y[:, idx].mean(axis=2).T  # (n_boot, m)
     boot_floor = np.minimum(det, V.plateau_start(lx, boot, decays))
     boot_start = None if starts is None else starts[idx].max(axis=1)
-    w = V.regime_masks(boot, trivial=trivial, floor_from=boot_floor, margin=margin, start=boot_start).astype(float)
+    w = V.regime_masks(boot, trivial=trivial, floor_from=boot_floor, margin=margin, start=boot_start, at_floor=at_floor, level=det_level).astype(float)
     with np.errstate(divide="ignore"):
         slopes = _masked_ols(lx[None, :], np.log(np.where(w > 0, boot, 1.0)), w)
     fit = _percentile_fit(slope, slopes, w, n_boot, confidence, pts, xs[regime], points="points in the regime")

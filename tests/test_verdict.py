@@ -266,3 +266,42 @@ def test_online_regime_starts_after_the_last_window_above_the_margin():
     assert "window" in row["note"]
     early = check_curve(curve, **kw)  # the cumulative rate alone starts at t = 1
     assert early["x_min"] == 1 and early["verdict"] != "agrees"
+
+
+def test_points_near_the_floor_count_as_floor():
+    """n⁻¹ decay to n = 256, then a point at 1.1× the floor (n = 512), then every repetition
+    exactly at the floor 1e-3: the near-floor point is not fitted (x_max = 256, agrees).
+    Likewise a point where most repetitions sit exactly on the floor value (6 of 10) though
+    the others pull its mean to 7× the floor."""
+    n = 2 ** np.arange(4, 13)
+
+    def near(x, r, rng):
+        if x <= 256:
+            return 8.0 / x * math.exp(0.03 * rng.normal())
+        return 1.1e-3 * math.exp(0.01 * rng.normal()) if x == 512 else 1e-3
+
+    row = _check(_rows(near, n=n), exponent=-1.0)
+    assert row["x_max"] == 256 and row["verdict"] == "agrees"
+    assert row["floor_level"] == pytest.approx(1e-3)
+
+    def most(x, r, rng):
+        if x <= 256:
+            return 8.0 / x * math.exp(0.03 * rng.normal())
+        return (1e-3 if r < 6 else 0.016) if x == 512 else 1e-3
+
+    row = _check(_rows(most, n=n), exponent=-1.0)
+    assert row["x_max"] == 256 and row["verdict"] == "agrees"
+
+
+def test_a_rising_tail_is_not_a_floor_and_the_level_is_the_plateau_mean():
+    """A cumulative rate rising slowly 0.1 → 0.4 (|slope| 0.1 < 0.15, but increasing) is not a
+    floor: it is fitted (shallower than −1). A noisy flat plateau is a floor whose level is
+    the plateau's mean, not its lowest point."""
+    n = np.round(np.logspace(0, 6, 13))
+    rising = _check(_rows(lambda x, r, rng: 0.1 * x**0.1 * math.exp(0.01 * rng.normal()), n=n), exponent=-1.0)
+    assert math.isnan(rising["floor_level"]) and rising["verdict"] == "shallower"
+    n = 2 ** np.arange(4, 13)
+    wiggle = {1024: 1.2, 2048: 0.9, 4096: 1.1}
+    flat = _rows(lambda x, r, rng: 8.0 / x if x <= 512 else 1e-3 * wiggle.get(x, 1.0), n=n)
+    row = _check(flat, exponent=-1.0)
+    assert row["floor_level"] == pytest.approx(np.mean([1.2e-3, 0.9e-3, 1.1e-3]))  # was the lowest point, 0.9e-3
