@@ -537,7 +537,8 @@ def curve_status(
 
 def judged_row(
     fit: SlopeFit, *, status: str, note: str, exponent: float, reps: int, reconstructed: bool = False,
-    vacuous: bool = False, at_chance: bool = False, on_floor: bool = False, has_data: bool = True, **values,
+    vacuous: bool = False, at_chance: bool = False, on_floor: bool = False, has_data: bool = True, theory_given: bool = False,
+    **values,
 ) -> dict[str, object]:
     """A theory-check row with its verdict (:func:`dpbench.verdict.verdict`) and the fit's
     columns; ``values`` are the other columns (experiment, learner, regime, x, y, …)."""
@@ -546,8 +547,11 @@ def judged_row(
     verdict = V.verdict(
         n_points=fit.n_points, has_data=has_data, vacuous=vacuous, at_chance=at_chance, on_floor=on_floor,
         reps=reps, exponent=exponent, low=fit.low, high=fit.high, reconstructed=reconstructed, slope=fit.slope,
+        theory_given=theory_given,
     )
     extra = V.endpoint_note(fit.slope, fit.low, fit.high)
+    if verdict == "theory_silent":
+        extra = "; ".join(filter(None, [extra, "the theory is undefined over this curve's range: no exponent to compare (measured slope kept)"]))
     if verdict == "shape_only":
         extra = "; ".join(filter(None, [extra, "theory is a reconstruction whose constants the source lost: a shape comparison, never 'agrees'"]))
     return theory_row(
@@ -626,6 +630,18 @@ def check_curve(
     if learning_starts is not None and np.isfinite(learning_starts) and len(values):
         values = values[values[x].astype(float) >= learning_starts]
     trivial = float(trivial) if trivial is not None and np.isfinite(trivial) else None
+    defined_note = ""
+    if rate is not None and exponent is None and len(values):
+        # fit only where the theory is defined (a rate that is NaN below its n₀ would otherwise
+        # give an exponent over part of the fitted range); undefined everywhere: theory_silent
+        grid = np.unique(values[x].to_numpy(dtype=float))
+        with np.errstate(all="ignore"):
+            ry = np.broadcast_to(np.asarray(rate(grid), dtype=float), grid.shape)
+        defined = np.isfinite(ry) & (ry > 0)
+        if defined.any() and not defined.all():
+            values = values[np.isin(values[x].to_numpy(dtype=float), grid[defined])]
+            defined_note = (f"; fitted only where the theory is defined ({x} in [{grid[defined].min():g}, {grid[defined].max():g}]; "
+                            f"undefined at {int((~defined).sum())} of {len(grid)} grid points)")
     cnt = values[counts] if counts is not None and len(values) else None
     rf = fit_regime(values[x], values[y], values["rep"], trivial=trivial, rate=rate, margin=fraction, counts=cnt) if len(values) else fit_regime([], [], [], trivial=trivial)
     fit, xs = rf.fit, rf.xs
@@ -650,6 +666,7 @@ def check_curve(
     status, note = curve_status(n_values=len(values), fit=fit, trivial=trivial, learned=learned, bound_vacuous=vacuous)
     if late is not None and trivial is not None:
         note += f"; at-chance judged on the late-window rate ({late_mean:.3g} against {trivial:.3g})"
+    note += defined_note
     if cnt is not None and trivial is not None:
         note += f"; regime starts after the last checkpoint window in which a repetition's {counts} per round exceed {fraction * trivial:.3g}"
     if rf.floor_from < len(xs):
@@ -660,7 +677,7 @@ def check_curve(
     row = judged_row(
         fit, status=status, note=note, exponent=theory_exp, reps=rf.reps, reconstructed=reconstructed,
         vacuous=vacuous, at_chance=status == "at_chance", on_floor=rf.on_floor, has_data=len(values) > 0,
-        experiment=experiment, learner=curve.learner, regime=regime or setting_label(curve.key) or "all", x=x, y=y,
+        theory_given=rate is not None or exponent is not None, experiment=experiment, learner=curve.learner, regime=regime or setting_label(curve.key) or "all", x=x, y=y,
         bound_kind=kind, cells=cells, cells_above_bound=above, bound_ratio=ratio, floor_level=rf.floor_level,
     )
     return row

@@ -168,12 +168,16 @@ def check_n_star(
 
     nf = n_star_fit(rows, alpha=alpha, beta=beta, x=x)
     fit, used = nf.fit, nf.used
-    exponent, ratio = math.nan, math.nan
+    exponent, ratio, silent_note = math.nan, math.nan, ""
     if theory_n is not None and np.isfinite(fit.x_min):
         span = np.geomspace(fit.x_min, fit.x_max, 16)
         exponent = local_exponent(span, theory_n(span))
         th = np.asarray(theory_n(nf.xs[used]), dtype=float)
         good = np.isfinite(th) & (th > 0)
+        if not good.all():
+            silent_note = (f"; the theory's n* is undefined at {int((~good).sum())} of {len(good)} fitted values of {x}"
+                           + ("" if good.sum() >= 2 else ": no exponent (theory_silent)"))
+            exponent = exponent if good.sum() >= 2 else math.nan
         if good.any() and not reconstructed:
             ratio = float(np.max(nf.n_star[used][good] / th[good]))
     status, note = curve_status(n_values=len(rows), fit=fit)
@@ -183,9 +187,10 @@ def check_n_star(
     if nf.censored.any():
         note += (f"; at {int(nf.censored.sum())} value(s) of {x} n* is the grid's smallest n (learned before the grid "
                  "starts: only an upper bound), not fitted")
+    note += silent_note
     note += f"; n* interpolated per repetition between grid sizes, the {1 - beta:g} order statistic over repetitions"
     return judged_row(
         fit, status=status, note=note, exponent=exponent, reps=nf.reps, reconstructed=reconstructed,
-        has_data=len(rows) > 0, experiment=experiment, learner=learner, regime=regime, x=x, y="n_star",
+        has_data=len(rows) > 0, theory_given=theory_n is not None, experiment=experiment, learner=learner, regime=regime, x=x, y="n_star",
         bound_kind="shape" if theory_n is not None else "none", bound_ratio=ratio,
     )

@@ -65,7 +65,8 @@ VERDICTS = (
     "vacuous_bound",  # the bound is above the trivial level over the whole range: it says nothing
     "floor",  # < 3 regime points because the curve sits on a floor
     "too_few_reps",  # < MIN_REPS repetitions: no interval
-    "no_theory",  # no predicted exponent (a reference learner, a timing without a model)
+    "theory_silent",  # a theory is given but undefined over the whole curve (e.g. a rate from its n₀ on): kept, nothing to compare
+    "no_theory",  # no theory at all (a reference learner, a timing without a model)
     "shape_only",  # a reconstructed rate whose constants the source lost: compared by shape only
     "agrees",  # interval overlaps exponent ± TOLERANCE, ≤ MAX_WIDTH wide, estimate within MAX_WIDTH/2
     "inconclusive",  # interval overlaps exponent ± TOLERANCE but is wider (or the estimate is far off)
@@ -197,9 +198,11 @@ def verdict(
     high: float,
     reconstructed: bool = False,
     slope: float | None = None,
+    theory_given: bool = False,
 ) -> str:
     """The verdict of one curve (:data:`VERDICTS`, the first that applies). ``on_floor``: the
-    curve learns but fewer than 3 points are left above its floor."""
+    curve learns but fewer than 3 points are left above its floor; ``theory_given``: a theory
+    was given (a missing exponent then means it is undefined there: ``theory_silent``)."""
     if not has_data:
         return "too_few_points"
     if at_chance:
@@ -211,7 +214,7 @@ def verdict(
     if reps < MIN_REPS:
         return "too_few_reps"
     if exponent is None or not np.isfinite(exponent):
-        return "no_theory"
+        return "theory_silent" if theory_given else "no_theory"
     if reconstructed:
         return "shape_only"
     if not (np.isfinite(low) and np.isfinite(high)):

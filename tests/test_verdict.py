@@ -305,3 +305,22 @@ def test_a_rising_tail_is_not_a_floor_and_the_level_is_the_plateau_mean():
     flat = _rows(lambda x, r, rng: 8.0 / x if x <= 512 else 1e-3 * wiggle.get(x, 1.0), n=n)
     row = _check(flat, exponent=-1.0)
     assert row["floor_level"] == pytest.approx(np.mean([1.2e-3, 0.9e-3, 1.1e-3]))  # was the lowest point, 0.9e-3
+
+
+def test_fit_only_where_the_theory_is_defined_and_a_silent_theory_is_kept():
+    """A rate undefined (NaN) below n₀ = 512: the slope is fitted only where it is defined
+    (x_min ≥ 512), and the predicted exponent is over that same range. A rate undefined over
+    the whole grid is ``theory_silent`` (kept: the measured slope stays in the summary), not
+    ``no_theory``, which is for curves without a theory at all."""
+    n = 2 ** np.arange(4, 14)
+    rows = _rows(power(-1.0, scale=4.0), n=n)
+    partly = lambda x: np.where(np.asarray(x, float) >= 512, 4.0 / np.asarray(x, float), np.nan)  # noqa: E731
+    row = _check(rows, rate=partly, kind="shape")
+    assert row["x_min"] >= 512 and row["verdict"] == "agrees" and "defined" in row["note"]
+    silent = _check(rows, rate=lambda x: np.full(np.shape(x), np.nan), kind="shape")
+    assert silent["verdict"] == "theory_silent" and np.isfinite(silent["fitted_slope"])
+    assert _check(rows)["verdict"] == "no_theory"
+    from dpbench.summary import summary_table
+
+    kept = summary_table(pd.DataFrame([{**silent, "experiment": "conjunctions", "learner": "private_sq_conjunction"}], columns=THEORY_COLUMNS))
+    assert list(kept["verdict"]) == ["theory_silent"]
