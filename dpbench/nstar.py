@@ -72,6 +72,33 @@ def crossing_sizes(rows: pd.DataFrame, alpha: float, *, x: str | None = None, si
     return xs, first, C
 
 
+def floor_near_alpha(rows: pd.DataFrame, alpha: float, *, x: str | None = None, size: str = "n", y: str = "error") -> npt.NDArray:
+    """Per value of ``x`` (as :func:`crossing_sizes`): does its error curve sit on a floor
+    (deterministic or plateau, :mod:`dpbench.verdict`) whose level is above α/(1 +
+    FLOOR_TOL)? Then where the curve crosses α is decided by the floor, not by the rate, and
+    its n* is not fitted."""
+    from dpbench import verdict as V
+
+    rows = rows.assign(_x=0.0) if x is None else rows.assign(_x=rows[x].astype(float))
+    table = rows.pivot_table(index=["_x", size], columns="rep", values=y, aggfunc="mean").dropna(axis=1, how="any")
+    xs = np.sort(rows["_x"].unique()).astype(float)
+    out = np.zeros(len(xs), dtype=bool)
+    for i, xv in enumerate(xs):
+        if xv not in table.index.get_level_values("_x"):
+            continue
+        at = table.xs(xv, level="_x")
+        Y, sizes = at.to_numpy(dtype=float), at.index.to_numpy(dtype=float)
+        if len(sizes) < 2 or not (sizes > 0).all():
+            continue
+        mean = Y.mean(axis=1)
+        det = V.deterministic_floor(Y)
+        start = int(min(det, V.plateau_start(np.log(sizes), mean[None, :])[0]))
+        if start < len(sizes):
+            level = float(Y[-1, 0]) if det < len(sizes) else float(V.floor_levels(mean[None, :], np.array([start]))[0])
+            out[i] = level > alpha / (1 + V.FLOOR_TOL)
+    return out
+
+
 def n_star_of(C: npt.NDArray, beta: float) -> npt.NDArray:
     """The ⌈(1−β)R⌉-th smallest crossing along the last axis (R repetitions)."""
     R = C.shape[-1]
@@ -110,17 +137,20 @@ def sample_complexity(df: pd.DataFrame, by: Sequence[str], alpha: float, beta: f
 class NStarFit:
     """Slope of n*(α) in ``x``: the fit (over the x at which n* is found and not censored),
     the grid ``xs``, n* per x, which are ``censored`` (the grid's smallest size: only an
-    upper bound), and the paired repetitions ``reps``."""
+    upper bound), the paired repetitions ``reps``, and which are ``floored`` (the error curve
+    sits on a floor near α: :func:`floor_near_alpha`)."""
 
     fit: SlopeFit
     xs: npt.NDArray
     n_star: npt.NDArray
     censored: npt.NDArray
     reps: int
+    floored: npt.NDArray | None = None
 
     @property
     def used(self) -> npt.NDArray:
-        return np.isfinite(self.n_star) & ~self.censored & (self.xs > 0)
+        floored = np.zeros(len(self.xs), dtype=bool) if self.floored is None else self.floored
+        return np.isfinite(self.n_star) & ~self.censored & (self.xs > 0) & ~floored
 
 
 def n_star_fit(
@@ -128,28 +158,30 @@ def n_star_fit(
     confidence: float = 0.95, n_boot: int = 2000, seed: int = 0,
 ) -> NStarFit:
     """Log–log slope of the empirical n*(α) in ``x``, bootstrapped over repetitions (each
-    resample recomputes every n*, drops the censored and infinite ones, refits)."""
+    resample recomputes every n*, drops the censored and infinite ones and those whose
+    error curve sits on a floor near α (:func:`floor_near_alpha`), refits)."""
     from dpbench.verdict import MIN_REPS
 
     xs, first, C = crossing_sizes(rows, alpha, x=x, size=size, y=y)
+    floored = floor_near_alpha(rows, alpha, x=x, size=size, y=y)
     R = C.shape[1]
     star = n_star_of(C, beta) if R else np.full(len(xs), np.inf)
     censored = np.isfinite(star) & (star <= first)
-    used = np.isfinite(star) & ~censored & (xs > 0)
+    used = np.isfinite(star) & ~censored & (xs > 0) & ~floored
     m = int(used.sum())
     if m < 3:
-        return NStarFit(SlopeFit(math.nan, math.nan, math.nan, m, *_range(xs[used])), xs, star, censored, R)
+        return NStarFit(SlopeFit(math.nan, math.nan, math.nan, m, *_range(xs[used])), xs, star, censored, R, floored)
     lx = np.log(xs)
     slope = float(_masked_ols(lx[used], np.log(star[used]), np.ones(m)))
     if R < MIN_REPS:
         fit = SlopeFit(slope, math.nan, math.nan, m, *_range(xs[used]), no_interval=f"{R} repetition(s); an interval needs ≥ {MIN_REPS}")
-        return NStarFit(fit, xs, star, censored, R)
+        return NStarFit(fit, xs, star, censored, R, floored)
     idx = np.random.default_rng(seed).integers(0, R, size=(n_boot, R))
     boot = n_star_of(C[:, idx], beta).T  # (n_boot, len(xs))
-    w = (np.isfinite(boot) & (boot > first) & (xs > 0)).astype(float)
+    w = (np.isfinite(boot) & (boot > first) & (xs > 0) & ~floored).astype(float)
     slopes = _masked_ols(lx[None, :], np.log(np.where(w > 0, boot, 1.0)), w)
     fit = _percentile_fit(slope, slopes, w, n_boot, confidence, m, xs[used], points=f"values of {x} with an uncensored n*")
-    return NStarFit(fit, xs, star, censored, R)
+    return NStarFit(fit, xs, star, censored, R, floored)
 
 
 def sample_complexity_slope(rows: pd.DataFrame, *, alpha: float, beta: float, x: str = "epsilon", size: str = "n", y: str = "error", **kw) -> SlopeFit:
@@ -188,9 +220,14 @@ def check_n_star(
         note += (f"; at {int(nf.censored.sum())} value(s) of {x} n* is the grid's smallest n (learned before the grid "
                  "starts: only an upper bound), not fitted")
     note += silent_note
+    floored = nf.floored if nf.floored is not None else np.zeros(len(nf.xs), dtype=bool)
+    if floored.any():
+        note += (f"; at {int(floored.sum())} value(s) of {x} the error curve sits on a floor above α/1.5: n* there is set "
+                 "by the floor, not the rate, and is not fitted")
     note += f"; n* interpolated per repetition between grid sizes, the {1 - beta:g} order statistic over repetitions"
     return judged_row(
         fit, status=status, note=note, exponent=exponent, reps=nf.reps, reconstructed=reconstructed,
+        on_floor=bool(floored.any()) and fit.n_points < 3,
         has_data=len(rows) > 0, theory_given=theory_n is not None, experiment=experiment, learner=learner, regime=regime, x=x, y="n_star",
         bound_kind="shape" if theory_n is not None else "none", bound_ratio=ratio,
     )

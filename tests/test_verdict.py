@@ -324,3 +324,16 @@ def test_fit_only_where_the_theory_is_defined_and_a_silent_theory_is_kept():
 
     kept = summary_table(pd.DataFrame([{**silent, "experiment": "conjunctions", "learner": "private_sq_conjunction"}], columns=THEORY_COLUMNS))
     assert list(kept["verdict"]) == ["theory_silent"]
+
+
+def test_n_star_set_by_a_floor_near_alpha_is_floor():
+    """error = max(0.0099, 5/(εn)) with α = 0.01: each curve flattens on a floor just below α,
+    so where it crosses α is decided by the floor, not by the rate: the n* check says
+    ``floor`` (it used to fit −0.79 and call it agreeing with −1). With the floor ten times
+    below α the same rate agrees."""
+    kw = dict(experiment="x", learner="m", regime="r", alpha=0.01, beta=0.1, theory_n=lambda e: 1e5 / np.asarray(e, float))
+    near = _nstar_rows(lambda n, e, r, rng: max(0.0099, 5 * math.exp(0.1 * rng.normal()) / (e * n)))
+    row = check_n_star(near, **kw)
+    assert row["verdict"] == "floor" and "floor" in row["note"]
+    far = _nstar_rows(lambda n, e, r, rng: max(0.001, 5 * math.exp(0.1 * rng.normal()) / (e * n)))
+    assert check_n_star(far, **kw)["verdict"] == "agrees"
