@@ -516,10 +516,12 @@ def late_window_rate(rows: pd.DataFrame, *, t: str = "t", count: str = "mistakes
 
 def curve_status(
     *, n_values: int, fit: SlopeFit | None, trivial: float | None = None, learned: bool = True,
-    bound_vacuous: bool = False,
+    bound_vacuous: bool = False, regime: bool = False,
 ) -> tuple[str, str]:
     """``(status, note)`` of one curve, the first of :data:`STATUSES` that applies (data
-    sufficiency; whether the slope agrees with the theory is the verdict)."""
+    sufficiency; whether the slope agrees with the theory is the verdict). ``regime``: the
+    slope was fitted on a regime chosen in every resample (:func:`fit_regime`; n* and
+    fixed-range slopes have none)."""
     if n_values == 0:
         return "no_points", "no status-ok rows for this curve"
     vacuous = f"the bound is above the trivial predictor's value ({trivial:.3g}) over the whole range: it says nothing here" if bound_vacuous else ""
@@ -531,7 +533,8 @@ def curve_status(
     if fit is None or not np.isfinite(fit.slope):
         m = 0 if fit is None else fit.n_points
         return "too_few_points", f"{m} point(s) in the learning regime; a slope needs ≥ 3"
-    ci = f"no interval ({fit.no_interval or 'too few repetitions'})" if not np.isfinite(fit.low) else f"95% bootstrap CI [{fit.low:.2f}, {fit.high:.2f}] over repetitions, regime chosen in every resample"
+    chosen = ", regime chosen in every resample" if regime else ""
+    ci = f"no interval ({fit.no_interval or 'too few repetitions'})" if not np.isfinite(fit.low) else f"95% bootstrap CI [{fit.low:.2f}, {fit.high:.2f}] over repetitions{chosen}"
     return "ok", f"slope fitted on {fit.n_points} points, x in [{fit.x_min:g}, {fit.x_max:g}]; {ci}"
 
 
@@ -663,7 +666,7 @@ def check_curve(
         if kind == "bound":
             cells, above = bound_check(values, rate, x=x, y=y, holds_with=holds_with)
             ratio = bound_ratio(values, rate, x=x, y=y, holds_with=holds_with, within=xs[rf.regime])
-    status, note = curve_status(n_values=len(values), fit=fit, trivial=trivial, learned=learned, bound_vacuous=vacuous)
+    status, note = curve_status(n_values=len(values), fit=fit, trivial=trivial, learned=learned, bound_vacuous=vacuous, regime=True)
     if late is not None and trivial is not None:
         note += f"; at-chance judged on the late-window rate ({late_mean:.3g} against {trivial:.3g})"
     note += defined_note

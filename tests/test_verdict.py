@@ -337,3 +337,11 @@ def test_n_star_set_by_a_floor_near_alpha_is_floor():
     assert row["verdict"] == "floor" and "floor" in row["note"]
     far = _nstar_rows(lambda n, e, r, rng: max(0.001, 5 * math.exp(0.1 * rng.normal()) / (e * n)))
     assert check_n_star(far, **kw)["verdict"] == "agrees"
+
+
+def test_only_regime_fits_say_the_regime_was_chosen_in_every_resample():
+    """n* and fixed-range slopes have no regime: their notes must not claim one."""
+    rows = _nstar_rows(lambda n, e, r, rng: min(1.0, 300 * math.exp(0.1 * rng.normal()) / (e * n)))
+    row = check_n_star(rows, experiment="x", learner="m", regime="r", alpha=0.01, beta=0.1, theory_n=lambda e: 1e5 / np.asarray(e, float))
+    assert "regime" not in row["note"] and "95% bootstrap CI" in row["note"]
+    assert "regime chosen in every resample" in _check(_rows(power(-1.0)), exponent=-1.0)["note"]
