@@ -238,6 +238,9 @@ class SlopeFit:
     x_min: float
     x_max: float
     no_interval: str = ""
+    #: every repetition gave the same values: a deterministic curve, the slope is exact (no
+    #: sampling error; low = high = slope) and it counts as one repetition
+    exact: bool = False
 
 
 def _per_x_matrix(x: npt.ArrayLike, y: npt.ArrayLike, reps: npt.ArrayLike) -> tuple[npt.NDArray, npt.NDArray]:
@@ -301,6 +304,8 @@ def fit_slope(
     R = Y.shape[1]
     from dpbench.verdict import MIN_REPS
 
+    if R > 1 and _identical(Y[pos]):
+        return SlopeFit(slope, slope, slope, m, *_range(xs[pos]), exact=True)
     if R < MIN_REPS:
         return SlopeFit(slope, math.nan, math.nan, m, *_range(xs[pos]), no_interval=f"{R} repetition(s) seen at every x; an interval needs ≥ {MIN_REPS}")
     rng = np.random.default_rng(seed)
@@ -310,6 +315,11 @@ def fit_slope(
     with np.errstate(divide="ignore"):
         slopes = _masked_ols(lx[None, :], np.log(np.where(w > 0, boot_mean, 1.0)), w)
     return _percentile_fit(slope, slopes, w, n_boot, confidence, m, xs[pos])
+
+
+def _identical(Y: npt.NDArray) -> bool:
+    """Do all repetitions (columns of ``Y``) give the same values?"""
+    return bool(Y.size) and bool(np.all(Y == Y[:, :1]))
 
 
 def _percentile_fit(
@@ -468,6 +478,8 @@ def fit_regime(
         return RegimeFit(fit, xs, regime, floor_from, floor_level, learned, R)
     with np.errstate(divide="ignore"):
         slope = float(_masked_ols(lx, np.log(np.where(regime, mean, 1.0)), regime.astype(float)))
+    if R > 1 and _identical(Y):
+        return RegimeFit(SlopeFit(slope, slope, slope, pts, *_range(xs[regime]), exact=True), xs, regime, floor_from, floor_level, learned, 1)
     if R < V.MIN_REPS:
         fit = SlopeFit(slope, math.nan, math.nan, pts, *_range(xs[regime]), no_interval=f"{R} repetition(s); an interval needs ≥ {V.MIN_REPS}")
         return RegimeFit(fit, xs, regime, floor_from, floor_level, learned, R)
@@ -534,7 +546,7 @@ def curve_status(
         m = 0 if fit is None else fit.n_points
         return "too_few_points", f"{m} point(s) in the learning regime; a slope needs ≥ 3"
     chosen = ", regime chosen in every resample" if regime else ""
-    ci = f"no interval ({fit.no_interval or 'too few repetitions'})" if not np.isfinite(fit.low) else f"95% bootstrap CI [{fit.low:.2f}, {fit.high:.2f}] over repetitions{chosen}"
+    ci = f"no interval ({fit.no_interval or 'too few repetitions'})" if not np.isfinite(fit.low) else "exact slope" if fit.exact else f"95% bootstrap CI [{fit.low:.2f}, {fit.high:.2f}] over repetitions{chosen}"
     return "ok", f"slope fitted on {fit.n_points} points, x in [{fit.x_min:g}, {fit.x_max:g}]; {ci}"
 
 
@@ -547,12 +559,17 @@ def judged_row(
     columns; ``values`` are the other columns (experiment, learner, regime, x, y, …)."""
     from dpbench import verdict as V
 
+    if fit.exact:
+        reps = 1
     verdict = V.verdict(
         n_points=fit.n_points, has_data=has_data, vacuous=vacuous, at_chance=at_chance, on_floor=on_floor,
-        reps=reps, exponent=exponent, low=fit.low, high=fit.high, reconstructed=reconstructed, slope=fit.slope,
+        reps=V.MIN_REPS if fit.exact else reps, exponent=exponent, low=fit.low, high=fit.high, reconstructed=reconstructed, slope=fit.slope,
         theory_given=theory_given,
     )
     extra = V.endpoint_note(fit.slope, fit.low, fit.high)
+    if fit.exact:
+        extra = ("every repetition gave identical values (a deterministic curve): counted as 1 repetition, the slope is "
+                 "exact (no sampling error, a zero-width interval)")
     if verdict == "theory_silent":
         extra = "; ".join(filter(None, [extra, "the theory is undefined over this curve's range: no exponent to compare (measured slope kept)"]))
     if verdict == "shape_only":

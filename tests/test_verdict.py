@@ -345,3 +345,19 @@ def test_only_regime_fits_say_the_regime_was_chosen_in_every_resample():
     row = check_n_star(rows, experiment="x", learner="m", regime="r", alpha=0.01, beta=0.1, theory_n=lambda e: 1e5 / np.asarray(e, float))
     assert "regime" not in row["note"] and "95% bootstrap CI" in row["note"]
     assert "regime chosen in every resample" in _check(_rows(power(-1.0)), exponent=-1.0)["note"]
+
+
+def test_identical_repetitions_report_one_repetition_and_an_exact_slope():
+    """A deterministic curve (every repetition gives the same values, e.g. an expected regret
+    computed exactly) has one repetition's worth of information: reps = 1 and a note saying
+    the slope is exact — not reps = 10 beside a zero-width 'bootstrap' interval. It is still
+    judged (agrees with −1, steeper than −0.5)."""
+    rows = _rows(lambda n, r, rng: 10.0 / n)
+    row = _check(rows, exponent=-1.0)
+    assert row["reps"] == 1 and row["verdict"] == "agrees" and "identical" in row["note"]
+    assert _check(rows, exponent=-0.5)["verdict"] == "steeper"
+    from dpbench.analysis import fit_slope, slope_row
+
+    fit = fit_slope(rows["n"], rows["error"], rows["rep"])
+    srow = slope_row(fit, reps=10, exponent=-1.0, experiment="x", learner="m", regime="r", x="n", y="error")
+    assert srow["reps"] == 1 and srow["verdict"] == "agrees"
