@@ -156,21 +156,15 @@ def write_summary(theory_csvs, out_csv: str | Path, out_html: str | Path | None 
 
 
 def summary_html(table: pd.DataFrame) -> str:
-    """The report page of the summary: verdict counts, then every row."""
-    counts = verdict_counts(table)
-    style = ("body{font-family:sans-serif;font-size:13px} table{border-collapse:collapse;margin-bottom:1em}"
-             " td,th{border:1px solid #ccc;padding:2px 6px;text-align:left} th{background:#eee}")
-    return (
-        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>Theory vs practice</title><style>{style}</style></head><body>"
-        "<h3>Theory vs practice: every measured exponent against its theorem</h3>"
-        "<p>One row per (source theorem, learner, regime). verdict: agrees = the 95% bootstrap interval (the regime chosen "
-        "in every resample) overlaps the predicted exponent ± 0.1 and is at most 0.5 wide, the estimate within 0.25; steeper / shallower = it "
-        "excludes it; shape_only = the theory is a reconstruction whose constants were lost (never agrees); bound_ratio = "
-        "largest empirical/bound ratio in the regime (n*: empirical n* over the theorem's). Rules: docs/theory-check.md.</p>"
-        + counts.to_html(border=0)
-        + table.to_html(index=False, na_rep="", float_format=lambda v: f"{v:.3g}", border=0)
-        + "</body></html>"
-    )
+    """The report page of the summary: verdict counts, then every row, verdict first and
+    coloured (:func:`dpbench.report_tables.page_html`)."""
+    from dpbench.report_tables import page_html, summary_view
+
+    intro = ("<p>One row per (source theorem, learner, regime). verdict: agrees = the 95% bootstrap interval (the regime chosen "
+             "in every resample) overlaps the predicted exponent ± 0.1 and is at most 0.5 wide, the estimate within 0.25; steeper / shallower = it "
+             "excludes it; shape_only = the theory is a reconstruction whose constants were lost (never agrees); bound_ratio = "
+             "largest empirical/bound ratio in the regime (n*: empirical n* over the theorem's). Rules: docs/theory-check.md.</p>")
+    return page_html(summary_view(table), "Theory vs practice: every measured exponent against its theorem", intro, hidden=())
 
 
 def verdict_counts(table: pd.DataFrame) -> pd.DataFrame:

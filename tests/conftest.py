@@ -31,3 +31,13 @@ def run_snakemake(workdir: Path, *args: str, configfile: Path = TINY_CONFIG, cor
     ]
     env = {**os.environ, "PYTHONHASHSEED": "0"}
     return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
+
+
+@pytest.fixture(scope="session")
+def tiny_run(tmp_path_factory) -> Path:
+    """The workflow run once on the tiny config (every experiment), shared by the
+    end-to-end and report tests."""
+    workdir = tmp_path_factory.mktemp("e2e_a")
+    proc = run_snakemake(workdir)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return workdir

@@ -209,7 +209,7 @@ def test_the_readme_example_catches_the_broken_copy_at_default_runs(capsys):
     """``dpbench audit private_rwm`` (README, docs/privacy.md) at its default runs."""
     assert cli_audit("private_rwm", epsilon=None, delta=None, runs=None, seed=0) == 0
     out = capsys.readouterr().out
-    assert "CAUGHT" in out and "missed" not in out and "verdict=pass" in out
+    assert "CAUGHT by bound" in out and "missed" not in out and "verdict=pass" in out
 
 
 def test_audit_of_identical_distributions_is_near_zero():

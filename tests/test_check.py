@@ -118,6 +118,6 @@ def test_generic_audit_reports_no_power_when_its_broken_copy_is_not_caught(own_r
 
     results = check.audit_results(IgnoresItsData, runs=2_000, budget=10.0)
     verdict = next(r for r in results if r.check == "privacy audit verdict")
-    assert verdict.status == "warn" and verdict.figures.startswith("no_power"), check.format_table("x", results)
+    assert verdict.status == "warn" and verdict.detail.startswith("no_power"), check.format_table("x", results)
     caught = check.audit_results(PrivateSQConjunction, runs=20_000, budget=20.0)
     assert {r.check: r.status for r in caught}["privacy audit verdict"] == "pass"

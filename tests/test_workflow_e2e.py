@@ -4,6 +4,7 @@ report, idempotence, bit-identical re-runs, and bad configs stopped before any j
 
 from __future__ import annotations
 
+import os
 import shutil
 
 import pandas as pd
@@ -23,11 +24,8 @@ EXPERIMENTS = list(yaml.safe_load(TINY_CONFIG.read_text())["experiments"])
 
 
 @pytest.fixture(scope="module")
-def first_run(tmp_path_factory):
-    workdir = tmp_path_factory.mktemp("e2e_a")
-    proc = run_snakemake(workdir)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    return workdir
+def first_run(tiny_run):
+    return tiny_run  # tests/conftest.py: one tiny run for this module and tests/test_report.py
 
 
 def test_outputs_exist_with_the_schema(first_run):
@@ -46,6 +44,17 @@ def test_outputs_exist_with_the_schema(first_run):
             for ext in ("pdf", "png"):
                 path = first_run / "results" / "figures" / f"{stem}.{ext}"
                 assert path.stat().st_size > 5_000, path
+
+
+def test_logs_free_of_library_noise_and_files_group_readable(first_run):
+    """No fontTools INFO lines in the summarise logs (thousands per PDF before); results
+    files get 0666 less the umask (0644 under the usual 022), not a temporary file's 0600."""
+    umask = os.umask(0)
+    os.umask(umask)
+    for log in (first_run / "results" / "logs" / "summarise").glob("*.log"):
+        assert "fontTools" not in log.read_text(), log
+    for path in [*(first_run / "results").glob("*.parquet"), *(first_run / "results" / "theory").glob("*.csv")]:
+        assert path.stat().st_mode & 0o777 == 0o666 & ~umask, path
 
 
 def test_theory_summary_is_written(first_run):

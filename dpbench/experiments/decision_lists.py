@@ -143,8 +143,7 @@ EXPERIMENT = register_experiment(
             "error_vs_n": Figure(
                 "dpbench.plotting.decision_lists:error_vs_n",
                 "Population error (held-out sample of 50,000, noise added exactly) against n on the main decision-list "
-                "problem, one panel per ε. " + _CAPTION_CURVES + "Coinciding zero markers of several learners are nested "
-                "(larger: the learner with more zeros); decision_tree, exact at every n like rivest, is left out. " + _CAPTION_LINES,
+                "problem, one panel per ε. " + _CAPTION_CURVES + _CAPTION_LINES,
             ),
             "error_vs_n_small_d": Figure(
                 "dpbench.plotting.decision_lists:error_vs_n_small_d",

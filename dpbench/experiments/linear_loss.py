@@ -87,8 +87,8 @@ EXPERIMENT = register_experiment(
         "dpbench.plotting.linear_loss:excess_vs_T",
                 "LinearLearner: excess population loss <theta^T, mu> - min mu (exact) against T, one panel per private "
                 "epsilon (and per d when a sweep varies it), log-log; means over repetitions with 95% bootstrap bands "
-                "over repetitions (none with fewer than 5). rwm is LinearLearner at epsilon = infinity (plain RWM at "
-                "eta = sqrt(ln d/T)), drawn in every panel. Dashed, in the learner's colour: the proven online-to-batch "
+                "over repetitions (none with fewer than 5). linear_learner (ε = ∞) is the same learner run without "
+                "privacy (plain RWM at eta = sqrt(ln d/T)), drawn in every panel. Dashed, in the learner's colour: the proven online-to-batch "
                 "bound at the eta each run recorded (Dwork & Roth 2014, Thms 11.1 and 11.6, holds with probability 1 - 3 beta, "
                 "beta = 0.1); grey: the uniform theta's excess loss (= gap); triangles: where the bound drops below it.",
             ),

@@ -82,11 +82,14 @@ def learning_curves(
     band from a 95 % bootstrap over repetitions (:func:`_band`, fixed seed; none when a
     curve has fewer than ``min_reps_band`` repetitions), theory lines above the data, the
     trivial predictor's level in grey, triangles where the theory says learning starts, and
-    means of exactly 0 as hollow markers on the lower axis. One legend, outside the data."""
+    means of exactly 0 as hollow markers on the lower axis (stacked where they would overlap,
+    :func:`dpbench.plotting.overlays.place_edge_marks`). The shared y range holds the means,
+    the bands and the chance levels. One legend, outside the data."""
     import seaborn as sns
 
     from dpbench.plotting.layout import deferred_grid_layout, grid_shape, panel_size, place_legend, tidy_log_ticks
-    from dpbench.plotting.overlays import draw_theory, draw_trivial, mark_learning_starts, mark_off_axis
+    from dpbench.plotting.captions import add_note
+    from dpbench.plotting.overlays import _data_extent, draw_theory, draw_trivial, mark_learning_starts, mark_off_axis, place_edge_marks
     from dpbench.plotting.style import paper_style, palette
 
     ok = df[df["status"] == "ok"]
@@ -136,13 +139,20 @@ def learning_curves(
             if level is not None and np.isfinite(level):
                 levels.append(level)
         means = data.groupby(["panel", "_line", x])[y].mean()
-        top = max([means.max(), *levels]) * 2
-        g.set(ylim=(means.min() / 2, min(1.0, top) if y == "error" else top))  # shared y: one range
+        drawn = np.array([_data_extent(ax) for ax in axes] + [_reference_extent(ax) for ax in axes])
+        top = np.nanmax([means.max(), *levels, *drawn[:, 1]]) * 2
+        bottom = np.nanmin([means.min() / 2, *(drawn[:, 0] / 1.2)])
+        g.set(ylim=(bottom, min(1.0, top) if y == "error" else top))  # shared y: one range
         for ax in axes:
             tidy_log_ticks(ax)
         if title:
             g.figure.suptitle(title)
         g.figure.tight_layout()
+        place_edge_marks(g.figure)
+        for ax in axes:
+            tidy_log_ticks(ax)
+        if reps >= min_reps_band:
+            add_note(g.figure, BAND_NOTE)
         entries.update(extra)
         place_legend(g.figure, axes, list(entries.values()), list(entries.keys()), n_panels=len(axes), cols=n_cols,
                      ncol=1 if len(axes) % n_cols else None)
@@ -170,9 +180,31 @@ _BAND_DRAWS: dict[int, np.ndarray] = {}
 def _band(values) -> tuple[float, float]:
     """seaborn ``errorbar=`` callable: the 95 % percentile bootstrap interval of the mean over
     repetitions (:func:`dpbench.analysis.bootstrap_mean_ci`, fixed seed, vectorised — seaborn's
-    own ``("ci", 95)`` resamples group by group in Python, ~30 ms a point)."""
+    own ``("ci", 95)`` resamples group by group in Python, ~30 ms a point). On a log axis the
+    band is drawn only where its lower end is positive: at a point where it is ≤ 0 (enough
+    repetitions at exactly 0) the interval is NaN and the band leaves a gap, instead of
+    filling the panel down to the axis (:data:`BAND_NOTE` says so in the caption)."""
     _, low, high = bootstrap_mean_ci(values, n_boot=1000, draws=_BAND_DRAWS)
+    if not low > 0:
+        return np.nan, np.nan
     return low, high
+
+
+#: What a band means, for the captions of figures that draw one (:func:`dpbench.pipeline.figure_caption`).
+BAND_NOTE = ("Bands: 95 % percentile bootstrap interval of the mean over repetitions; where the "
+             "interval's lower end is 0 (enough repetitions at exactly 0) it has no place on the log "
+             "axis and the band is left out there.")
+
+
+def _reference_extent(ax) -> tuple[float, float]:
+    """Smallest and largest positive y of the reference (chance-level) curves drawn in ``ax``
+    (lines in :data:`dpbench.plotting.style.REFERENCE_GREY`): the axes show them whole."""
+    from dpbench.plotting.style import REFERENCE_GREY
+
+    ys = [np.asarray(l.get_ydata(), dtype=float) for l in ax.get_lines() if l.get_color() == REFERENCE_GREY and l.get_transform() == ax.transData]
+    y = np.concatenate(ys) if ys else np.array([])
+    y = y[np.isfinite(y) & (y > 0)]
+    return (float(y.min()), float(y.max())) if len(y) else (np.nan, np.nan)
 
 
 def _line_labels(rows: pd.DataFrame) -> list[str]:
@@ -199,9 +231,9 @@ def sample_complexity_figure(
     learner's slope (bootstrap over repetitions) beside the theory's local exponent."""
 
     from dpbench.analysis import sample_complexity_slope
-    from dpbench.plotting.layout import grid_shape, panel_size, place_legend, tidy_log_ticks
-    from dpbench.plotting.overlays import draw_theory, mark_off_axis
-    from dpbench.plotting.style import SHARED_THEORY, paper_style, palette
+    from dpbench.plotting.layout import grid_shape, panel_size, place_legend, place_panel_legends, tidy_log_ticks
+    from dpbench.plotting.overlays import draw_theory, mark_off_axis, place_edge_marks
+    from dpbench.plotting.style import paper_style, palette
 
     ok = with_learner_params(df[df["status"] == "ok"])
     settings = [c for c in varying_identity(ok, exclude=("epsilon", "delta", size)) if not c.startswith("lp_")]
@@ -215,8 +247,10 @@ def sample_complexity_figure(
         for ax in axes[len(keys):]:
             fig.delaxes(ax)
         axes = axes[: len(keys)]
-        entries: dict = {}
+        per_panel: list[dict] = []
         for ax, key in zip(axes, keys):
+            entries: dict = {}
+            per_panel.append(entries)
             rows = ok
             for c, v in key.items():
                 rows = rows[rows[c].astype(str) == str(v)]
@@ -224,11 +258,8 @@ def sample_complexity_figure(
             eps = np.sort(private["epsilon"].unique()) if len(private) else np.array([])
             sc = sample_complexity(rows, ["learner", "epsilon", "private"], alpha, beta, size=size)
             public = sc[~sc["private"] & np.isfinite(sc["n_star"])]
-            for n_star, same in public.groupby("n_star"):  # coinciding levels drawn once, all named
-                names = order(same["learner"].unique())
-                c = palette(names)[names[0]] if len(names) == 1 else SHARED_THEORY
-                ax.axhline(n_star, color=c, lw=1.0, ls=(0, (6, 2, 1, 2)), zorder=2)
-                entries[f"{', '.join(names)} (non-private n* = {n_star:g})"] = plt.Line2D([], [], color=c, lw=1.0, ls=(0, (6, 2, 1, 2)))
+            for n_star, same in public.groupby("n_star"):
+                entries.update(draw_levels(ax, n_star, order(same["learner"].unique()), f"non-private n* = {n_star:g}"))
             for learner in order(sc["learner"].unique()):
                 s = sc[sc["learner"] == learner].sort_values("epsilon")
                 c = palette([learner])[learner]
@@ -264,5 +295,30 @@ def sample_complexity_figure(
         if title:
             fig.suptitle(title)
         fig.tight_layout()
-        place_legend(fig, axes, list(entries.values()), list(entries.keys()), n_panels=len(axes), cols=n_cols, ncol=1)
+        place_edge_marks(fig)
+        for ax in axes:
+            tidy_log_ticks(ax)
+        if len(axes) == 1:
+            place_legend(fig, axes, list(per_panel[0].values()), list(per_panel[0].keys()), n_panels=1, cols=n_cols, ncol=1)
+        else:  # a learner's slope and levels differ between panels: a legend per panel
+            place_panel_legends(fig, axes, per_panel)
     return fig
+
+
+#: Dash pattern of a non-private learner's level (n*, or a measured value) across a panel.
+LEVEL_DASH = (6.0, 2.0, 1.0, 2.0)
+
+
+def draw_levels(ax, level: float, learners: list[str], meaning: str) -> dict:
+    """One horizontal level shared by ``learners``, in each learner's colour: with several,
+    their dash-dot patterns interleave (each colour shows in turn along the line), so
+    neither hides the other and each has its own legend entry ``"{learner}: {meaning}"``."""
+    from dpbench.plotting.style import color
+
+    period = sum(LEVEL_DASH)
+    entries = {}
+    for i, name in enumerate(learners):
+        on_off = LEVEL_DASH if len(learners) == 1 else (LEVEL_DASH[0], period * len(learners) - LEVEL_DASH[0])
+        ax.axhline(level, color=color(name), lw=1.0, ls=(i * period, on_off), zorder=2)
+        entries[f"{name}: {meaning}"] = plt.Line2D([], [], color=color(name), lw=1.0, ls=(0, LEVEL_DASH))
+    return entries

@@ -58,41 +58,18 @@ def _error_lines(learner: str, row: pd.Series, n: np.ndarray) -> list[TheoryLine
     ]
 
 
-def _without_duplicate_zeros(rows: pd.DataFrame) -> pd.DataFrame:
-    """Drop the non-private learners whose mean error is exactly 0 at every n when another
-    learner's is too (their markers on the axis would coincide and hide each other); the
-    caption names them."""
-    ok = _ok(rows)
-    zero = [l for l, g in ok[~ok["private"]].groupby("learner") if (g.groupby("n")["error"].mean() == 0).all()]
-    drop = [l for l in zero if l == "decision_tree"] if len(zero) > 1 else []
-    return rows[~rows["learner"].isin(drop)]
-
-
 def _n_lines(learner: str, row: pd.Series, eps: np.ndarray) -> list[TheoryLine]:
     return n_star_lines(learner, theory.dl_rates_of(learner, row, epsilon=float(eps[0])), eps, ALPHA)
 
 
-def _nest_zero_markers(fig):
-    """Zero markers of several learners at the same n would hide each other: per panel, the
-    learner with the most zero markers gets the largest, lowest-drawn ones, so coinciding
-    markers show as nested triangles in both colours."""
-    for ax in fig.axes:
-        marks = [line for line in ax.get_lines() if line.get_marker() == "v" and line.get_markerfacecolor() == "white"]
-        for i, line in enumerate(sorted(marks, key=lambda l: -len(l.get_xdata()))):
-            line.set_markersize(max(7.0 - 1.8 * i, 3.0))
-            line.set_zorder(6 + 0.1 * i)
-    return fig
-
-
 def _curves(rows: pd.DataFrame):
-    fig = learning_curves(rows, x="n", y="error", ylabel="population error", theory=_error_lines,
-                          trivial=dl_trivial_error_of, trivial_label="majority label (best constant predictor)")
-    return _nest_zero_markers(fig)
+    return learning_curves(rows, x="n", y="error", ylabel="population error", theory=_error_lines,
+                           trivial=dl_trivial_error_of, trivial_label="majority label (best constant predictor)")
 
 
 def error_vs_n(df: pd.DataFrame):
     main = main_problem(df)
-    return _curves(_without_duplicate_zeros(df[df["problem_id"] == main]))
+    return _curves(df[df["problem_id"] == main])
 
 
 def error_vs_n_small_d(df: pd.DataFrame):
@@ -140,7 +117,7 @@ def sample_complexity_features(df: pd.DataFrame):
     from dpbench.analysis import local_exponent, sample_complexity_slope
     from dpbench.analysis import sample_complexity as n_star_table
     from dpbench.plotting.layout import grid_shape, panel_size, place_legend, tidy_log_ticks
-    from dpbench.plotting.overlays import draw_theory, mark_off_axis
+    from dpbench.plotting.overlays import draw_theory, mark_off_axis, place_edge_marks
     from dpbench.plotting.style import order, paper_style
 
     sweep = feature_sweep(df)
@@ -198,6 +175,9 @@ def sample_complexity_features(df: pd.DataFrame):
             ax.set_ylim(min(low, grid_n.min() / 1.5), max(high, grid_n.max() * 1.5))
             tidy_log_ticks(ax)
         fig.tight_layout()
+        place_edge_marks(fig)
+        for ax in axes:
+            tidy_log_ticks(ax)
         place_legend(fig, axes, list(entries.values()), list(entries.keys()), n_panels=len(axes), cols=n_cols, ncol=1)
     return fig
 
@@ -209,8 +189,10 @@ def runtime(df: pd.DataFrame):
     import matplotlib.pyplot as plt
     import seaborn as sns
 
-    from dpbench.plotting.common import _band
+    from dpbench.plotting.captions import add_note
+    from dpbench.plotting.common import BAND_NOTE, _band
     from dpbench.plotting.layout import place_legend, tidy_log_ticks
+    from dpbench.plotting.overlays import _data_extent
     from dpbench.plotting.style import SINGLE_COLUMN, order, paper_style, palette
 
     ok = _ok(df).dropna(subset=["fit_seconds"])
@@ -246,7 +228,11 @@ def runtime(df: pd.DataFrame):
         ax.set_yscale("log")
         ax.set_xlabel("|F| (features incl. the constant)")
         ax.set_ylabel("fit time per example (s)")
+        band_low, _ = _data_extent(ax)
+        if np.isfinite(band_low):
+            ax.set_ylim(min(ax.get_ylim()[0], band_low / 1.2), ax.get_ylim()[1])
         tidy_log_ticks(ax)
+        add_note(fig, BAND_NOTE)
         fig.tight_layout()
         place_legend(fig, [ax], list(entries.values()), list(entries.keys()), n_panels=1, cols=1, ncol=1)
     return fig

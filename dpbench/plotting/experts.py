@@ -66,6 +66,7 @@ def _skipped_note(fig, skipped: pd.DataFrame) -> None:
     from matplotlib.patches import Patch
 
     from dpbench.plotting.layout import grid_shape, place_legend
+    from dpbench.plotting.style import paper_style
 
     legend = fig.legends[0]
     handles, labels = list(legend.legend_handles), [t.get_text() for t in legend.texts]
@@ -75,7 +76,8 @@ def _skipped_note(fig, skipped: pd.DataFrame) -> None:
     legend.remove()
     axes = [ax for ax in fig.axes if ax.get_visible()]
     _, cols = grid_shape(len(axes))
-    place_legend(fig, axes, handles, labels, n_panels=len(axes), cols=cols, ncol=1 if len(axes) % cols else None)
+    with paper_style():  # the legend's fonts: the figure's, not matplotlib's defaults
+        place_legend(fig, axes, handles, labels, n_panels=len(axes), cols=cols, ncol=1 if len(axes) % cols else None)
 
 
 def _single_panel_title(fig, rows: pd.DataFrame) -> None:
@@ -175,7 +177,26 @@ def ftl_trap(df: pd.DataFrame):
     fig = learning_curves(ok, x="T", y="expected_regret", xlabel="horizon T", ylabel="average expected regret",
                           theory=_theory(ok, "T", "expected_regret"), zero_label=ZERO_LABEL)
     _single_panel_title(fig, ok)
+    _explain_trap(fig, ok)
     return fig
+
+
+def _explain_trap(fig, ok: pd.DataFrame) -> None:
+    """Caption note: why a private learner beats its non-private version on the trap — on it
+    every expert loses about T/2, so uniform play is optimal and a smaller learning rate
+    (closer to uniform) has less regret; the η ratio is the recorded one."""
+    from dpbench.plotting.captions import add_note
+
+    eta = ok[np.isfinite(ok["eta"])].groupby(["learner", "T"])["eta"].first().unstack("learner")
+    regret = ok.groupby(["learner", "T"])["expected_regret"].mean().unstack("learner")
+    for private in [c for c in eta.columns if c != "rwm" and "rwm" in eta.columns]:
+        ratio = (eta["rwm"] / eta[private]).dropna()
+        below = (regret[private] < regret["rwm"]).reindex(ratio.index).mean()
+        if len(ratio) and below > 0.5:
+            add_note(fig, f"{private} has less regret than rwm here because its recorded learning rate is "
+                          f"{ratio.min():.2g}–{ratio.max():.2g}× smaller (the price of privacy): on this sequence every "
+                          "expert loses about T/2, so uniform play is optimal and a smaller learning rate, closer to "
+                          "uniform, loses less; privacy does not help in general.")
 
 
 def coin(df: pd.DataFrame):
@@ -184,6 +205,10 @@ def coin(df: pd.DataFrame):
     (dashed) beside the minimax lower bound √(ln k/(2T)) (grey)."""
     rows = _final(df)
     ok = _with_lines(rows[(rows["kind"] == "coin") & (rows["status"] == "ok")], "T")
+    if ok.empty:  # a config without a fair-coin T sweep still gets the figure file
+        from dpbench.plotting.halfspaces_online import _note
+
+        return _note("experts: no fair-coin T sweep in this config")
 
     def lines(learner: str, row: pd.Series, xs: np.ndarray) -> list[TheoryLine]:
         out = _theory(ok, "T", "expected_regret")(learner, row, xs)

@@ -59,7 +59,8 @@ def _tight_extent(fig, axes) -> Bbox:
 
 def place_legend(fig: plt.Figure, axes, handles, labels, *, n_panels: int, cols: int, ncol: int | None = None):
     """Put one legend for the whole figure outside the data: in the empty area right of the
-    last row's panels when the grid has free slots, else below every panel (and their tick
+    last row's panels when the grid has free slots and it fits there (no wider than the
+    figure, no taller than the panels), else below every panel (and their tick
     and axis labels). Call after the layout is final (``tight_layout``): the extents are
     measured then, without drawing the figure (``Axes.get_tightbbox`` updates ticks, titles
     and labels itself)."""
@@ -68,21 +69,32 @@ def place_legend(fig: plt.Figure, axes, handles, labels, *, n_panels: int, cols:
     free = cols * math.ceil(n_panels / cols) - n_panels
     if free > 0:
         last = _tight_extent(fig, axes[-1:])
-        legend = fig.legend(handles, labels, loc="upper left", bbox_to_anchor=(last.x1 + 0.02, last.y1), frameon=False,
+        renderer = fig.canvas.get_renderer()
+        others = [ax.get_tightbbox(renderer).transformed(fig.transFigure.inverted()) for ax in axes[:-1]]
+        top = min([last.y1, *(o.y0 - 0.01 for o in others if o.x1 > last.x1 + 0.02 and o.y0 < last.y1)])  # below the row above
+        legend = fig.legend(handles, labels, loc="upper left", bbox_to_anchor=(last.x1 + 0.02, top), frameon=False,
                             ncol=ncol or 1, borderaxespad=0.0, handlelength=2.2, columnspacing=1.0)
-        box = legend.get_window_extent(fig.canvas.get_renderer()).transformed(fig.transFigure.inverted())
-        if box.x1 <= 1.0:
+        box = legend.get_window_extent(renderer).transformed(fig.transFigure.inverted())
+        panels = _tight_extent(fig, axes)
+        clear = not any(box.overlaps(other) for other in others)  # e.g. the x label of the panel above the slot
+        if box.x1 <= 1.0 and box.height <= 1.1 * panels.height and clear:
             return legend
-        legend.remove()  # wider than the free slot: below the panels instead
+        legend.remove()  # wider than the free slot, taller than the panels or over one: below them instead
     extent = _tight_extent(fig, axes)
     for columns in (2, 1) if fig.get_figwidth() > 4 and len(handles) > 1 else (1,):
         legend = fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, extent.y0 - 0.01), frameon=False,
                             ncol=columns, borderaxespad=0.0, handlelength=2.2, columnspacing=1.0)
         box = legend.get_window_extent(fig.canvas.get_renderer()).transformed(fig.transFigure.inverted())
-        if columns == 1 or (box.x0 >= 0 and box.x1 <= 1):
+        if box.x0 >= 0 and box.x1 <= 1:
             return legend
         legend.remove()
-    return legend
+    # wider than the figure even in one column: wrap the labels to the panels' width
+    import textwrap
+
+    chars = max(24, int(DOUBLE_COLUMN * 72 / (0.55 * plt.rcParams["legend.fontsize"])) - 10)
+    labels = ["\n".join(textwrap.wrap(label, chars)) for label in labels]
+    return fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, extent.y0 - 0.01), frameon=False,
+                      ncol=1, borderaxespad=0.0, handlelength=2.2, columnspacing=1.0)
 
 
 #: Log axes spanning more decades than this carry no minor ticks: on a 1.75 in panel they
@@ -96,27 +108,77 @@ _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 def power_of_ten(value: float, _pos=None) -> str:
     """A log-axis tick label: ``10³``, ``10⁻²`` at powers of ten (Unicode superscripts, plain
-    text: no mathtext parsing), ``%g`` elsewhere."""
+    text: no mathtext parsing), ``%g`` elsewhere (``3·10⁵`` beyond 10⁵ or below 10⁻³)."""
     if value <= 0 or not math.isfinite(value):
         return ""
-    exponent = round(math.log10(value))
-    if abs(value - 10.0**exponent) > 1e-9 * value:
+    exponent = math.floor(math.log10(value) + 1e-9)
+    if abs(value - 10.0**round(math.log10(value))) <= 1e-9 * value:
+        return "10" + str(round(math.log10(value))).translate(_SUPERSCRIPT)
+    if 1e-3 <= value < 1e5:
         return f"{value:g}"
-    return "10" + str(exponent).translate(_SUPERSCRIPT)
+    return f"{value / 10.0**exponent:g}·10" + str(exponent).translate(_SUPERSCRIPT)
+
+
+def plain_or_power(value: float, _pos=None) -> str:
+    """A tick label among 1-3 or 1-2-5 ticks: ``%g`` from 10⁻³ to 10⁵ (``0.2, 0.5, 1``, not
+    ``0.2, 0.5, 10⁰``), :func:`power_of_ten` beyond."""
+    if value > 0 and 1e-3 <= value < 1e5:
+        return f"{value:g}"
+    return power_of_ten(value)
+
+
+#: Most powers of ten a log axis labels one by one (beyond, matplotlib thins them).
+MAX_LABELLED_DECADES = 8
+
+
+def _log_subs(lo: float, hi: float) -> tuple[float, ...]:
+    """Mantissas of the labelled ticks of a log axis over ``[lo, hi]``: powers of ten when at
+    least 3 are in view, else 1-3, else 1-2-5 (so an axis always carries ≥ 3 labels)."""
+    def count(subs):
+        return sum(1 for e in range(math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1)
+                   for m in subs if lo * (1 - 1e-9) <= m * 10.0**e <= hi * (1 + 1e-9))
+
+    for subs in ((1.0,), (1.0, 3.0), (1.0, 2.0, 5.0), (1.0, 1.5, 2.0, 3.0, 5.0, 7.0)):
+        if count(subs) >= 3:
+            return subs
+    return tuple(float(m) for m in range(1, 10))
 
 
 def tidy_log_ticks(ax) -> None:
     """Labels only at major ticks of log axes (matplotlib labels minor ticks on short ranges,
-    where they collide); a range of less than ~1.5 decades gets 1-2-5 ticks instead; no minor
-    ticks beyond :data:`MINOR_TICKS_MAX_DECADES`."""
-    from matplotlib.ticker import FormatStrFormatter, FuncFormatter, LogLocator, NullFormatter, NullLocator
+    where they collide), at least 3 of them (:func:`_log_subs`: powers of ten, else 1-3,
+    else 1-2-5), every power of ten up to :data:`MAX_LABELLED_DECADES`; no minor ticks
+    beyond :data:`MINOR_TICKS_MAX_DECADES`."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, NullLocator
 
     for axis, (lo, hi) in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
         if axis.get_scale() != "log" or not (lo > 0 and hi > 0):
             continue
-        decades = abs(math.log10(hi / lo))
-        axis.set_major_locator(LogLocator(base=10, subs=(1.0,) if decades >= 1.5 else (1.0, 2.0, 5.0)))
-        axis.set_major_formatter(FuncFormatter(power_of_ten) if decades >= 1.5 else FormatStrFormatter("%g"))
+        lo, hi = min(lo, hi), max(lo, hi)
+        decades = math.log10(hi / lo)
+        subs = _log_subs(lo, hi)
+        numticks = math.ceil(decades) + 3 if decades <= MAX_LABELLED_DECADES else "auto"
+        axis.set_major_locator(LogLocator(base=10, subs=subs, numticks=numticks))
+        axis.set_major_formatter(FuncFormatter(power_of_ten if subs == (1.0,) else plain_or_power))
         axis.set_minor_formatter(NullFormatter())
         if decades > MINOR_TICKS_MAX_DECADES:
             axis.set_minor_locator(NullLocator())
+
+
+def place_panel_legends(fig: plt.Figure, axes, entries: list[dict]) -> list:
+    """One legend under each panel (``entries[i]``: ``{label: handle}`` of ``axes[i]``), for
+    figures whose panels give a learner's line different meanings (a slope, a level per
+    panel): one legend merged over the panels would show the same style with several
+    labels. Labels wrap to the panel's width. Call after the layout is final."""
+    import textwrap
+
+    legends = []
+    for ax, mine in zip(axes, entries):
+        if not mine:
+            continue
+        ext = _tight_extent(fig, [ax])
+        width_chars = max(16, int(ext.width * fig.get_figwidth() * 72 / (0.55 * plt.rcParams["legend.fontsize"])) - 8)
+        labels = ["\n".join(textwrap.wrap(label, width_chars)) for label in mine]
+        legends.append(fig.legend(list(mine.values()), labels, loc="upper left", bbox_to_anchor=(ext.x0, ext.y0 - 0.01),
+                                  frameon=False, ncol=1, borderaxespad=0.0, handlelength=2.2))
+    return legends

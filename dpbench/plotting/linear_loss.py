@@ -4,8 +4,9 @@ one panel per private ε (and per d when a sweep varies it), drawn with seaborn 
 
 Rows and :mod:`dpbench.theory` only: each panel's theory line is the proven online-to-batch
 bound at the η its runs recorded (:func:`dpbench.theory.linear_learner_rate_of`), so lines
-of different ε never share a panel or a colour. LinearLearner at ε = ∞ is plain RWM at
-η = sqrt(ln d/T): it is drawn as ``rwm`` (its colour) in every panel, with its own bound.
+of different ε never share a panel or a colour. LinearLearner at ε = ∞ (plain RWM at
+η = sqrt(ln d/T)) is drawn as ``linear_learner (ε = ∞)``, in a colour of its own, in every
+panel, with its own bound.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ from dpbench.plotting.common import learning_curves
 from dpbench.plotting.overlays import TheoryLine
 from dpbench.plotting.style import color
 
-#: the name LinearLearner's non-private twin (ε = ∞) is drawn under.
-NON_PRIVATE = "rwm"
+#: the name LinearLearner's non-private run (ε = ∞) is drawn under (its own colour in
+#: :data:`dpbench.plotting.style.LEARNER_GROUPS`).
+NON_PRIVATE = "linear_learner (ε = ∞)"
 
 
 def excess_vs_T(df: pd.DataFrame):

@@ -68,7 +68,7 @@ def audit_bounds(df: pd.DataFrame) -> plt.Figure:
             Line2D([], [], color="0.15", ls=(0, (4, 2)), lw=1.0),
             Patch(color=PALETTE["broken"], alpha=0.15, lw=0),
         ]
-        labels = ["correct copy", "broken copy (calibration error)", "empirical lower bound (Clopper–Pearson or GDP)",
+        labels = ["correct copy", "broken copy (calibration error)", "empirical lower bound (Clopper–Pearson or trade-off curve)",
                   r"exact $\varepsilon(\delta)$ of the copy's output law", "the claim", "claim refuted"]
         fig.tight_layout()
         fig.canvas.draw()

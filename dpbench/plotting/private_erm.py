@@ -93,9 +93,10 @@ def error_vs_epsilon(df: pd.DataFrame) -> plt.Figure:
     non-private peers as horizontal lines."""
     import seaborn as sns
 
-    from dpbench.plotting.common import _band
+    from dpbench.plotting.captions import add_note
+    from dpbench.plotting.common import BAND_NOTE, _band, draw_levels
     from dpbench.plotting.layout import panel_size, place_legend, tidy_log_ticks
-    from dpbench.plotting.overlays import draw_theory, draw_trivial, mark_off_axis
+    from dpbench.plotting.overlays import _data_extent, draw_theory, draw_trivial, mark_off_axis, place_edge_marks
     from dpbench.plotting.style import order, paper_style, palette
 
     ok = _main(df)
@@ -128,8 +129,7 @@ def error_vs_epsilon(df: pd.DataFrame) -> plt.Figure:
             for learner, rows in public.groupby("learner"):
                 level = float(rows[y].mean())
                 if y == "error" or level > 1e-12:  # the non-private ERM's excess risk is 0 by definition
-                    ax.axhline(level, color=colours[learner], ls=(0, (6, 2, 1, 2)), lw=1.0, zorder=2)
-                    entries[f"{learner} (non-private)"] = plt.Line2D([], [], color=colours[learner], ls=(0, (6, 2, 1, 2)), lw=1.0)
+                    entries.update(draw_levels(ax, level, [learner], "non-private, mean at this n"))
             trivial = theory.TRIVIAL_TEST_ERROR if y == "error" else theory.trivial_excess_of(at)
             entries.update(draw_trivial(ax, trivial, TRIVIAL_LABEL))
             if y == "excess_loss" and len(eps):
@@ -140,12 +140,18 @@ def error_vs_epsilon(df: pd.DataFrame) -> plt.Figure:
                 entries.update(draw_theory(ax, lines))
                 data = means[means > 0]
                 if len(data):
-                    ax.set_ylim(data.min() / 3, max(data.max(), trivial) * 3)
+                    band_low, _ = _data_extent(ax)
+                    ax.set_ylim(np.nanmin([data.min() / 3, band_low / 1.2]), max(data.max(), trivial) * 3)
             ax.set(xscale="log", yscale="log", xlabel=r"$\varepsilon$", ylabel=label, title=f"n = {n_max}, d = {d0}")
             tidy_log_ticks(ax)
         handles = {name: plt.Line2D([], [], color=colours[name], marker="o", ms=3, lw=1.2) for name in learners if name in set(private["learner"])}
         handles.update(entries)
         fig.tight_layout()
+        place_edge_marks(fig)
+        for ax in axes:
+            tidy_log_ticks(ax)
+        if reps >= 5:
+            add_note(fig, BAND_NOTE)
         place_legend(fig, list(axes), list(handles.values()), list(handles.keys()), n_panels=2, cols=2)
     return fig
 
@@ -198,7 +204,7 @@ def runtime(df: pd.DataFrame) -> plt.Figure:
                 ax.xaxis.set_major_locator(MaxNLocator(integer=True))
             tidy_log_ticks(ax)
         entries = {name: plt.Line2D([], [], color=colours[name], marker="o", ms=3, lw=1.2) for name in learners}
-        entries[r"cost model $\propto n\,d\,T$ (exp_mech_grid: $\propto n\,d\,g^d$)"] = plt.Line2D([], [], color="0.3", ls=(0, (4, 2)), lw=0.9)
+        entries[r"dashed, in each learner's colour: its cost model $\propto n\,d\,T$ (exp_mech_grid: $\propto n\,d\,g^d$), through its last point"] = plt.Line2D([], [], color="0.3", ls=(0, (4, 2)), lw=0.9)
         fig.tight_layout()
         place_legend(fig, axes, list(entries.values()), list(entries.keys()), n_panels=len(axes), cols=len(axes))
     return fig

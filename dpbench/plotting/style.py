@@ -39,41 +39,70 @@ RC = {
 }
 
 #: Every catalogue learner, in legend order, grouped by the experiments that draw them
-#: together (the PAC group serves conjunctions and decision_lists).
+#: together (the PAC group serves conjunctions and decision_lists), with its colour. The
+#: colours come from Paul Tol's and Okabe & Ito's colour-blind-safe schemes
+#: (https://personal.sron.nl/~pault/; Okabe & Ito, "Color Universal Design", 2008), chosen
+#: so that within a group every pair differs by CIELAB ΔE ≥ 25 seen normally and ≥ 12 under
+#: simulated deuteranopia and protanopia, and ≥ 12 from the greys of reference and shared
+#: theory lines (tests/test_figures.py checks the drawn legends against the same limits).
 LEARNER_GROUPS = [
-    ["elimination", "erm", "exp_mech_erm", "sq_conjunction", "private_sq_conjunction",
-     "rivest", "privdl", "privdl_composition", "decision_tree"],
-    ["rwm", "private_rwm", "private_rwm_tight", "private_mw_001", "ftl", "linear_learner", "sv_experts"],
-    ["perceptron", "winnow", "confident_winnow", "dp_winnow", "dp_winnow_batched", "dp_winnow_batched_tight"],
-    ["output_perturbation", "objective_perturbation", "dp_gd", "dp_sgd", "exp_mech_grid",
-     "sklearn_logreg", "diffprivlib_logreg"],
+    {"elimination": "#332288", "erm": "#228833", "exp_mech_erm": "#999933", "sq_conjunction": "#DDAA33",
+     "private_sq_conjunction": "#CC3311", "rivest": "#4477AA", "privdl": "#66CCEE", "privdl_composition": "#8866CC",
+     "decision_tree": "#AA3377"},
+    {"rwm": "#0072B2", "private_rwm": "#D55E00", "private_rwm_tight": "#EE3377", "private_mw_001": "#663333",
+     "ftl": "#117733", "linear_learner": "#332288", "linear_learner (ε = ∞)": "#88CCEE", "sv_experts": "#CCBB44"},
+    {"perceptron": "#663333", "winnow": "#CC3311", "confident_winnow": "#E69F00", "dp_winnow": "#AA3377",
+     "dp_winnow_batched": "#66CCEE", "dp_winnow_batched_tight": "#8866CC"},
+    {"output_perturbation": "#0072B2", "objective_perturbation": "#D55E00", "dp_gd": "#117733", "dp_sgd": "#88CCEE",
+     "exp_mech_grid": "#663333", "sklearn_logreg": "#CCBB44", "diffprivlib_logreg": "#EE3377"},
 ]
 LEARNER_ORDER = [name for group in LEARNER_GROUPS for name in group]
-
-#: Paul Tol's "muted" scheme: 9 colours distinguishable under the common colour-vision
-#: deficiencies (https://personal.sron.nl/~pault/). Catalogue learners take them in group
-#: order, so the learners of one experiment have distinct colours (the largest group has 9).
-TOL_MUTED = ["#332288", "#CC6677", "#117733", "#DDCC77", "#88CCEE", "#882255", "#44AA99", "#999933", "#AA4499"]
-#: Okabe–Ito (without yellow and black): the colours of learners outside the catalogue
-#: (plugins), picked by a hash of the name, so they differ from the catalogue's.
-OKABE_ITO = ["#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7"]
-PALETTE = {name: TOL_MUTED[i % len(TOL_MUTED)] for group in LEARNER_GROUPS for i, name in enumerate(group)}
+PALETTE = {name: c for group in LEARNER_GROUPS for name, c in group.items()}
+#: Colours of learners outside the catalogue (plugins), in order: the i-th plugin learner
+#: (registered names in alphabetical order) takes the i-th, so two plugins never share one
+#: while there are fewer than 5; the first two are far from every colour of the PAC group.
+PLUGIN_COLOURS = ["#EE3377", "#EE99AA", "#0072B2", "#009E73", "#994455"]
 #: Reference levels (trivial predictor) and theory lines shared by several learners.
 REFERENCE_GREY = "0.55"
 SHARED_THEORY = "0.15"
 
 
+def _plugin_names() -> list[str]:
+    """Registered learners outside the catalogue, alphabetically (plugins loaded so far)."""
+    from dpbench import registry
+
+    return sorted(name for name in registry.LEARNERS if name not in PALETTE)
+
+
 def color(learner: str) -> str:
-    """The learner's colour in every figure (stable for unknown names: a hash of the name)."""
+    """The learner's colour in every figure: the catalogue's (:data:`LEARNER_GROUPS`), or for
+    a plugin learner its place among the registered plugin learners in
+    :data:`PLUGIN_COLOURS` (an unregistered name: a hash of the name)."""
     if learner in PALETTE:
         return PALETTE[learner]
+    plugins = _plugin_names()
+    if learner in plugins:
+        return PLUGIN_COLOURS[plugins.index(learner) % len(PLUGIN_COLOURS)]
     digest = int(hashlib.sha256(learner.encode()).hexdigest(), 16)
-    return OKABE_ITO[digest % len(OKABE_ITO)]
+    return PLUGIN_COLOURS[digest % len(PLUGIN_COLOURS)]
 
 
 def palette(learners) -> dict[str, str]:
-    """``{learner: colour}`` for seaborn's ``palette=``."""
-    return {name: color(name) for name in learners}
+    """``{learner: colour}`` for seaborn's ``palette=``; learners outside the catalogue that
+    would share a colour in this figure get the next free plugin colour instead."""
+    out, used = {}, set()
+    learners = list(dict.fromkeys(learners))
+    for name in learners:
+        if name in PALETTE:
+            out[name] = PALETTE[name]
+            used.add(PALETTE[name])
+    for name in learners:
+        if name not in out:
+            c = color(name)
+            free = [p for p in PLUGIN_COLOURS if p not in used]
+            out[name] = c if c not in used or not free else free[0]
+            used.add(out[name])
+    return out
 
 
 def order(learners) -> list[str]:

@@ -1,4 +1,4 @@
-# One local job per experiment after its shards: collect them into results/{experiment}.parquet,
+# One local job per experiment after its shards: collect them into {output}/{experiment}.parquet,
 # write the theory check (CSV, and HTML for the report) and draw every figure
 # (dpbench.pipeline.summarise) — one process, so the results are read and the libraries
 # imported once. Figure names differ between experiments, so each gets its own rule.
@@ -10,19 +10,22 @@ for experiment in GRID.experiments:
         input:
             experiment_shards(experiment),
         output:
-            results=f"results/{experiment}.parquet",
-            theory_csv=f"results/theory/{experiment}.csv",
+            results=PATHS.results(experiment),
+            theory_csv=PATHS.theory_csv(experiment),
             theory_html=report(
-                f"results/theory/{experiment}.html",
+                PATHS.theory_html(experiment),
                 caption="../report/theory.rst",
                 category=experiment,
-                labels={"figure": "theory check"},
+                subcategory="tables",
+                labels={"table": "theory check" if experiment != "privacy_audit" else "audit"},
             ),
             figures=figure_outputs(experiment),
         log:
-            f"results/logs/summarise/{experiment}.log",
+            PATHS.summarise_log(experiment),
         params:
             experiment=experiment,
+            # the analysis and plotting code's fingerprint: editing it re-runs the summary
+            code_hash=summary_code_hash(experiment),
         conda:
             CONDA_ENV
         priority: SUMMARISE_PRIORITY
@@ -36,19 +39,36 @@ for experiment in GRID.experiments:
 # kind (no verdicts against a rate) and is read but skipped.
 rule theory_summary:
     input:
-        [f"results/theory/{experiment}.csv" for experiment in GRID.experiments],
+        [PATHS.theory_csv(experiment) for experiment in GRID.experiments],
     output:
-        csv="results/theory/summary.csv",
+        csv=PATHS.summary_csv,
         html=report(
-            "results/theory/summary.html",
+            PATHS.summary_html,
             caption="../report/summary.rst",
-            category="theory_vs_practice",
-            labels={"figure": "summary"},
+            category="theory vs practice",
+            labels={"table": "summary"},
         ),
     log:
-        "results/logs/summarise/theory_summary.log",
+        PATHS.summarise_log("theory_summary"),
     conda:
         CONDA_ENV
     localrule: True
     script:
         "../scripts/summary.py"
+
+
+# The report's landing page shows the theory-vs-practice summary (results/theory/summary.csv)
+# as an HTML fragment that workflow/report/workflow.rst includes.
+rule report_landing:
+    input:
+        theory=[PATHS.theory_csv(experiment) for experiment in GRID.experiments],
+        summary=PATHS.summary_csv,
+    output:
+        f"{PATHS.root}/{LANDING_FRAGMENT}",
+    log:
+        PATHS.summarise_log("report_landing"),
+    conda:
+        CONDA_ENV
+    localrule: True
+    script:
+        "../scripts/landing.py"
