@@ -198,18 +198,27 @@ def check_n_star(
     fitted range, ``bound_ratio`` = the largest empirical n* / theorem n* there."""
     from dpbench.analysis import curve_status, judged_row
 
+    silent_note = ""
+    if theory_n is not None and len(rows):
+        # fit only where the theory's n* is defined; undefined everywhere: theory_silent
+        grid = np.unique(rows[x].to_numpy(dtype=float))
+        with np.errstate(all="ignore"):
+            tg = np.broadcast_to(np.asarray(theory_n(grid), dtype=float), grid.shape)
+        defined = np.isfinite(tg) & (tg > 0)
+        if not defined.any():
+            silent_note = f"; the theory's n* is undefined at every value of {x}: no exponent (theory_silent)"
+        elif not defined.all():
+            rows = rows[np.isin(rows[x].to_numpy(dtype=float), grid[defined])]
+            silent_note = (f"; fitted only where the theory's n* is defined ({x} in [{grid[defined].min():g}, "
+                           f"{grid[defined].max():g}]; undefined at {int((~defined).sum())} of {len(grid)} values)")
     nf = n_star_fit(rows, alpha=alpha, beta=beta, x=x)
     fit, used = nf.fit, nf.used
-    exponent, ratio, silent_note = math.nan, math.nan, ""
+    exponent, ratio = math.nan, math.nan
     if theory_n is not None and np.isfinite(fit.x_min):
         span = np.geomspace(fit.x_min, fit.x_max, 16)
         exponent = local_exponent(span, theory_n(span))
         th = np.asarray(theory_n(nf.xs[used]), dtype=float)
         good = np.isfinite(th) & (th > 0)
-        if not good.all():
-            silent_note = (f"; the theory's n* is undefined at {int((~good).sum())} of {len(good)} fitted values of {x}"
-                           + ("" if good.sum() >= 2 else ": no exponent (theory_silent)"))
-            exponent = exponent if good.sum() >= 2 else math.nan
         if good.any() and not reconstructed:
             ratio = float(np.max(nf.n_star[used][good] / th[good]))
     status, note = curve_status(n_values=len(rows), fit=fit)

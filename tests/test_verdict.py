@@ -361,3 +361,14 @@ def test_identical_repetitions_report_one_repetition_and_an_exact_slope():
     fit = fit_slope(rows["n"], rows["error"], rows["rep"])
     srow = slope_row(fit, reps=10, exponent=-1.0, experiment="x", learner="m", regime="r", x="n", y="error")
     assert srow["reps"] == 1 and srow["verdict"] == "agrees"
+
+
+def test_n_star_fitted_only_where_the_theory_is_defined():
+    """The theorem's n* undefined (NaN) for ε < 1: the n* slope is fitted on ε ≥ 1 only, so the
+    predicted exponent and the fit cover the same range; undefined everywhere: theory_silent."""
+    rows = _nstar_rows(lambda n, e, r, rng: min(1.0, 300 * math.exp(0.1 * rng.normal()) / (e * n)), eps=(0.1, 0.3, 1, 3, 10, 30))
+    kw = dict(experiment="x", learner="m", regime="r", alpha=0.01, beta=0.1)
+    partly = check_n_star(rows, theory_n=lambda e: np.where(np.asarray(e, float) >= 1, 1e5 / np.asarray(e, float), np.nan), **kw)
+    assert partly["x_min"] == 1 and partly["n_points"] == 4 and "defined" in partly["note"]
+    silent = check_n_star(rows, theory_n=lambda e: np.full(np.shape(e), np.nan), **kw)
+    assert silent["verdict"] == "theory_silent" and np.isfinite(silent["fitted_slope"])
