@@ -52,14 +52,20 @@ def _crossings(E: npt.NDArray, sizes: npt.NDArray, alpha: float) -> npt.NDArray:
     return np.where(any_hit, out, np.inf)
 
 
+def _per_x_table(rows: pd.DataFrame, *, x: str | None, size: str, y: str) -> tuple[npt.NDArray, pd.DataFrame]:
+    """Sorted values of ``x`` (one, 0, when None) and the (x, size) × repetition table of mean
+    ``y`` over the repetitions seen at every (x, size)."""
+    rows = rows.assign(_x=0.0) if x is None else rows.assign(_x=rows[x].astype(float))
+    table = rows.pivot_table(index=["_x", size], columns="rep", values=y, aggfunc="mean").dropna(axis=1, how="any")
+    return np.sort(rows["_x"].unique()).astype(float), table
+
+
 def crossing_sizes(rows: pd.DataFrame, alpha: float, *, x: str | None = None, size: str = "n", y: str = "error") -> tuple[npt.NDArray, npt.NDArray, npt.NDArray]:
     """``(xs, first, C)``: per value of ``x`` (one value when ``x`` is None) its grid's
     smallest size ``first`` and, per repetition, the interpolated size at which the
     repetition's error first reaches ``alpha`` (module doc) over that value's own size grid;
     ``C`` is (len(xs), R) over the repetitions seen at every (x, size) of the rows."""
-    rows = rows.assign(_x=0.0) if x is None else rows.assign(_x=rows[x].astype(float))
-    table = rows.pivot_table(index=["_x", size], columns="rep", values=y, aggfunc="mean").dropna(axis=1, how="any")
-    xs = np.sort(rows["_x"].unique()).astype(float)
+    xs, table = _per_x_table(rows, x=x, size=size, y=y)
     C = np.full((len(xs), table.shape[1]), np.inf)
     first = np.full(len(xs), np.nan)
     for i, xv in enumerate(xs):
@@ -79,9 +85,7 @@ def floor_near_alpha(rows: pd.DataFrame, alpha: float, *, x: str | None = None, 
     its n* is not fitted."""
     from dpbench import verdict as V
 
-    rows = rows.assign(_x=0.0) if x is None else rows.assign(_x=rows[x].astype(float))
-    table = rows.pivot_table(index=["_x", size], columns="rep", values=y, aggfunc="mean").dropna(axis=1, how="any")
-    xs = np.sort(rows["_x"].unique()).astype(float)
+    xs, table = _per_x_table(rows, x=x, size=size, y=y)
     out = np.zeros(len(xs), dtype=bool)
     for i, xv in enumerate(xs):
         if xv not in table.index.get_level_values("_x"):
