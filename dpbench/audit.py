@@ -342,25 +342,51 @@ def audit_kind(case: AuditCase) -> str:
 
 def refuted(row: dict, tolerance: float = 1e-9) -> bool:
     """The row shows a loss above its claim: lower bound > claim, or exact ε(δ) > claim."""
-    claim = float(row["epsilon_claimed"])
+    return caught_by_sampling(row) or exact_exceeds(row, tolerance)
+
+
+def caught_by_sampling(row: dict) -> bool:
+    """The row's sampled lower bound exceeds its claim (evidence from the runs alone)."""
+    return float(row["epsilon_lower_bound"]) > float(row["epsilon_claimed"])
+
+
+def exact_exceeds(row: dict, tolerance: float = 1e-9) -> bool:
+    """The row's exact ε(δ) (computed, not sampled) exceeds its claim."""
     exact = float(row["epsilon_exact"])
-    return float(row["epsilon_lower_bound"]) > claim or (math.isfinite(exact) and exact > claim * (1 + tolerance))
+    return math.isfinite(exact) and exact > float(row["epsilon_claimed"]) * (1 + tolerance)
 
 
 def judge(rows: list[dict]) -> list[dict]:
     """Set ``verdict`` on the rows of one audit (its ``correct`` and ``broken`` rows):
     ``violation`` if the correct copy is refuted (its lower bound, or its exact ε(δ), above
-    the claim); else ``no_power`` if there is no broken copy or it is not refuted (the audit
-    could not have failed); else ``pass``."""
+    the claim); else ``pass`` only if every broken copy is caught **by sampling** (its
+    sampled lower bound above the claim: the runs alone could have failed the learner);
+    else ``no_power`` (no broken copy, or one caught only by its exact ε, which is computed
+    from the audit's own parameters and so cannot judge the sampled code)."""
     correct = [r for r in rows if r["variant"] == "correct"]
     broken = [r for r in rows if r["variant"] != "correct"]
     if any(refuted(r) for r in correct):
         verdict = VIOLATION
-    elif not broken or not all(refuted(r) for r in broken):
+    elif not broken or not all(caught_by_sampling(r) for r in broken):
         verdict = NO_POWER
     else:
         verdict = PASS
     return [{**r, "verdict": verdict} for r in rows]
+
+
+def no_power_reason(rows: list[dict]) -> str:
+    """Why an audit's rows have no power ('' if they have): no broken copy, or a broken copy
+    whose sampled bound stays at or below the claim (caught by its exact ε only, or missed)."""
+    broken = [r for r in rows if r["variant"] != "correct"]
+    if not broken:
+        return "no broken copy to show the audit can fail"
+    weak = [r for r in broken if not caught_by_sampling(r)]
+    if not weak:
+        return ""
+    r = weak[0]
+    how = "caught by its exact eps only" if exact_exceeds(r) else "missed"
+    return (f"broken copy's sampled lower bound {float(r['epsilon_lower_bound']):.4g} <= claim "
+            f"{float(r['epsilon_claimed']):.4g} at {r['runs']} runs ({how}): more runs needed")
 
 
 def run_cases(cases: list[AuditCase], *, runs: int, confidence: float = 0.95, seed: int = 0) -> list[dict]:
@@ -403,8 +429,11 @@ def cli_audit(learner: str, *, epsilon: float | None, delta: float | None, runs:
     rows = run_cases(cases, runs=int(runs or default_runs(learner)), confidence=CLI_CONFIDENCE, seed=seed)
     status = 0
     for row in rows:
-        by = "bound" if row["epsilon_lower_bound"] > row["epsilon_claimed"] else "exact"
-        shown = (f"REFUTED by {by}" if refuted(row) else "ok") if row["variant"] == "correct" else (f"CAUGHT by {by}" if refuted(row) else "missed")
+        by = "bound" if caught_by_sampling(row) else "exact"
+        if row["variant"] == "correct":
+            shown = f"REFUTED by {by}" if refuted(row) else "ok"
+        else:
+            shown = "CAUGHT by bound" if caught_by_sampling(row) else ("exact only (no sampled power)" if exact_exceeds(row) else "missed")
         status |= int(row["verdict"] != PASS)
         print(
             f"{row['learner']:<20} {row['variant']:<8} {row['audit']:<10} claimed eps={row['epsilon_claimed']:.4g} "
@@ -412,6 +441,12 @@ def cli_audit(learner: str, *, epsilon: float | None, delta: float | None, runs:
             f"exact={row['epsilon_exact']:.4g}  runs={row['runs']}  {shown}  verdict={row['verdict']}"
         )
         print(f"    instance: {row['instance']}")
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for case, row in zip(cases, rows):
+        groups.setdefault((case.learner, case.component), []).append(row)
+    for (name, component), members in groups.items():
+        if members[0]["verdict"] == NO_POWER:
+            print(f"no_power: {name}{' [component]' if component else ''}: {no_power_reason(members)}")
     return status
 
 
