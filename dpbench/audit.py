@@ -209,8 +209,17 @@ def tradeoff_lower_bound(outputs_d: npt.ArrayLike, outputs_d_prime: npt.ArrayLik
     _, cut, swapped = best
     x, y = (a[ha:], b[hb:]) if not swapped else (-a[ha:], -b[hb:])
     s_lower = member(x, y, cut, family, swapped)
-    return AuditResult(epsilon_lower=family.epsilon(s_lower, delta),
-                       event=f"{family.name} trade-off at cut {'-' if swapped else ''}{cut:.4g}: parameter >= {s_lower:.4g}",
+    bound = family.epsilon(s_lower, delta)
+    event = f"{family.name} trade-off at cut {'-' if swapped else ''}{cut:.4g}: parameter >= {s_lower:.4g}"
+    if hasattr(family, "fit"):  # a model-based bound: checked against the model-free one
+        model_free = audit(a, b, delta=delta, confidence=confidence).epsilon_lower
+        capped = getattr(family, "cap", math.inf) <= s_lower * (1 + 1e-9)
+        fits, how = family.fit(a, b)
+        event += f"{' (AT THE CAP)' if capped else ''}; threshold bound {model_free:.4g}; {how}"
+        if capped or not fits:
+            event += "; family rejected: the smaller bound"
+            bound = min(bound, model_free)
+    return AuditResult(epsilon_lower=bound, event=event,
                        p_hat=float((x >= cut).mean()), q_hat=float((y >= cut).mean()), trials=len(x) + len(y))
 
 
@@ -326,7 +335,8 @@ def run_case(case: AuditCase, *, runs: int, confidence: float = 0.95, seed: int 
         "method": case.method,
         "runs": int(runs),
         "confidence": confidence,
-        "instance": case.instance + (f" [component: {case.component}]" if case.component else "") + (f" [{case.note}]" if case.note else ""),
+        "instance": case.instance + (f" [component: {case.component}]" if case.component else "") + (f" [{case.note}]" if case.note else "")
+        + (f" [bound: {result.event}]" if hasattr(case.family, "fit") else ""),
     }
 
 

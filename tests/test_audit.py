@@ -268,3 +268,25 @@ def test_the_mixture_family_of_one_component_is_gdp():
     family = MixtureFamily((0.5,), (1.0,), epsilon_of=lambda s, d: 0.0)
     for alpha, beta in ((0.3, 0.4), (0.05, 0.2), (1e-3, 0.6)):
         assert family.lower(alpha, beta) == pytest.approx(GaussianFamily.lower(alpha, beta), rel=1e-6)
+
+
+def test_the_hedge_family_bound_never_silently_returns_its_cap():
+    """An all-or-nothing mechanism (true ε = ln(0.6/0.4) = 0.405) is not in the Hedge-swap
+    family: the family's bound would sit at its cap (ε in the thousands); the goodness-of-fit
+    check rejects it and the row's bound is the model-free threshold bound."""
+    from dpbench.audit import tradeoff_lower_bound
+    from dpbench.audits.experts import HedgeSwapFamily
+
+    rng = np.random.default_rng(0)
+    p = 0.6
+    result = tradeoff_lower_bound(100 * (rng.random(20_000) < p), 100 * (rng.random(20_000) < 1 - p), delta=1e-6,
+                                  confidence=0.999, family=HedgeSwapFamily(100))
+    assert result.epsilon_lower <= math.log(p / (1 - p))
+    assert "AT THE CAP" in result.event and "family rejected" in result.event
+
+
+def test_the_hedge_family_fits_the_hedge_learner():
+    """On the learner's own plays the goodness-of-fit check passes (the family bound stands)."""
+    rows = run_cases(cases_for("private_rwm_tight", epsilon=1.0, delta=1e-6), runs=5_000, confidence=0.999, seed=1)
+    for row in rows:
+        assert "chi2 p=" in row["instance"] and "family rejected" not in row["instance"], row["instance"]

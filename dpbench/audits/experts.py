@@ -136,6 +136,44 @@ class HedgeSwapFamily:
     def epsilon(self, eta: float, delta: float) -> float:
         return epsilon_for_delta(*hedge_swap_log_pmfs(eta, self.T), delta) if eta > 0 else 0.0
 
+    #: largest rate :meth:`lower_at` inverts to; a bound at the cap is reported as such
+    cap: float = 64.0
+    #: p-value below which the goodness-of-fit check rejects the family
+    fit_level: float = 1e-3
+
+    def fit(self, outputs_d: np.ndarray, outputs_d_prime: np.ndarray) -> tuple[bool, str]:
+        """Goodness of fit of the family to the observed plays: the maximum-likelihood rate
+        η̂ of both sides' histograms (a log-spaced grid over [10⁻⁴, cap], refined), then Pearson's χ² of the observed counts against the
+        member η̂ (bins with expected count < 5 pooled), one fitted parameter. ``(passes,
+        description)``; passes iff the p-value ≥ :attr:`fit_level` and η̂ is below the cap."""
+        from scipy import optimize, stats
+
+        a, b = (np.asarray(x, dtype=np.int64) for x in (outputs_d, outputs_d_prime))
+        size = self.T + 1
+        if a.min(initial=0) < 0 or b.min(initial=0) < 0 or a.max(initial=0) >= size or b.max(initial=0) >= size:
+            return False, "outputs outside 0..T"
+        counts = [np.bincount(x, minlength=size).astype(np.float64) for x in (a, b)]
+
+        def nll(eta: float) -> float:
+            return -sum(float(c @ np.log(np.maximum(p, 1e-300))) for c, p in zip(counts, self._pmfs(eta)))
+
+        grid = np.r_[0.0, np.geomspace(1e-4, self.cap, 160)]  # coarse grid (the basin is narrow), then refined
+        i = int(np.argmin([nll(e) for e in grid]))
+        lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
+        eta = float(optimize.minimize_scalar(nll, bounds=(lo, hi), method="bounded", options={"xatol": 1e-7}).x)
+        stat, bins = 0.0, 0
+        for c, p in zip(counts, self._pmfs(eta)):
+            expected = p * c.sum()
+            big = expected >= 5
+            obs, exp = np.r_[c[big], c[~big].sum()], np.r_[expected[big], expected[~big].sum()]
+            keep = exp > 0
+            stat += float(np.sum((obs[keep] - exp[keep]) ** 2 / exp[keep]))
+            bins += int(keep.sum())
+        dof = max(bins - 2 - 1, 1)
+        pvalue = float(stats.chi2.sf(stat, dof))
+        passes = pvalue >= self.fit_level and eta < 0.99 * self.cap
+        return passes, f"fit eta={eta:.4g}, chi2 p={pvalue:.3g}"
+
     name: str = "Hedge-swap"
 
 
