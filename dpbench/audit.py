@@ -394,9 +394,9 @@ def no_power_reason(rows: list[dict]) -> str:
     if not weak:
         return ""
     r = weak[0]
-    how = "caught by its exact eps only" if exact_exceeds(r) else "missed"
+    how = "caught by its exact eps only: more runs needed" if exact_exceeds(r) else "missed: more runs or a stronger instance needed"
     return (f"broken copy's sampled lower bound {float(r['epsilon_lower_bound']):.4g} <= claim "
-            f"{float(r['epsilon_claimed']):.4g} at {r['runs']} runs ({how}): more runs needed")
+            f"{float(r['epsilon_claimed']):.4g} at {r['runs']} runs ({how})")
 
 
 def run_cases(cases: list[AuditCase], *, runs: int, confidence: float = 0.95, seed: int = 0) -> list[dict]:
