@@ -30,3 +30,12 @@ include: "workflow/rules/summarise.smk"
 rule all:
     input:
         final_targets(),
+
+
+# a real run (not a dry run) records this config as the owner of its output directory
+# (dpbench.paths.claim): a run of another config there then stops before any job
+onstart:
+    if LOCAL_OUTPUTS:
+        from dpbench.paths import claim
+
+        claim(PATHS, CONFIG_FILE)

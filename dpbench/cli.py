@@ -98,6 +98,42 @@ def _summary(df, keys: list[str]):
     return table.reset_index()
 
 
+#: config key of a `dpbench run` block → the flag that set it (errors name what the user typed)
+_RUN_FLAGS = {"epsilon": "--epsilon", "delta": "--delta", "n": "--size", "T": "--size", "repetitions": "--reps",
+              "problem": "--problem", "learners": "--learner", "problem_params": "--param", "learner_params": "--learner-param"}  # fmt: skip
+
+
+def _flag_error(exc, experiment: str) -> str:
+    """A config error of the one-cell grid `dpbench run` builds, named by the flag: e.g.
+    ``experiments.conjunctions.epsilon[0]: must be > 0`` → ``--epsilon: must be > 0``,
+    ``....problem_params.d: ...`` → ``--param d: ...``."""
+    prefix = f"experiments.{experiment}."
+    if exc.key == "seed":
+        return f"--seed: {exc.message}"
+    if not exc.key.startswith(prefix):
+        return f"invalid cell: {exc}"
+    parts = exc.key[len(prefix):].replace("[", ".[").split(".")
+    flag = _RUN_FLAGS.get(parts[0])
+    if flag is None:
+        return f"invalid cell: {exc}"
+    name = parts[-1] if parts[0] == "problem_params" and len(parts) > 1 else parts[2] if parts[0] == "learner_params" and len(parts) > 2 else ""
+    return f"{flag}{' ' + name if name else ''}: {exc.message}"
+
+
+def _check_memory(cells, force: bool) -> None:
+    """Refuse (one line naming --size) a cell the cost model predicts beyond this machine's
+    memory, unless --force."""
+    from dpbench.cost import machine_memory_mb, shard_memory_mb
+
+    try:
+        need, have = shard_memory_mb(cells), machine_memory_mb()
+    except (TypeError, ValueError):  # a parameter the model cannot read: the cell itself will say
+        return
+    if need > have and not force:
+        raise UsageError(f"--size: the cost model predicts {need:,.0f} MB for this cell, more than this machine's "
+                         f"{have:,.0f} MB (dpbench.cost.shard_memory_mb); --force runs it anyway")  # fmt: skip
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     import pandas as pd
 
@@ -129,7 +165,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     try:
         grid = from_dict({"seed": args.seed, "experiments": {args.experiment: block}})
     except ConfigError as exc:
-        raise UsageError(f"invalid cell: {exc}") from None
+        raise UsageError(_flag_error(exc, args.experiment)) from None
+    _check_memory(grid.experiments[args.experiment].cells, args.force)
     rows = []
     for cell in grid.experiments[args.experiment].cells:
         rows += experiment.run_cell(cell, draw_target(cell, args.seed), args.seed)
@@ -158,8 +195,11 @@ def _cmd_shrink(args: argparse.Namespace) -> int:
     text = yaml.safe_dump(small, sort_keys=False, default_flow_style=None, width=120)
     header = (f"# {args.output}: `dpbench shrink {args.config}` — the same experiments, sweeps, problems,\n"
               f"# learners and epsilons with smaller sizes and {args.reps} repetitions (budget {args.budget:g} s per experiment).\n")  # fmt: skip
-    with open(args.output, "w") as fh:
-        fh.write(header + text)
+    try:
+        with open(args.output, "w") as fh:
+            fh.write(header + text)
+    except OSError as exc:
+        raise UsageError(f"-o {args.output}: cannot write ({exc.strerror})") from None
     print(f"wrote {args.output}; `dpbench plan {args.output}` shows its cost")
     return 0
 
@@ -287,6 +327,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--size", "-n", type=int, required=True, help="n (batch) or T (online, experts)")
     p.add_argument("--reps", type=int, default=5, help="repetitions")
     p.add_argument("--seed", type=int, default=0, help="root seed")
+    p.add_argument("--force", action="store_true", help="run even if the cost model predicts more memory than this machine has")
     p.set_defaults(func=_cmd_run)
 
     p = command("audit", "empirical privacy audit of one learner, correct and broken",

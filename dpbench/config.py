@@ -93,10 +93,19 @@ class ExperimentPlan:
         return shards, [shard_seconds(s, costs) for s in shards], costs
 
 
+#: default of the config key ``cell_timeout_minutes``: generous (the longest cell of
+#: config/paper.yaml is predicted well under it), a guard against a mis-set parameter
+DEFAULT_CELL_TIMEOUT_MINUTES = 120.0
+
+
 @dataclass(frozen=True)
 class Grid:
     seed: int
     experiments: dict[str, ExperimentPlan]
+    #: the config's ``output`` key (None: derived from the config file, dpbench.paths)
+    output: str | None = None
+    #: wall-clock seconds one cell may take before it is recorded as ``timeout``
+    cell_timeout_seconds: float = 60.0 * DEFAULT_CELL_TIMEOUT_MINUTES
 
     def problem_cells(self) -> dict[str, Cell]:
         """One representative cell per distinct problem (problem_id → cell), e.g. to draw
@@ -250,6 +259,9 @@ def _expand_block(exp_id: str, block: Mapping, where: str) -> list[Cell]:
 
     cells = []
     for i, name in enumerate(block["learners"]):
+        if name in block["learners"][:i]:
+            first = list(block["learners"]).index(name)
+            raise ConfigError(f"{where}.learners[{i}]", f"learner {name!r} is listed twice (also {where}.learners[{first}])")
         if not registry.is_learner(name):
             raise ConfigError(f"{where}.learners[{i}]", nearest(name, registry.LEARNERS, "learner"))
         learner_cls = registry.learner(name)
@@ -334,4 +346,9 @@ def from_dict(config: Mapping[str, Any]) -> Grid:
             target_seconds=_target_seconds(block.get("shard_minutes", config.get("shard_minutes"))),
             config_hash=key_hash({"seed": config["seed"], "block": block}),
         )
-    return Grid(seed=int(config["seed"]), experiments=plans)
+    return Grid(
+        seed=int(config["seed"]),
+        experiments=plans,
+        output=config.get("output"),
+        cell_timeout_seconds=60.0 * float(config.get("cell_timeout_minutes", DEFAULT_CELL_TIMEOUT_MINUTES)),
+    )

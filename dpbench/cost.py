@@ -42,6 +42,8 @@ a shard predicted 19 s that took 31 s ran last and left one core idle.
 
 from __future__ import annotations
 
+import os
+
 import functools
 import math
 from collections.abc import Callable, Iterable, Mapping
@@ -282,3 +284,8 @@ def shard_memory_mb(cells: Iterable[Cell]) -> float:
         reps[key] = max(reps.get(key, 0), cell.repetitions)
     held = sorted((per_sample[k] for k in per_sample for _ in range(min(reps[k], 256))), reverse=True)[:256]
     return BASE_MEMORY_MB + max(2 * sum(held) / 1e6, other)
+
+
+def machine_memory_mb() -> float:
+    """This machine's physical memory (MB), what a cell run here can have at most."""
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 1e6

@@ -9,8 +9,11 @@ its sample sharing across cells.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import logging
+import signal
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
@@ -89,28 +92,80 @@ def draw_target(cell: Cell, root_seed: int) -> Any:
 # --------------------------------------------------------------------------- shards
 
 
+class CellTimeout(BaseException):
+    """A cell ran past its time limit (raised inside it by :func:`time_limit`; a
+    BaseException, so a learner's ``except Exception`` cannot swallow it)."""
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float | None):
+    """Raise :class:`CellTimeout` inside the ``with`` block once ``seconds`` of wall-clock
+    time have passed (``SIGALRM``; None or not the main thread: no limit). Python code is
+    interrupted at once; a single long call into compiled code (numba, BLAS) is interrupted
+    when it returns."""
+    if seconds is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum, frame):
+        raise CellTimeout
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def timeout_rows(cell: Cell, root_seed: int, seconds: float) -> list[dict]:
+    """One ``status = timeout`` row per repetition of a cell that ran past its limit (no
+    metrics: the theory check and figures read only ``ok`` rows and say what is missing)."""
+    reason = f"cell ran past its time limit of {seconds:g} s (config key cell_timeout_minutes)"
+    if not registry.is_learner(cell.learner):  # a privacy_audit cell may name an audited mechanism
+        return [make_row(experiment=cell.experiment, problem=cell.problem, problem_id=cell.problem_id, learner=cell.learner,
+                         epsilon=cell.epsilon, delta=cell.delta, rep=rep, cell_key=cell.key_string(), root_seed=root_seed,
+                         status="timeout", reason=reason) for rep in range(cell.repetitions)]  # fmt: skip
+    learner = make_learner(cell)
+    return [base_row(cell, rep, root_seed, learner) | {"status": "timeout", "reason": reason} for rep in range(cell.repetitions)]
+
+
 def run_shard(
     cells: Iterable[Cell],
     *,
     root_seed: int,
     out: str | Path,
     config_hash: str = "",
+    cell_timeout: float | None = None,
 ) -> None:
     """Run every cell of a shard and write its rows to ``out`` (atomically).
 
     Each distinct problem's target is drawn once per shard (:func:`draw_target`). A cell
-    that raises fails the job: nothing is silently dropped, and no partial file is left.
+    that raises fails the job: nothing is silently dropped, and no partial file is left. A
+    cell still running after ``cell_timeout`` seconds is stopped and recorded as
+    :func:`timeout_rows` (its partial rows dropped); the shard goes on. Every row records
+    the fingerprint of the code its cell ran (``code_hash``, :mod:`dpbench.provenance`).
     """
+    from dpbench.provenance import cell_code_hash
+
     rows: list[dict] = []
     targets: dict[str, Any] = {}
     for cell in cells:
         experiment = registry.experiment(cell.experiment)
         start, cpu = time.perf_counter(), time.process_time()  # includes drawing the target, once per shard
-        if cell.problem_id not in targets:
-            targets[cell.problem_id] = draw_target(cell, root_seed)
-        cell_rows = experiment.run_cell(cell, targets[cell.problem_id], root_seed)
+        try:
+            with time_limit(cell_timeout):
+                if cell.problem_id not in targets:
+                    targets[cell.problem_id] = draw_target(cell, root_seed)
+                cell_rows = experiment.run_cell(cell, targets[cell.problem_id], root_seed)
+        except CellTimeout:
+            cell_rows = timeout_rows(cell, root_seed, cell_timeout)
+            log.warning("%s %s eps=%s size=%s: timed out after %gs", cell.experiment, cell.learner, cell.epsilon, cell.size, cell_timeout)
+        code_hash = cell_code_hash(cell)
         for row in cell_rows:
             row["config_hash"] = config_hash
+            row["code_hash"] = code_hash
         rows.extend(cell_rows)
         log.info(
             "%s %s eps=%s size=%s: %d rows in %.2fs (cpu %.2fs)",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -69,7 +69,7 @@ SCHEMA = pa.schema(
         # cost
         ("fit_seconds", _F64),
         # outcome
-        ("status", _STR),  # ok / skipped / failed
+        ("status", _STR),  # ok / skipped / failed / timeout
         ("reason", _STR),
         # privacy as claimed by the learner's guarantee()
         ("eps_reported", _F64),
@@ -90,6 +90,7 @@ SCHEMA = pa.schema(
         ("cell_key", _STR),
         ("root_seed", _I64),
         ("config_hash", _STR),
+        ("code_hash", _STR),  # fingerprint of the source the cell ran (dpbench.provenance)
         ("dpbench_version", _STR),
         ("numpy_version", _STR),
     ]
@@ -132,13 +133,24 @@ def to_table(rows: Sequence[dict[str, object]]) -> pa.Table:
     return pa.Table.from_pylist(list(rows), schema=SCHEMA)
 
 
-def _atomic_write(table: pa.Table, path: str | os.PathLike) -> None:
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def atomic_write(path: str | os.PathLike, write: Callable[[str], object]) -> None:
+    """``write(tmp)`` into a temporary file beside ``path``, then rename it to ``path``: a
+    failed write never leaves a file that looks complete. The file gets the mode a plain
+    ``open(path, "w")`` would (0666 less the umask: 0644 under the usual 022, readable by
+    the group on a shared cluster file system), not the temporary file's 0600."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     try:
-        pq.write_table(table, tmp)
+        write(tmp)
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -147,7 +159,8 @@ def _atomic_write(table: pa.Table, path: str | os.PathLike) -> None:
 
 def write_rows(rows: Sequence[dict[str, object]], path: str | os.PathLike) -> None:
     """Write rows (checked against :data:`SCHEMA`) to Parquet, atomically."""
-    _atomic_write(to_table(rows), path)
+    table = to_table(rows)
+    atomic_write(path, lambda tmp: pq.write_table(table, tmp))
 
 
 def concat(paths: Iterable[str | os.PathLike], out: str | os.PathLike) -> None:
@@ -159,7 +172,7 @@ def concat(paths: Iterable[str | os.PathLike], out: str | os.PathLike) -> None:
             raise ValueError(f"{p}: schema differs from dpbench.results.SCHEMA")
         tables.append(table)
     table = pa.concat_tables(tables) if tables else SCHEMA.empty_table()
-    _atomic_write(table, out)
+    atomic_write(out, lambda tmp: pq.write_table(table, tmp))
 
 
 def read_results(path: str | os.PathLike) -> pd.DataFrame:

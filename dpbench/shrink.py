@@ -21,7 +21,9 @@ What changes, per experiment block and each of its sweeps:
 - job sizing: ``shards`` and ``shard_minutes`` of the blocks are dropped and the top-level
   ``shard_minutes`` is :data:`SHARD_MINUTES`.
 
-Every other key (seed, options, plugins, ...) is copied unchanged. The input is validated
+The ``output`` key is dropped: the shrunk config writes under the directory its own file
+name gives it (``results/<name>/``, dpbench.paths), never into the full run's. Every other
+key (seed, options, plugins, ...) is copied unchanged. The input is validated
 first (:func:`dpbench.config.from_dict`), so a bad config fails here with its key.
 """
 
@@ -100,6 +102,7 @@ def shrink(config: Mapping[str, Any], *, budget_seconds: float = 20.0, repetitio
         raise ConfigError("--budget", f"must be > 0, got {budget_seconds}")
     from_dict(config)  # validate the input first: errors name the input's keys
     out = copy.deepcopy(dict(config))
+    out.pop("output", None)  # its own directory, not the full run's
     out["shard_minutes"] = SHARD_MINUTES
     for exp_id, block in config["experiments"].items():
         size_key = registry.experiment(exp_id).size

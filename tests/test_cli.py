@@ -82,7 +82,7 @@ def test_unknown_problem_and_parameter(capsys):
     line = _error(capsys, ["run", "--experiment", "conjunctions", "--problem", "conjuction", "--learner", "erm", "-n", "10"])
     assert "did you mean 'conjunction'?" in line, line
     line = _error(capsys, ["run", "--experiment", "conjunctions", "--learner", "erm", "-n", "10", "--param", "noize=0.1"])
-    assert "problem_params.noize" in line and "did you mean 'noise'?" in line, line
+    assert "--param noize: unknown parameter" in line and "did you mean 'noise'?" in line, line
     line = _error(capsys, ["run", "--experiment", "conjunctions", "--learner", "erm", "-n", "10", "--param", "noise"])
     assert "--param takes NAME=VALUE" in line, line
 

@@ -104,3 +104,18 @@ def test_rewrite_replaces_only_the_block_and_refuses_a_document_without_one(tmp_
     bad.write_text("no markers\n")
     assert S.main([str(results), str(bad)]) == 2 and bad.read_text() == "no markers\n"
     assert "no generated block" in capsys.readouterr().err
+
+
+def test_coin_figure_of_a_config_without_coins_says_so():
+    """The experts 'coin' figure on results without fair-coin rows is a note, not a crash of
+    the summarise job (the baseline config of the default grid has no coin sweep)."""
+    import matplotlib.pyplot as plt
+
+    from dpbench.plotting.experts import coin
+
+    df = pd.DataFrame({"kind": ["stochastic"], "status": ["ok"], "t": [10], "T": [10], "learner": ["rwm"], "k": [2],
+                       "epsilon": [np.inf], "delta": [0.0], "expected_regret": [0.1]})
+    fig = coin(df)
+    texts = [t.get_text() for ax in fig.axes for t in ax.texts]
+    plt.close(fig)
+    assert any("no fair-coin T sweep" in t for t in texts)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from docutils.core import publish_parts
 
+from dpbench.paths import RunPaths
 from dpbench.pipeline import figure_stem, rst_literal
 
 
@@ -41,8 +42,8 @@ def test_summarise_collects_checks_and_draws_one_experiment(tmp_path):
         shards.append(tmp_path / f"{i:03d}.parquet")
         run_shard(cells, root_seed=grid.seed, out=shards[-1])
     assert len(shards) == 2
-    seconds = summarise("linear_loss", shards, tmp_path / "r.parquet", tmp_path / "t.csv", tmp_path / "t.html",
-                        tmp_path / "figures", tmp_path / "captions")  # fmt: skip
+    files = RunPaths(str(tmp_path)).figure_files("linear_loss")
+    seconds = summarise("linear_loss", shards, tmp_path / "r.parquet", tmp_path / "t.csv", tmp_path / "t.html", files)
     assert set(seconds) == {"collect", "theory_check", "figures"}
     rows = read_results(tmp_path / "r.parquet")
     assert len(rows) == sum(len(read_results(s)) for s in shards)

@@ -167,5 +167,5 @@ def test_more_than_1000_shards_in_one_experiment_are_all_in_the_dag(tmp_path):
     out = done.stdout + done.stderr
     counts = dict(re.findall(r"^(\w+)\s+(\d+)$", out, flags=re.M))
     assert int(counts["run_shard"]) == 1010
-    names = set(re.findall(r"results/runs/conjunctions/(\d+)\.parquet", out))
+    names = set(re.findall(r"/runs/conjunctions/(\d+)\.parquet", out))
     assert names == {f"{i:03d}" for i in range(1010)}

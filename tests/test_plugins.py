@@ -130,7 +130,7 @@ def test_example_plugin_runs_end_to_end(tmp_path):
     pytest.importorskip("dpbench_noisy_max", reason="example plugin not installed (uv pip install -e examples/plugin)")
     proc = run_snakemake(tmp_path, configfile=EXAMPLE_CONFIG)
     assert proc.returncode == 0, proc.stderr[-4000:]
-    results = tmp_path / "results"
+    results = tmp_path / "results" / "plugin"  # its own output directory (dpbench.paths)
     df = pd.read_parquet(results / "conjunctions.parquet")
     assert set(df["learner"]) == {"elimination", "erm", "exp_mech_erm", "kconj_erm", "kconj_noisy_max"}
     private = df[df["learner"] == "kconj_noisy_max"]

@@ -9,6 +9,7 @@ import yaml
 from dpbench import registry
 from dpbench.cli import main
 from dpbench.config import ConfigError, from_dict, load
+from dpbench.paths import RunPaths, output_root
 from dpbench.shrink import MAX_SIZES, predicted_seconds, shrink, shrink_sizes
 from tests.conftest import REPO, run_snakemake
 
@@ -76,9 +77,14 @@ def test_shrunk_paper_grid_runs_end_to_end(tmp_path):
     proc = run_snakemake(tmp_path, "--keep-going", configfile=small)
     failed = sorted(set(line.split("Error in rule ")[1].rstrip(":") for line in (proc.stdout + proc.stderr).splitlines() if "Error in rule " in line))
     assert proc.returncode == 0, f"failed rules: {failed}\n" + proc.stderr[-4000:]
+    paths = RunPaths(output_root(None, small))  # results/paper_small: its own directory
     for exp_id in yaml.safe_load(small.read_text())["experiments"]:
-        assert len(pd.read_parquet(tmp_path / "results" / f"{exp_id}.parquet")) > 0
-        assert len(pd.read_csv(tmp_path / "results" / "theory" / f"{exp_id}.csv")) > 0, exp_id
-        for name in registry.experiment(exp_id).figures:
-            stem = f"{exp_id}_{name}" if name else exp_id
-            assert (tmp_path / "results" / "figures" / f"{stem}.png").stat().st_size > 5_000, stem
+        assert len(pd.read_parquet(tmp_path / paths.results(exp_id))) > 0
+        assert len(pd.read_csv(tmp_path / paths.theory_csv(exp_id))) > 0, exp_id
+        for files in paths.figure_files(exp_id).values():
+            assert (tmp_path / files["png"]).stat().st_size > 5_000, files["png"]
+
+
+def test_shrunk_config_gets_its_own_output_directory():
+    config = yaml.safe_load(PAPER.read_text()) | {"output": "results/paper_full"}
+    assert "output" not in shrink(config)

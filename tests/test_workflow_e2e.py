@@ -4,6 +4,7 @@ report, idempotence, bit-identical re-runs, and bad configs stopped before any j
 
 from __future__ import annotations
 
+import os
 import shutil
 
 import pandas as pd
@@ -43,6 +44,17 @@ def test_outputs_exist_with_the_schema(first_run):
             for ext in ("pdf", "png"):
                 path = first_run / "results" / "figures" / f"{stem}.{ext}"
                 assert path.stat().st_size > 5_000, path
+
+
+def test_logs_free_of_library_noise_and_files_group_readable(first_run):
+    """No fontTools INFO lines in the summarise logs (thousands per PDF before); results
+    files get 0666 less the umask (0644 under the usual 022), not a temporary file's 0600."""
+    umask = os.umask(0)
+    os.umask(umask)
+    for log in (first_run / "results" / "logs" / "summarise").glob("*.log"):
+        assert "fontTools" not in log.read_text(), log
+    for path in [*(first_run / "results").glob("*.parquet"), *(first_run / "results" / "theory").glob("*.csv")]:
+        assert path.stat().st_mode & 0o777 == 0o666 & ~umask, path
 
 
 def test_theory_summary_is_written(first_run):

@@ -321,6 +321,9 @@ def diffprivlib_noise(epsilon: float, n: int, lam: float, d: int, runs: int, rng
     its own ``Vector`` mechanism as ``LogisticRegression`` builds it (``alpha = 1/C = nλ``,
     function sensitivity ¼, data norm 1), read back from the perturbed function it returns:
     its gradient at 0 is ``b/n`` and at e₁ is ``b/n + Δe₁``."""
+    from dpbench.peers import diffprivlib
+
+    diffprivlib()  # importable on the installed scikit-learn (dpbench.peers)
     from diffprivlib.mechanisms import Vector
 
     mech = Vector(epsilon=epsilon, dimension=d, alpha=n * lam, function_sensitivity=0.25, data_sensitivity=1.0, n=n,

@@ -15,9 +15,11 @@ reported as non-private (ε = ∞).
 Utility: diffprivlib states none; its mechanism is objective perturbation [CMS11, Alg. 2],
 whose excess-risk bound is that of ``objective_perturbation``.
 
-Requires diffprivlib 0.6.6 with scikit-learn < 1.8 (0.6.6 fails to import with
-scikit-learn 1.9: ``cannot import name 'DOUBLE' from 'sklearn.tree._tree'``); the project
-pins scikit-learn 1.7.2, and ``tests/test_private_erm.py`` checks the peer really runs.
+Needs the optional ``peers`` extra (diffprivlib); without it every repetition is recorded
+as ``skipped`` with that reason. diffprivlib 0.6.6 predates scikit-learn 1.8:
+:func:`dpbench.peers.diffprivlib` adapts it where attributes it uses are missing, and
+``tests/test_peers.py`` checks the fits against a reference made with the unpatched
+library on scikit-learn 1.7; ``tests/test_private_erm.py`` checks the peer really runs.
 
 References
 ----------
@@ -64,11 +66,23 @@ class DiffprivlibLogReg(Learner):
         yield {"epsilon": 1.0}
         yield {"epsilon": math.inf}
 
+    def supports(self, target: object) -> str | None:
+        """The reason this peer cannot run (diffprivlib not installed), else None."""
+        from dpbench.peers import PeerMissing, diffprivlib
+
+        try:
+            diffprivlib()
+        except PeerMissing as exc:
+            return str(exc)
+        return super().supports(target)
+
     def guarantee(self) -> Guarantee:
         return Guarantee(epsilon=self.epsilon, delta=0.0)
 
     def fit(self, sample: Sample, *, rng: np.random.Generator) -> LinearClassifier:
-        from diffprivlib.models import LogisticRegression  # imported here: heavy, and the peer's own API
+        from dpbench.peers import diffprivlib  # imported here: heavy, and the peer's own API
+
+        LogisticRegression = diffprivlib().LogisticRegression
 
         X, y = unit_ball(sample.X), np.asarray(sample.y)
         epsilon = EPSILON_INF_STANDIN if math.isinf(self.epsilon) else self.epsilon

@@ -205,6 +205,10 @@ def coin(df: pd.DataFrame):
     (dashed) beside the minimax lower bound √(ln k/(2T)) (grey)."""
     rows = _final(df)
     ok = _with_lines(rows[(rows["kind"] == "coin") & (rows["status"] == "ok")], "T")
+    if ok.empty:  # a config without a fair-coin T sweep still gets the figure file
+        from dpbench.plotting.halfspaces_online import _note
+
+        return _note("experts: no fair-coin T sweep in this config")
 
     def lines(learner: str, row: pd.Series, xs: np.ndarray) -> list[TheoryLine]:
         out = _theory(ok, "T", "expected_regret")(learner, row, xs)

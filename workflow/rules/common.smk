@@ -9,7 +9,10 @@ import sys
 
 from dpbench.config import ConfigError, error_line, from_dict
 from dpbench.cost import shard_memory_mb
-from dpbench.pipeline import CAPTIONS_DIR, FIGURES_DIR, LANDING_FRAGMENT, figure_stems
+from dpbench.paths import figure_stems
+from dpbench.paths import OutputClash, RunPaths, check_owner, output_root
+from dpbench.pipeline import LANDING_FRAGMENT
+from dpbench.provenance import shard_code_hash, summary_code_hash
 
 CONFIG_SOURCE = ", ".join(map(str, workflow.overwrite_configfiles)) or "config/config.yaml"
 try:
@@ -18,15 +21,33 @@ except ConfigError as exc:
     print(error_line(CONFIG_SOURCE, exc), file=sys.stderr)
     sys.exit(2)
 
+# --- outputs (dpbench.paths): every file of this run is under its own directory, and
+# every path below comes from PATHS. The config file that names the directory is the last
+# --configfile (None: the default config).
+CONFIG_FILE = workflow.overwrite_configfiles[-1] if workflow.overwrite_configfiles else None
+PATHS = RunPaths(output_root(GRID.output, CONFIG_FILE))
+# the report's description (workflow/report/workflow.rst) includes {output}/report/landing.html
+config["output"] = PATHS.root
+#: on remote storage (--default-storage-provider) the owner record is not kept
+LOCAL_OUTPUTS = getattr(workflow.storage_settings, "default_storage_provider", None) is None
+if LOCAL_OUTPUTS:
+    try:
+        check_owner(PATHS, CONFIG_FILE)
+    except OutputClash as exc:
+        print(f"invalid config {CONFIG_SOURCE}: output: {exc}", file=sys.stderr)
+        sys.exit(2)
+
+
+def shard_code(wildcards):
+    """Fingerprint of the source the shard's cells run (dpbench.provenance): a parameter,
+    so editing a learner re-runs exactly the shards that run it."""
+    return shard_code_hash(SHARDS[wildcards.experiment][int(wildcards.shard)])
+
+
 # The plan, computed once: each cell's key and predicted cost, the shards and their
 # predicted seconds (the resource functions below read these, never the cost model).
 SHARDS = {exp: plan.shards() for exp, plan in GRID.experiments.items()}
 SHARD_SECONDS = {exp: plan.shard_seconds() for exp, plan in GRID.experiments.items()}
-
-
-def shard_name(i):
-    """Shard file stem: the index zero-padded to three digits (any number of shards)."""
-    return f"{i:03d}"
 
 
 wildcard_constraints:
@@ -75,7 +96,7 @@ def _shard_memory(experiment, i):
 
 def experiment_shards(experiment):
     """The shard files of one experiment (the input of its summarise rule)."""
-    return [f"results/runs/{experiment}/{shard_name(i)}.parquet" for i in range(len(SHARDS[experiment]))]
+    return PATHS.shards(experiment, len(SHARDS[experiment]))
 
 
 def config_hash(wildcards):
@@ -86,23 +107,21 @@ def figure_outputs(experiment):
     """Every figure file of the experiment (PNG in the report, with its own escaped caption
     file written by the same job; PDF) and the caption files."""
     outputs = []
-    for name, stem in figure_stems(experiment).items():
-        caption = f"{CAPTIONS_DIR}/{stem}.rst"
+    names = {stem: name for name, stem in figure_stems(experiment).items()}
+    for stem, files in PATHS.figure_files(experiment).items():
         png = report(
-            f"{FIGURES_DIR}/{stem}.png",
-            caption=os.path.abspath(caption),
+            files["png"],
+            caption=os.path.abspath(files["caption"]),
             category=experiment,
             subcategory="figures",
-            labels={"figure": name or experiment},
+            labels={"figure": names[stem] or experiment},
         )
-        outputs += [png, f"{FIGURES_DIR}/{stem}.pdf", caption]
+        outputs += [png, files["pdf"], files["caption"]]
     return outputs
 
 
 def final_targets():
-    targets = [LANDING_FRAGMENT]
-    for exp in GRID.experiments:
-        targets += [f"results/{exp}.parquet", f"results/theory/{exp}.csv", f"results/theory/{exp}.html"]
-        for stem in figure_stems(exp).values():
-            targets += [f"{FIGURES_DIR}/{stem}.pdf", f"{FIGURES_DIR}/{stem}.png"]
-    return targets + ["results/theory/summary.csv", "results/theory/summary.html"]
+    return (
+        [path for exp in GRID.experiments for path in PATHS.experiment_outputs(exp)]
+        + [PATHS.summary_csv, PATHS.summary_html, f"{PATHS.root}/{LANDING_FRAGMENT}"]
+    )

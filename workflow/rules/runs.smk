@@ -1,12 +1,14 @@
 rule run_shard:
     output:
-        "results/runs/{experiment}/{shard}.parquet",
+        PATHS.shard("{experiment}", "{shard}"),
     log:
-        "results/logs/run_shard/{experiment}/{shard}.log",
+        PATHS.shard_log("{experiment}", "{shard}"),
     params:
         cells=shard_cells,
         seed=GRID.seed,
         config_hash=config_hash,
+        code_hash=shard_code,
+        cell_timeout=GRID.cell_timeout_seconds,
     threads: 1
     priority: shard_priority
     conda:

@@ -1,4 +1,4 @@
-# One local job per experiment after its shards: collect them into results/{experiment}.parquet,
+# One local job per experiment after its shards: collect them into {output}/{experiment}.parquet,
 # write the theory check (CSV, and HTML for the report) and draw every figure
 # (dpbench.pipeline.summarise) — one process, so the results are read and the libraries
 # imported once. Figure names differ between experiments, so each gets its own rule.
@@ -10,10 +10,10 @@ for experiment in GRID.experiments:
         input:
             experiment_shards(experiment),
         output:
-            results=f"results/{experiment}.parquet",
-            theory_csv=f"results/theory/{experiment}.csv",
+            results=PATHS.results(experiment),
+            theory_csv=PATHS.theory_csv(experiment),
             theory_html=report(
-                f"results/theory/{experiment}.html",
+                PATHS.theory_html(experiment),
                 caption="../report/theory.rst",
                 category=experiment,
                 subcategory="tables",
@@ -21,9 +21,11 @@ for experiment in GRID.experiments:
             ),
             figures=figure_outputs(experiment),
         log:
-            f"results/logs/summarise/{experiment}.log",
+            PATHS.summarise_log(experiment),
         params:
             experiment=experiment,
+            # the analysis and plotting code's fingerprint: editing it re-runs the summary
+            code_hash=summary_code_hash(experiment),
         conda:
             CONDA_ENV
         priority: SUMMARISE_PRIORITY
@@ -37,17 +39,17 @@ for experiment in GRID.experiments:
 # kind (no verdicts against a rate) and is read but skipped.
 rule theory_summary:
     input:
-        [f"results/theory/{experiment}.csv" for experiment in GRID.experiments],
+        [PATHS.theory_csv(experiment) for experiment in GRID.experiments],
     output:
-        csv="results/theory/summary.csv",
+        csv=PATHS.summary_csv,
         html=report(
-            "results/theory/summary.html",
+            PATHS.summary_html,
             caption="../report/summary.rst",
             category="theory vs practice",
             labels={"table": "summary"},
         ),
     log:
-        "results/logs/summarise/theory_summary.log",
+        PATHS.summarise_log("theory_summary"),
     conda:
         CONDA_ENV
     localrule: True
@@ -59,12 +61,12 @@ rule theory_summary:
 # as an HTML fragment that workflow/report/workflow.rst includes.
 rule report_landing:
     input:
-        theory=[f"results/theory/{experiment}.csv" for experiment in GRID.experiments],
-        summary="results/theory/summary.csv",
+        theory=[PATHS.theory_csv(experiment) for experiment in GRID.experiments],
+        summary=PATHS.summary_csv,
     output:
-        LANDING_FRAGMENT,
+        f"{PATHS.root}/{LANDING_FRAGMENT}",
     log:
-        "results/logs/summarise/report_landing.log",
+        PATHS.summarise_log("report_landing"),
     conda:
         CONDA_ENV
     localrule: True

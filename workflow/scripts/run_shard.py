@@ -15,4 +15,5 @@ run_shard(
     root_seed=snakemake.params.seed,
     out=snakemake.output[0],
     config_hash=snakemake.params.config_hash,
+    cell_timeout=snakemake.params.cell_timeout,
 )
