@@ -136,3 +136,21 @@ def test_a_miscalibrated_learner_fails_its_audit(name, monkeypatch):
     rows = run_cases(cases_for(name, epsilon=eps, delta=delta), runs=200_000, confidence=0.999, seed=0)
     assert rows[0]["variant"] == "correct" and rows[0]["epsilon_lower_bound"] > rows[0]["epsilon_claimed"]
     assert rows[0]["verdict"] == "violation"
+
+
+@pytest.mark.slow
+def test_component_rows_sample_the_learners_own_noise(monkeypatch):
+    """The component rows draw through the learner's own functions: halving DP-Winnow's
+    sparse-vector noise (``query_noise``/``threshold_noise`` as its loop calls them) or
+    doubling ``sv_experts``' switch budget makes the correct component row a violation."""
+    from dpbench.learners import dp_winnow
+    from dpbench.learners.sv_experts import SVExperts
+
+    query, threshold, switch = dp_winnow.query_noise, dp_winnow.threshold_noise, SVExperts.switch_mechanism
+    monkeypatch.setattr(dp_winnow, "query_noise", lambda eps, size, *, rng: query(2 * eps, size, rng=rng))
+    monkeypatch.setattr(dp_winnow, "threshold_noise", lambda eps, *, rng, size=None: threshold(2 * eps, rng=rng, size=size))
+    monkeypatch.setattr(SVExperts, "switch_mechanism", lambda self, eps: switch(self, 2 * eps))
+    for name, runs in (("dp_winnow_batched", 3_000_000), ("sv_experts", 1_000_000)):
+        cases = [c for c in cases_for(name, epsilon=1.0, delta=1e-6) if c.component]
+        row = run_cases(cases, runs=runs, confidence=0.999, seed=0)[0]
+        assert row["variant"] == "correct" and row["verdict"] == "violation", row

@@ -298,10 +298,21 @@ def sv_experts_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
     k = 10
     eps_s = calibrate(epsilon, delta, 10, k).epsilon_step
     swap = (np.r_[0.0, np.ones(k - 1)], np.r_[1.0, np.zeros(k - 1)])
-    why = f"the switch exponential mechanism (eps_s={eps_s:.4g}-DP, one of 2K composed mechanisms at T=10, k={k})"
-    for variant, mech in ((CORRECT, ExponentialMechanism(epsilon=eps_s)), (BROKEN, ExponentialMechanism(epsilon=SV_SWITCH_BROKEN * eps_s))):
+    why = (f"the learner's own switch (SVExperts.switch_mechanism: eps_s={eps_s:.4g}-DP, one of 2K composed mechanisms "
+           f"at T=10, k={k})")
+
+    @dataclasses.dataclass(frozen=True, kw_only=True)
+    class LooseSwitch(SVExperts):
+        """The switch at SV_SWITCH_BROKEN times its budget, claiming eps_s."""
+
+        def switch_mechanism(self, epsilon_step: float) -> ExponentialMechanism:
+            return SVExperts.switch_mechanism(self, SV_SWITCH_BROKEN * epsilon_step)
+
+    for variant, copy in ((CORRECT, learner), (BROKEN, LooseSwitch(epsilon=epsilon, delta=delta))):
+        mech = copy.switch_mechanism(eps_s)
+
         def sample(side: int, runs: int, rng: np.random.Generator, mech=mech) -> np.ndarray:
-            return np.argmax(mech.logits(-swap[side]) + rng.gumbel(size=(runs, k)), axis=1)  # Gumbel-max = select
+            return mech.select_runs(-swap[side], runs=runs, rng=rng)
 
         cases.append(AuditCase(
             "sv_experts", variant, eps_s, 0.0, REPLACE_ONE,
