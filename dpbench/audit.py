@@ -419,14 +419,17 @@ def cli_audit(learner: str, *, epsilon: float | None, delta: float | None, runs:
     ``runs`` (per side) to the audit's registered default (:func:`dpbench.audits.default_runs`,
     enough to catch its broken copy). Returns the exit status: 0 iff every audit's verdict
     is ``pass``; 1 if one is ``violation`` or ``no_power``; 2 for an unknown name, a claim
-    the learner cannot make or ``--runs`` < 2 (one line on stderr, no traceback).
+    the learner cannot make or ``--runs`` below :func:`minimum_runs` (one line on stderr, no
+    traceback).
     """
     import sys
 
     from dpbench.audits import cases_for, default_claim, default_runs
 
-    if runs is not None and int(runs) < 2:
-        print(f"dpbench audit: --runs must be >= 2 (runs per side), got {runs}", file=sys.stderr)
+    floor = minimum_runs(CLI_CONFIDENCE)
+    if runs is not None and int(runs) < floor:
+        print(f"dpbench audit: --runs must be >= {floor} (runs per side: with fewer, no lower bound above 0 is possible "
+              f"at confidence {CLI_CONFIDENCE}), got {runs}", file=sys.stderr)
         return 2
     try:
         default_eps, default_delta = default_claim(learner)
@@ -458,6 +461,16 @@ def cli_audit(learner: str, *, epsilon: float | None, delta: float | None, runs:
         if members[0]["verdict"] == NO_POWER:
             print(f"no_power: {name}{' [component]' if component else ''}: {no_power_reason(members)}")
     return status
+
+
+def minimum_runs(confidence: float) -> int:
+    """Fewest runs per side at which a ``threshold`` bound can exceed 0 at all (the held-out
+    half, an event seen in every run on one side and never on the other): below it every
+    audit is ``no_power`` by construction (20 at confidence 0.999)."""
+    runs = 2
+    while epsilon_lower_bound(runs // 2, runs // 2, 0, runs // 2, confidence=confidence) <= 0:
+        runs += 2
+    return runs
 
 
 #: ``dpbench audit`` per-bound confidence (false alarm ≤ 2e-3 per row).

@@ -199,14 +199,19 @@ def test_vectorised_pac_statistics_are_the_learners_fit():
 
 
 def test_an_exact_only_catch_is_no_power_and_says_why(capsys):
-    """``dpbench audit dp_gd --runs 2``: no sampled power, so no pass (exit 1, the reason printed)."""
+    """``dpbench audit dp_gd --runs 40``: no sampled power, so no pass (exit 1, the reason printed);
+    ``--runs 2`` (the review's repro) is refused: no bound above 0 is possible there."""
+    from dpbench.audit import minimum_runs
     from dpbench.audit import no_power_reason
 
     rows = run_cases(cases_for("dp_gd", epsilon=1.0, delta=1e-6), runs=2, confidence=0.999, seed=0)
     assert rows[1]["epsilon_exact"] > 1.0 >= rows[1]["epsilon_lower_bound"]
     assert {r["verdict"] for r in rows} == {"no_power"}
     assert "caught by its exact eps only" in no_power_reason(rows)
-    assert cli_audit("dp_gd", epsilon=None, delta=None, runs=2, seed=0) == 1
+    assert minimum_runs(0.999) == 20
+    assert cli_audit("dp_gd", epsilon=None, delta=None, runs=2, seed=0) == 2
+    assert "--runs must be >= 20" in capsys.readouterr().err
+    assert cli_audit("dp_gd", epsilon=None, delta=None, runs=40, seed=0) == 1
     out = capsys.readouterr().out
     assert "exact only (no sampled power)" in out and "no_power: dp_gd:" in out and "verdict=pass" not in out
 
@@ -216,7 +221,7 @@ def test_cli_audit(capsys):
     out = capsys.readouterr().out
     assert "laplace" in out and "correct" in out and "broken" in out and "CAUGHT" in out and "verdict=pass" in out
     assert cli_audit("laplace", epsilon=None, delta=None, runs=0, seed=1) == 2
-    assert "--runs must be >= 2" in capsys.readouterr().err
+    assert "--runs must be >= 20" in capsys.readouterr().err
     assert cli_audit("no_such_learner", epsilon=None, delta=None, runs=100, seed=1) == 2
     assert "no audit registered" in capsys.readouterr().err
     assert cli_audit("private_mw_001", epsilon=1.0, delta=1e-6, runs=100, seed=1) == 2  # does not run there
