@@ -276,7 +276,7 @@ class AuditCase:
 
     ``sample(side, runs, rng) -> array (runs,)`` returns one scalar output (or a statistic of
     the output fixed in advance) per run, by calling the learner's own entry point
-    (``fit``/``run``); the harness turns the two arrays into a lower bound on ε:
+    (``fit``/``run``, or the batched ``release`` that ``fit`` itself calls); the harness turns the two arrays into a lower bound on ε:
     ``method = "threshold"`` (Clopper–Pearson on the best event) or ``"gdp"`` (the Gaussian-DP
     trade-off curve, :func:`gdp_lower_bound`, for Gaussian-shift statistics). ``variant`` is
     ``"correct"`` or ``"broken"`` (the same learner with a calibration error, claiming the

@@ -1,11 +1,13 @@
 """Privacy audits of the private-ERM learners (issue 10): near-worst-case neighbouring pairs,
-a correct and a broken copy (noise scale halved, claiming the same ε) per learner.
+a correct and a broken copy (noise halved or sensitivity halved, claiming the same ε) per learner.
 
 Every case returns one scalar per run, fixed in advance: the output θ's coordinate on the
 **canary axis** e₁ (the grid index for ``exp_mech_grid``). All runs of one side are one
-vectorised call of the learner's own code (:meth:`~dpbench.learners.logistic_common.NoisyGradientDescent.descend`,
-:func:`~dpbench.learners.logistic_common.minimise` on a batch of noise vectors, with example
-multiplicities), so ~10⁵ runs cost about a second.
+call (per chunk of 5·10⁴) of the learner's own batched ``release(sample, rng=, runs=)``, the
+method its ``fit`` calls (``fit`` is ``release`` with ``runs=None``, bit for bit), so ~10⁵
+runs cost about a second and the broken copies are the learner with one calibration method
+overridden (``noise_multiplier``, ``calibration``, ``noise``, ``mechanism``); claims come
+from the correct copy's ``guarantee()``.
 
 Instances
 ---------
@@ -55,7 +57,7 @@ from dpbench.audit import AuditCase, MixtureFamily
 from dpbench.audits import register_audit
 from dpbench.learners.dp_gd import DPGD
 from dpbench.learners.dp_sgd import DPSGD
-from dpbench.learners.exp_mech_grid import ExpMechGrid, grid, score_sensitivity
+from dpbench.learners.exp_mech_grid import ExpMechGrid, score_sensitivity
 from dpbench.learners.logistic_common import minimise
 from dpbench.learners.objective_perturbation import ObjectivePerturbation
 from dpbench.learners.output_perturbation import OutputPerturbation, sensitivity

@@ -1,11 +1,10 @@
 """Audits of the private PAC learners (issue 10): ``exp_mech_erm``,
 ``private_sq_conjunction``, ``privdl``, ``privdl_composition``.
 
-Each sampler computes the learner's data-dependent quantities once with the learner's own
-code (``class_mistakes``, ``literal_queries``, the calibrated ε per query or λ) and draws
-every run's randomness at once (Gumbel-max over runs × outcomes, Laplace noise over runs ×
-queries), which is the learner's output law; the tests check the vectorised statistic
-against ``fit`` on common draws.
+``exp_mech_erm`` and ``private_sq_conjunction`` draw all runs of a side at once through the
+learner's own batched ``release(sample, rng=, runs=)``, which their ``fit`` calls (Gumbel-max
+over runs × outcomes, Laplace noise over runs × queries); the privdl learners call ``fit``
+per run. The tests check ``fit`` against ``release`` on common draws.
 """
 
 from __future__ import annotations
