@@ -67,10 +67,11 @@ THEORY_COLUMNS = [
 ]
 
 #: The values of the ``status`` column, in the order they are tested (the first that
-#: applies wins): no data; the bound is above the trivial predictor's value over the whole
-#: range (it says nothing); the curve never drops clearly below the trivial predictor; fewer
+#: applies wins): no data; the curve never drops clearly below the trivial predictor (tested
+#: before the next, so a curve that does not learn is never hidden behind a vacuous bound); the
+#: bound is above the trivial predictor's value over the whole range (it says nothing); fewer
 #: than 3 points to fit a slope on; a slope fitted (the only status with a slope).
-STATUSES = ("no_points", "vacuous_bound", "at_chance", "too_few_points", "ok")
+STATUSES = ("no_points", "at_chance", "vacuous_bound", "too_few_points", "ok")
 
 
 def clopper_pearson(successes: npt.ArrayLike, trials: npt.ArrayLike, confidence: float = 0.95) -> tuple[npt.NDArray, npt.NDArray]:
@@ -237,6 +238,9 @@ class SlopeFit:
     x_min: float
     x_max: float
     no_interval: str = ""
+    #: every repetition gave the same values: a deterministic curve, the slope is exact (no
+    #: sampling error; low = high = slope) and it counts as one repetition
+    exact: bool = False
 
 
 def _per_x_matrix(x: npt.ArrayLike, y: npt.ArrayLike, reps: npt.ArrayLike) -> tuple[npt.NDArray, npt.NDArray]:
@@ -300,6 +304,8 @@ def fit_slope(
     R = Y.shape[1]
     from dpbench.verdict import MIN_REPS
 
+    if R > 1 and _identical(Y[pos]):
+        return SlopeFit(slope, slope, slope, m, *_range(xs[pos]), exact=True)
     if R < MIN_REPS:
         return SlopeFit(slope, math.nan, math.nan, m, *_range(xs[pos]), no_interval=f"{R} repetition(s) seen at every x; an interval needs ≥ {MIN_REPS}")
     rng = np.random.default_rng(seed)
@@ -309,6 +315,11 @@ def fit_slope(
     with np.errstate(divide="ignore"):
         slopes = _masked_ols(lx[None, :], np.log(np.where(w > 0, boot_mean, 1.0)), w)
     return _percentile_fit(slope, slopes, w, n_boot, confidence, m, xs[pos])
+
+
+def _identical(Y: npt.NDArray) -> bool:
+    """Do all repetitions (columns of ``Y``) give the same values?"""
+    return bool(Y.size) and bool(np.all(Y == Y[:, :1]))
 
 
 def _percentile_fit(
@@ -395,8 +406,8 @@ class RegimeFit:
     """A slope fitted on a curve's regime (:mod:`dpbench.verdict`), the regime chosen again
     inside every bootstrap resample: ``fit`` (its x range is the full-data regime's),
     ``xs`` the curve's grid, ``regime`` the full-data regime over ``xs``, ``floor_from`` the
-    index of the first floor point (``len(xs)`` if none) and ``floor_level`` its lowest
-    mean, ``learned`` whether some mean is ≤ margin·trivial, ``reps`` the repetitions seen
+    index of the first floor point (``len(xs)`` if none) and ``floor_level`` the mean of
+    its means, ``learned`` whether some mean is ≤ margin·trivial, ``reps`` the repetitions seen
     at every x (paired)."""
 
     fit: SlopeFit
@@ -416,20 +427,33 @@ class RegimeFit:
 def fit_regime(
     x: npt.ArrayLike, y: npt.ArrayLike, reps: npt.ArrayLike, *, trivial: float | None, rate=None,
     margin: float | None = None, confidence: float = 0.95, n_boot: int = 2000, seed: int = 0,
+    counts: npt.ArrayLike | None = None,
 ) -> RegimeFit:
     """Log–log slope of the mean of ``y`` in ``x`` over the curve's regime (learning,
     above its floor, contiguous: :func:`dpbench.verdict.regime_masks`), with a percentile
     bootstrap over repetitions in which every resample chooses its own regime and floor
     (the interval includes the choice). ``rate`` (the theory's curve, or None) only decides
-    where a plateau counts as a floor (where the theory predicts a decay). No interval with
-    fewer than :data:`dpbench.verdict.MIN_REPS` repetitions."""
+    where a plateau counts as a floor (where the theory predicts a decay). ``counts`` (online
+    curves: the cumulative count of which ``y`` is the rate, aligned with ``x``): the regime
+    starts after the last window in which a repetition's incremental rate exceeds
+    margin·trivial (:func:`dpbench.verdict.window_starts`), again in every resample. No
+    interval with fewer than :data:`dpbench.verdict.MIN_REPS` repetitions."""
     from dpbench import verdict as V
 
     margin = V.MARGIN if margin is None else margin
     xs, Y = _per_x_matrix(x, y, reps)
     keep = xs > 0
     xs, Y = xs[keep], Y[keep]
-    Y = Y[:, np.all(np.isfinite(Y), axis=0)] if Y.size else Y.reshape(len(xs), 0)
+    C = None
+    if counts is not None:
+        _, C = _per_x_matrix(x, counts, reps)
+        C = C[keep]
+    if Y.size:
+        seen = np.all(np.isfinite(Y), axis=0) & (np.all(np.isfinite(C), axis=0) if C is not None else True)
+        Y = Y[:, seen]
+        C = C[:, seen] if C is not None else None
+    else:
+        Y = Y.reshape(len(xs), 0)
     m, R = Y.shape
     if m == 0 or R == 0:
         empty = SlopeFit(math.nan, math.nan, math.nan, 0, math.nan, math.nan)
@@ -440,22 +464,30 @@ def fit_regime(
     decays = _theory_decays(xs, rate)
     det = V.deterministic_floor(Y)
     floor_from = int(min(det, V.plateau_start(lx, mean[None, :], decays)[0]))
-    regime = V.regime_masks(mean[None, :], trivial=trivial, floor_from=np.array([floor_from]), margin=margin)[0]
+    starts = V.window_starts(xs, C, margin * trivial) if C is not None and trivial is not None else None
+    start = None if starts is None else np.array([starts.max()])
+    at_floor = np.mean(Y == Y[-1, 0], axis=1) > 0.5 if det < m else None  # most repetitions on the design's floor value
+    det_level = float(Y[-1, 0]) if det < m else None
+    regime = V.regime_masks(mean[None, :], trivial=trivial, floor_from=np.array([floor_from]), margin=margin, start=start,
+                            at_floor=at_floor, level=det_level)[0]
     learned = bool(np.any(mean <= margin * trivial)) if trivial is not None else True
-    floor_level = float(np.min(mean[floor_from:])) if floor_from < m else math.nan
+    floor_level = det_level if det_level is not None else float(V.floor_levels(mean[None, :], np.array([floor_from]))[0])
     pts = int(regime.sum())
     if pts < 3:
         fit = SlopeFit(math.nan, math.nan, math.nan, pts, *_range(xs[regime]))
         return RegimeFit(fit, xs, regime, floor_from, floor_level, learned, R)
     with np.errstate(divide="ignore"):
         slope = float(_masked_ols(lx, np.log(np.where(regime, mean, 1.0)), regime.astype(float)))
+    if R > 1 and _identical(Y):
+        return RegimeFit(SlopeFit(slope, slope, slope, pts, *_range(xs[regime]), exact=True), xs, regime, floor_from, floor_level, learned, 1)
     if R < V.MIN_REPS:
         fit = SlopeFit(slope, math.nan, math.nan, pts, *_range(xs[regime]), no_interval=f"{R} repetition(s); an interval needs ≥ {V.MIN_REPS}")
         return RegimeFit(fit, xs, regime, floor_from, floor_level, learned, R)
     idx = np.random.default_rng(seed).integers(0, R, size=(n_boot, R))
     boot = Y[:, idx].mean(axis=2).T  # (n_boot, m)
     boot_floor = np.minimum(det, V.plateau_start(lx, boot, decays))
-    w = V.regime_masks(boot, trivial=trivial, floor_from=boot_floor, margin=margin).astype(float)
+    boot_start = None if starts is None else starts[idx].max(axis=1)
+    w = V.regime_masks(boot, trivial=trivial, floor_from=boot_floor, margin=margin, start=boot_start, at_floor=at_floor, level=det_level).astype(float)
     with np.errstate(divide="ignore"):
         slopes = _masked_ols(lx[None, :], np.log(np.where(w > 0, boot, 1.0)), w)
     fit = _percentile_fit(slope, slopes, w, n_boot, confidence, pts, xs[regime], points="points in the regime")
@@ -496,36 +528,50 @@ def late_window_rate(rows: pd.DataFrame, *, t: str = "t", count: str = "mistakes
 
 def curve_status(
     *, n_values: int, fit: SlopeFit | None, trivial: float | None = None, learned: bool = True,
-    bound_vacuous: bool = False,
+    bound_vacuous: bool = False, regime: bool = False,
 ) -> tuple[str, str]:
     """``(status, note)`` of one curve, the first of :data:`STATUSES` that applies (data
-    sufficiency; whether the slope agrees with the theory is the verdict)."""
+    sufficiency; whether the slope agrees with the theory is the verdict). ``regime``: the
+    slope was fitted on a regime chosen in every resample (:func:`fit_regime`; n* and
+    fixed-range slopes have none)."""
     if n_values == 0:
         return "no_points", "no status-ok rows for this curve"
-    if bound_vacuous:
-        return "vacuous_bound", f"the bound is above the trivial predictor's value ({trivial:.3g}) over the whole range: it says nothing here"
+    vacuous = f"the bound is above the trivial predictor's value ({trivial:.3g}) over the whole range: it says nothing here" if bound_vacuous else ""
     if trivial is not None and not learned:
-        return "at_chance", f"the curve never drops clearly below the trivial predictor's value ({trivial:.3g}): no learning on this grid"
+        chance = f"the curve never drops clearly below the trivial predictor's value ({trivial:.3g}): no learning on this grid"
+        return "at_chance", "; ".join(filter(None, [chance, vacuous]))
+    if bound_vacuous:
+        return "vacuous_bound", vacuous
     if fit is None or not np.isfinite(fit.slope):
         m = 0 if fit is None else fit.n_points
         return "too_few_points", f"{m} point(s) in the learning regime; a slope needs ≥ 3"
-    ci = f"no interval ({fit.no_interval or 'too few repetitions'})" if not np.isfinite(fit.low) else f"95% bootstrap CI [{fit.low:.2f}, {fit.high:.2f}] over repetitions, regime chosen in every resample"
+    chosen = ", regime chosen in every resample" if regime else ""
+    ci = f"no interval ({fit.no_interval or 'too few repetitions'})" if not np.isfinite(fit.low) else "exact slope" if fit.exact else f"95% bootstrap CI [{fit.low:.2f}, {fit.high:.2f}] over repetitions{chosen}"
     return "ok", f"slope fitted on {fit.n_points} points, x in [{fit.x_min:g}, {fit.x_max:g}]; {ci}"
 
 
 def judged_row(
     fit: SlopeFit, *, status: str, note: str, exponent: float, reps: int, reconstructed: bool = False,
-    vacuous: bool = False, at_chance: bool = False, on_floor: bool = False, has_data: bool = True, **values,
+    vacuous: bool = False, at_chance: bool = False, on_floor: bool = False, has_data: bool = True, theory_given: bool = False,
+    **values,
 ) -> dict[str, object]:
     """A theory-check row with its verdict (:func:`dpbench.verdict.verdict`) and the fit's
     columns; ``values`` are the other columns (experiment, learner, regime, x, y, …)."""
     from dpbench import verdict as V
 
+    if fit.exact:
+        reps = 1
     verdict = V.verdict(
         n_points=fit.n_points, has_data=has_data, vacuous=vacuous, at_chance=at_chance, on_floor=on_floor,
-        reps=reps, exponent=exponent, low=fit.low, high=fit.high, reconstructed=reconstructed, slope=fit.slope,
+        reps=V.MIN_REPS if fit.exact else reps, exponent=exponent, low=fit.low, high=fit.high, reconstructed=reconstructed, slope=fit.slope,
+        theory_given=theory_given,
     )
     extra = V.endpoint_note(fit.slope, fit.low, fit.high)
+    if fit.exact:
+        extra = ("every repetition gave identical values (a deterministic curve): counted as 1 repetition, the slope is "
+                 "exact (no sampling error, a zero-width interval)")
+    if verdict == "theory_silent":
+        extra = "; ".join(filter(None, [extra, "the theory is undefined over this curve's range: no exponent to compare (measured slope kept)"]))
     if verdict == "shape_only":
         extra = "; ".join(filter(None, [extra, "theory is a reconstruction whose constants the source lost: a shape comparison, never 'agrees'"]))
     return theory_row(
@@ -558,6 +604,7 @@ def check_curve(
     fraction: float = 0.5,
     late: npt.ArrayLike | dict | None = None,
     reconstructed: bool = False,
+    counts: str | None = None,
 ) -> dict[str, object]:
     """The theory-check row of one curve.
 
@@ -592,13 +639,31 @@ def check_curve(
     reconstructed
         The theory is a reconstruction whose constants the source lost: the verdict is
         ``shape_only`` wherever a slope is fitted.
+    counts
+        Online curves: the column of the cumulative count whose rate is ``y`` (``mistakes``
+        for ``mistake_rate``). The regime then starts after the last checkpoint window in
+        which some repetition's incremental rate exceeds ``fraction·trivial``
+        (:func:`dpbench.verdict.window_starts`), not where the cumulative rate first dips.
     """
     rows = curve.rows
     values = rows[np.isfinite(rows[y].astype(float))] if len(rows) else rows
     if learning_starts is not None and np.isfinite(learning_starts) and len(values):
         values = values[values[x].astype(float) >= learning_starts]
     trivial = float(trivial) if trivial is not None and np.isfinite(trivial) else None
-    rf = fit_regime(values[x], values[y], values["rep"], trivial=trivial, rate=rate, margin=fraction) if len(values) else fit_regime([], [], [], trivial=trivial)
+    defined_note = ""
+    if rate is not None and exponent is None and len(values):
+        # fit only where the theory is defined (a rate that is NaN below its n₀ would otherwise
+        # give an exponent over part of the fitted range); undefined everywhere: theory_silent
+        grid = np.unique(values[x].to_numpy(dtype=float))
+        with np.errstate(all="ignore"):
+            ry = np.broadcast_to(np.asarray(rate(grid), dtype=float), grid.shape)
+        defined = np.isfinite(ry) & (ry > 0)
+        if defined.any() and not defined.all():
+            values = values[np.isin(values[x].to_numpy(dtype=float), grid[defined])]
+            defined_note = (f"; fitted only where the theory is defined ({x} in [{grid[defined].min():g}, {grid[defined].max():g}]; "
+                            f"undefined at {int((~defined).sum())} of {len(grid)} grid points)")
+    cnt = values[counts] if counts is not None and len(values) else None
+    rf = fit_regime(values[x], values[y], values["rep"], trivial=trivial, rate=rate, margin=fraction, counts=cnt) if len(values) else fit_regime([], [], [], trivial=trivial)
     fit, xs = rf.fit, rf.xs
     learned = rf.learned
     if late is not None and trivial is not None:
@@ -618,9 +683,12 @@ def check_curve(
         if kind == "bound":
             cells, above = bound_check(values, rate, x=x, y=y, holds_with=holds_with)
             ratio = bound_ratio(values, rate, x=x, y=y, holds_with=holds_with, within=xs[rf.regime])
-    status, note = curve_status(n_values=len(values), fit=fit, trivial=trivial, learned=learned, bound_vacuous=vacuous)
+    status, note = curve_status(n_values=len(values), fit=fit, trivial=trivial, learned=learned, bound_vacuous=vacuous, regime=True)
     if late is not None and trivial is not None:
         note += f"; at-chance judged on the late-window rate ({late_mean:.3g} against {trivial:.3g})"
+    note += defined_note
+    if cnt is not None and trivial is not None:
+        note += f"; regime starts after the last checkpoint window in which a repetition's {counts} per round exceed {fraction * trivial:.3g}"
     if rf.floor_from < len(xs):
         note += f"; floor {rf.floor_level:.3g} from x = {xs[rf.floor_from]:g} (not fitted)"
     if kind == "bound" and cells is not None:
@@ -629,7 +697,7 @@ def check_curve(
     row = judged_row(
         fit, status=status, note=note, exponent=theory_exp, reps=rf.reps, reconstructed=reconstructed,
         vacuous=vacuous, at_chance=status == "at_chance", on_floor=rf.on_floor, has_data=len(values) > 0,
-        experiment=experiment, learner=curve.learner, regime=regime or setting_label(curve.key) or "all", x=x, y=y,
+        theory_given=rate is not None or exponent is not None, experiment=experiment, learner=curve.learner, regime=regime or setting_label(curve.key) or "all", x=x, y=y,
         bound_kind=kind, cells=cells, cells_above_bound=above, bound_ratio=ratio, floor_level=rf.floor_level,
     )
     return row

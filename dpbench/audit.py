@@ -209,8 +209,17 @@ def tradeoff_lower_bound(outputs_d: npt.ArrayLike, outputs_d_prime: npt.ArrayLik
     _, cut, swapped = best
     x, y = (a[ha:], b[hb:]) if not swapped else (-a[ha:], -b[hb:])
     s_lower = member(x, y, cut, family, swapped)
-    return AuditResult(epsilon_lower=family.epsilon(s_lower, delta),
-                       event=f"{family.name} trade-off at cut {'-' if swapped else ''}{cut:.4g}: parameter >= {s_lower:.4g}",
+    bound = family.epsilon(s_lower, delta)
+    event = f"{family.name} trade-off at cut {'-' if swapped else ''}{cut:.4g}: parameter >= {s_lower:.4g}"
+    if hasattr(family, "fit"):  # a model-based bound: checked against the model-free one
+        model_free = audit(a, b, delta=delta, confidence=confidence).epsilon_lower
+        capped = getattr(family, "cap", math.inf) <= s_lower * (1 + 1e-9)
+        fits, how = family.fit(a, b)
+        event += f"{' (AT THE CAP)' if capped else ''}; threshold bound {model_free:.4g}; {how}"
+        if capped or not fits:
+            event += "; family rejected: the smaller bound"
+            bound = min(bound, model_free)
+    return AuditResult(epsilon_lower=bound, event=event,
                        p_hat=float((x >= cut).mean()), q_hat=float((y >= cut).mean()), trials=len(x) + len(y))
 
 
@@ -267,7 +276,7 @@ class AuditCase:
 
     ``sample(side, runs, rng) -> array (runs,)`` returns one scalar output (or a statistic of
     the output fixed in advance) per run, by calling the learner's own entry point
-    (``fit``/``run``); the harness turns the two arrays into a lower bound on ε:
+    (``fit``/``run``, or the batched ``release`` that ``fit`` itself calls); the harness turns the two arrays into a lower bound on ε:
     ``method = "threshold"`` (Clopper–Pearson on the best event) or ``"gdp"`` (the Gaussian-DP
     trade-off curve, :func:`gdp_lower_bound`, for Gaussian-shift statistics). ``variant`` is
     ``"correct"`` or ``"broken"`` (the same learner with a calibration error, claiming the
@@ -326,7 +335,8 @@ def run_case(case: AuditCase, *, runs: int, confidence: float = 0.95, seed: int 
         "method": case.method,
         "runs": int(runs),
         "confidence": confidence,
-        "instance": case.instance + (f" [component: {case.component}]" if case.component else "") + (f" [{case.note}]" if case.note else ""),
+        "instance": case.instance + (f" [component: {case.component}]" if case.component else "") + (f" [{case.note}]" if case.note else "")
+        + (f" [bound: {result.event}]" if hasattr(case.family, "fit") else ""),
     }
 
 
@@ -342,25 +352,51 @@ def audit_kind(case: AuditCase) -> str:
 
 def refuted(row: dict, tolerance: float = 1e-9) -> bool:
     """The row shows a loss above its claim: lower bound > claim, or exact ε(δ) > claim."""
-    claim = float(row["epsilon_claimed"])
+    return caught_by_sampling(row) or exact_exceeds(row, tolerance)
+
+
+def caught_by_sampling(row: dict) -> bool:
+    """The row's sampled lower bound exceeds its claim (evidence from the runs alone)."""
+    return float(row["epsilon_lower_bound"]) > float(row["epsilon_claimed"])
+
+
+def exact_exceeds(row: dict, tolerance: float = 1e-9) -> bool:
+    """The row's exact ε(δ) (computed, not sampled) exceeds its claim."""
     exact = float(row["epsilon_exact"])
-    return float(row["epsilon_lower_bound"]) > claim or (math.isfinite(exact) and exact > claim * (1 + tolerance))
+    return math.isfinite(exact) and exact > float(row["epsilon_claimed"]) * (1 + tolerance)
 
 
 def judge(rows: list[dict]) -> list[dict]:
     """Set ``verdict`` on the rows of one audit (its ``correct`` and ``broken`` rows):
     ``violation`` if the correct copy is refuted (its lower bound, or its exact ε(δ), above
-    the claim); else ``no_power`` if there is no broken copy or it is not refuted (the audit
-    could not have failed); else ``pass``."""
+    the claim); else ``pass`` only if every broken copy is caught **by sampling** (its
+    sampled lower bound above the claim: the runs alone could have failed the learner);
+    else ``no_power`` (no broken copy, or one caught only by its exact ε, which is computed
+    from the audit's own parameters and so cannot judge the sampled code)."""
     correct = [r for r in rows if r["variant"] == "correct"]
     broken = [r for r in rows if r["variant"] != "correct"]
     if any(refuted(r) for r in correct):
         verdict = VIOLATION
-    elif not broken or not all(refuted(r) for r in broken):
+    elif not broken or not all(caught_by_sampling(r) for r in broken):
         verdict = NO_POWER
     else:
         verdict = PASS
     return [{**r, "verdict": verdict} for r in rows]
+
+
+def no_power_reason(rows: list[dict]) -> str:
+    """Why an audit's rows have no power ('' if they have): no broken copy, or a broken copy
+    whose sampled bound stays at or below the claim (caught by its exact ε only, or missed)."""
+    broken = [r for r in rows if r["variant"] != "correct"]
+    if not broken:
+        return "no broken copy to show the audit can fail"
+    weak = [r for r in broken if not caught_by_sampling(r)]
+    if not weak:
+        return ""
+    r = weak[0]
+    how = "caught by its exact eps only: more runs needed" if exact_exceeds(r) else "missed: more runs or a stronger instance needed"
+    return (f"broken copy's sampled lower bound {float(r['epsilon_lower_bound']):.4g} <= claim "
+            f"{float(r['epsilon_claimed']):.4g} at {r['runs']} runs ({how})")
 
 
 def run_cases(cases: list[AuditCase], *, runs: int, confidence: float = 0.95, seed: int = 0) -> list[dict]:
@@ -383,14 +419,17 @@ def cli_audit(learner: str, *, epsilon: float | None, delta: float | None, runs:
     ``runs`` (per side) to the audit's registered default (:func:`dpbench.audits.default_runs`,
     enough to catch its broken copy). Returns the exit status: 0 iff every audit's verdict
     is ``pass``; 1 if one is ``violation`` or ``no_power``; 2 for an unknown name, a claim
-    the learner cannot make or ``--runs`` < 2 (one line on stderr, no traceback).
+    the learner cannot make or ``--runs`` below :func:`minimum_runs` (one line on stderr, no
+    traceback).
     """
     import sys
 
     from dpbench.audits import cases_for, default_claim, default_runs
 
-    if runs is not None and int(runs) < 2:
-        print(f"dpbench audit: --runs must be >= 2 (runs per side), got {runs}", file=sys.stderr)
+    floor = minimum_runs(CLI_CONFIDENCE)
+    if runs is not None and int(runs) < floor:
+        print(f"dpbench audit: --runs must be >= {floor} (runs per side: with fewer, no lower bound above 0 is possible "
+              f"at confidence {CLI_CONFIDENCE}), got {runs}", file=sys.stderr)
         return 2
     try:
         default_eps, default_delta = default_claim(learner)
@@ -403,8 +442,11 @@ def cli_audit(learner: str, *, epsilon: float | None, delta: float | None, runs:
     rows = run_cases(cases, runs=int(runs or default_runs(learner)), confidence=CLI_CONFIDENCE, seed=seed)
     status = 0
     for row in rows:
-        by = "bound" if row["epsilon_lower_bound"] > row["epsilon_claimed"] else "exact"
-        shown = (f"REFUTED by {by}" if refuted(row) else "ok") if row["variant"] == "correct" else (f"CAUGHT by {by}" if refuted(row) else "missed")
+        by = "bound" if caught_by_sampling(row) else "exact"
+        if row["variant"] == "correct":
+            shown = f"REFUTED by {by}" if refuted(row) else "ok"
+        else:
+            shown = "CAUGHT by bound" if caught_by_sampling(row) else ("exact only (no sampled power)" if exact_exceeds(row) else "missed")
         status |= int(row["verdict"] != PASS)
         print(
             f"{row['learner']:<20} {row['variant']:<8} {row['audit']:<10} claimed eps={row['epsilon_claimed']:.4g} "
@@ -412,7 +454,23 @@ def cli_audit(learner: str, *, epsilon: float | None, delta: float | None, runs:
             f"exact={row['epsilon_exact']:.4g}  runs={row['runs']}  {shown}  verdict={row['verdict']}"
         )
         print(f"    instance: {row['instance']}")
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for case, row in zip(cases, rows):
+        groups.setdefault((case.learner, case.component), []).append(row)
+    for (name, component), members in groups.items():
+        if members[0]["verdict"] == NO_POWER:
+            print(f"no_power: {name}{' [component]' if component else ''}: {no_power_reason(members)}")
     return status
+
+
+def minimum_runs(confidence: float) -> int:
+    """Fewest runs per side at which a ``threshold`` bound can exceed 0 at all (the held-out
+    half, an event seen in every run on one side and never on the other): below it every
+    audit is ``no_power`` by construction (20 at confidence 0.999)."""
+    runs = 2
+    while epsilon_lower_bound(runs // 2, runs // 2, 0, runs // 2, confidence=confidence) <= 0:
+        runs += 2
+    return runs
 
 
 #: ``dpbench audit`` per-bound confidence (false alarm ≤ 2e-3 per row).

@@ -419,7 +419,7 @@ def audit_results(cls: type, *, epsilon: float | None = None, delta: float | Non
                   confidence: float = AUDIT_CONFIDENCE, seed: int = 0, budget: float = AUDIT_SECONDS) -> list[CheckResult]:
     """Audit the correct case (bound ≤ claimed ε, exact ε ≤ claim where computed) and show
     the broken copy's bound."""
-    from dpbench.audit import NO_POWER, VIOLATION, judge, refuted, run_case
+    from dpbench.audit import NO_POWER, VIOLATION, caught_by_sampling, judge, no_power_reason, refuted, run_case
 
     if not cls.private:
         return [CheckResult("privacy audit", "skip", "non-private")]
@@ -445,13 +445,14 @@ def audit_results(cls: type, *, epsilon: float | None = None, delta: float | Non
                 if case.variant == "correct":
                     name, status = "privacy audit", ("fail" if refuted(row) else "pass")
                 else:
-                    name, status = "audit power (broken copy)", ("pass" if refuted(row) else "warn")
-                    shown = ("caught: " if refuted(row) else "not caught: ") + shown
+                    caught = caught_by_sampling(row)  # the exact value alone is no evidence about the sampled code
+                    name, status = "audit power (broken copy)", ("pass" if caught else "warn")
+                    shown = ("caught by sampling: " if caught else ("caught by exact eps only: " if refuted(row) else "not caught: ")) + shown
                 yield CheckResult(name + (f" [{component}]" if component else ""), status, shown)
             verdict = rows[0]["verdict"]
             status = {VIOLATION: "fail", NO_POWER: "warn"}.get(verdict, "pass")
             why = {VIOLATION: "the correct copy's loss exceeds its claim",
-                   NO_POWER: "the broken copy was not caught: this audit could not have failed"}.get(verdict, "correct within its claim, broken copy caught")
+                   NO_POWER: f"this audit could not have failed ({no_power_reason(rows)})"}.get(verdict, "correct within its claim, broken copy caught by sampling")
             yield CheckResult("privacy audit verdict" + (f" [{component}]" if component else ""), status, f"{verdict}: {why}")
 
     return _guarded("privacy audit", audit)
@@ -492,12 +493,23 @@ def problem_results(cls: type) -> list[CheckResult]:
     return _guarded(f"problem {cls.name}", contract)
 
 
+#: how a privacy-audit verdict line without power starts (:func:`format_table`)
+NO_POWER_PREFIX = "no_power:"
+
+
 def format_table(name: str, results: list[CheckResult]) -> str:
     width = max(len(r.check) for r in results)
     lines = [f"dpbench check {name}", f"{'check':<{width}}  status  detail", "-" * (width + 40)]
     lines += [f"{r.check:<{width}}  {r.status:<6}  {r.detail}" for r in results]
     failed = sum(r.failed for r in results)
-    lines.append(f"{len(results)} checks: {failed} failed" + ("" if failed else " — conforms"))
+    powerless = any(r.check.startswith("privacy audit verdict") and r.detail.startswith(NO_POWER_PREFIX) for r in results)
+    if failed:
+        verdict = ""
+    elif powerless:
+        verdict = " — NOT shown to conform: a privacy audit had no power (it could not have failed; see the no_power line)"
+    else:
+        verdict = " — conforms"
+    lines.append(f"{len(results)} checks: {failed} failed" + verdict)
     return "\n".join(lines)
 
 

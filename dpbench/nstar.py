@@ -52,14 +52,20 @@ def _crossings(E: npt.NDArray, sizes: npt.NDArray, alpha: float) -> npt.NDArray:
     return np.where(any_hit, out, np.inf)
 
 
+def _per_x_table(rows: pd.DataFrame, *, x: str | None, size: str, y: str) -> tuple[npt.NDArray, pd.DataFrame]:
+    """Sorted values of ``x`` (one, 0, when None) and the (x, size) × repetition table of mean
+    ``y`` over the repetitions seen at every (x, size)."""
+    rows = rows.assign(_x=0.0) if x is None else rows.assign(_x=rows[x].astype(float))
+    table = rows.pivot_table(index=["_x", size], columns="rep", values=y, aggfunc="mean").dropna(axis=1, how="any")
+    return np.sort(rows["_x"].unique()).astype(float), table
+
+
 def crossing_sizes(rows: pd.DataFrame, alpha: float, *, x: str | None = None, size: str = "n", y: str = "error") -> tuple[npt.NDArray, npt.NDArray, npt.NDArray]:
     """``(xs, first, C)``: per value of ``x`` (one value when ``x`` is None) its grid's
     smallest size ``first`` and, per repetition, the interpolated size at which the
     repetition's error first reaches ``alpha`` (module doc) over that value's own size grid;
     ``C`` is (len(xs), R) over the repetitions seen at every (x, size) of the rows."""
-    rows = rows.assign(_x=0.0) if x is None else rows.assign(_x=rows[x].astype(float))
-    table = rows.pivot_table(index=["_x", size], columns="rep", values=y, aggfunc="mean").dropna(axis=1, how="any")
-    xs = np.sort(rows["_x"].unique()).astype(float)
+    xs, table = _per_x_table(rows, x=x, size=size, y=y)
     C = np.full((len(xs), table.shape[1]), np.inf)
     first = np.full(len(xs), np.nan)
     for i, xv in enumerate(xs):
@@ -70,6 +76,31 @@ def crossing_sizes(rows: pd.DataFrame, alpha: float, *, x: str | None = None, si
         first[i] = sizes[0]
         C[i] = _crossings(at.to_numpy(dtype=float), sizes, alpha)
     return xs, first, C
+
+
+def floor_near_alpha(rows: pd.DataFrame, alpha: float, *, x: str | None = None, size: str = "n", y: str = "error") -> npt.NDArray:
+    """Per value of ``x`` (as :func:`crossing_sizes`): does its error curve sit on a floor
+    (deterministic or plateau, :mod:`dpbench.verdict`) whose level is above α/(1 +
+    FLOOR_TOL)? Then where the curve crosses α is decided by the floor, not by the rate, and
+    its n* is not fitted."""
+    from dpbench import verdict as V
+
+    xs, table = _per_x_table(rows, x=x, size=size, y=y)
+    out = np.zeros(len(xs), dtype=bool)
+    for i, xv in enumerate(xs):
+        if xv not in table.index.get_level_values("_x"):
+            continue
+        at = table.xs(xv, level="_x")
+        Y, sizes = at.to_numpy(dtype=float), at.index.to_numpy(dtype=float)
+        if len(sizes) < 2 or not (sizes > 0).all():
+            continue
+        mean = Y.mean(axis=1)
+        det = V.deterministic_floor(Y)
+        start = int(min(det, V.plateau_start(np.log(sizes), mean[None, :])[0]))
+        if start < len(sizes):
+            level = float(Y[-1, 0]) if det < len(sizes) else float(V.floor_levels(mean[None, :], np.array([start]))[0])
+            out[i] = level > alpha / (1 + V.FLOOR_TOL)
+    return out
 
 
 def n_star_of(C: npt.NDArray, beta: float) -> npt.NDArray:
@@ -110,17 +141,20 @@ def sample_complexity(df: pd.DataFrame, by: Sequence[str], alpha: float, beta: f
 class NStarFit:
     """Slope of n*(α) in ``x``: the fit (over the x at which n* is found and not censored),
     the grid ``xs``, n* per x, which are ``censored`` (the grid's smallest size: only an
-    upper bound), and the paired repetitions ``reps``."""
+    upper bound), the paired repetitions ``reps``, and which are ``floored`` (the error curve
+    sits on a floor near α: :func:`floor_near_alpha`)."""
 
     fit: SlopeFit
     xs: npt.NDArray
     n_star: npt.NDArray
     censored: npt.NDArray
     reps: int
+    floored: npt.NDArray | None = None
 
     @property
     def used(self) -> npt.NDArray:
-        return np.isfinite(self.n_star) & ~self.censored & (self.xs > 0)
+        floored = np.zeros(len(self.xs), dtype=bool) if self.floored is None else self.floored
+        return np.isfinite(self.n_star) & ~self.censored & (self.xs > 0) & ~floored
 
 
 def n_star_fit(
@@ -128,28 +162,30 @@ def n_star_fit(
     confidence: float = 0.95, n_boot: int = 2000, seed: int = 0,
 ) -> NStarFit:
     """Log–log slope of the empirical n*(α) in ``x``, bootstrapped over repetitions (each
-    resample recomputes every n*, drops the censored and infinite ones, refits)."""
+    resample recomputes every n*, drops the censored and infinite ones and those whose
+    error curve sits on a floor near α (:func:`floor_near_alpha`), refits)."""
     from dpbench.verdict import MIN_REPS
 
     xs, first, C = crossing_sizes(rows, alpha, x=x, size=size, y=y)
+    floored = floor_near_alpha(rows, alpha, x=x, size=size, y=y)
     R = C.shape[1]
     star = n_star_of(C, beta) if R else np.full(len(xs), np.inf)
     censored = np.isfinite(star) & (star <= first)
-    used = np.isfinite(star) & ~censored & (xs > 0)
+    used = np.isfinite(star) & ~censored & (xs > 0) & ~floored
     m = int(used.sum())
     if m < 3:
-        return NStarFit(SlopeFit(math.nan, math.nan, math.nan, m, *_range(xs[used])), xs, star, censored, R)
+        return NStarFit(SlopeFit(math.nan, math.nan, math.nan, m, *_range(xs[used])), xs, star, censored, R, floored)
     lx = np.log(xs)
     slope = float(_masked_ols(lx[used], np.log(star[used]), np.ones(m)))
     if R < MIN_REPS:
         fit = SlopeFit(slope, math.nan, math.nan, m, *_range(xs[used]), no_interval=f"{R} repetition(s); an interval needs ≥ {MIN_REPS}")
-        return NStarFit(fit, xs, star, censored, R)
+        return NStarFit(fit, xs, star, censored, R, floored)
     idx = np.random.default_rng(seed).integers(0, R, size=(n_boot, R))
     boot = n_star_of(C[:, idx], beta).T  # (n_boot, len(xs))
-    w = (np.isfinite(boot) & (boot > first) & (xs > 0)).astype(float)
+    w = (np.isfinite(boot) & (boot > first) & (xs > 0) & ~floored).astype(float)
     slopes = _masked_ols(lx[None, :], np.log(np.where(w > 0, boot, 1.0)), w)
     fit = _percentile_fit(slope, slopes, w, n_boot, confidence, m, xs[used], points=f"values of {x} with an uncensored n*")
-    return NStarFit(fit, xs, star, censored, R)
+    return NStarFit(fit, xs, star, censored, R, floored)
 
 
 def sample_complexity_slope(rows: pd.DataFrame, *, alpha: float, beta: float, x: str = "epsilon", size: str = "n", y: str = "error", **kw) -> SlopeFit:
@@ -166,6 +202,19 @@ def check_n_star(
     fitted range, ``bound_ratio`` = the largest empirical n* / theorem n* there."""
     from dpbench.analysis import curve_status, judged_row
 
+    silent_note = ""
+    if theory_n is not None and len(rows):
+        # fit only where the theory's n* is defined; undefined everywhere: theory_silent
+        grid = np.unique(rows[x].to_numpy(dtype=float))
+        with np.errstate(all="ignore"):
+            tg = np.broadcast_to(np.asarray(theory_n(grid), dtype=float), grid.shape)
+        defined = np.isfinite(tg) & (tg > 0)
+        if not defined.any():
+            silent_note = f"; the theory's n* is undefined at every value of {x}: no exponent (theory_silent)"
+        elif not defined.all():
+            rows = rows[np.isin(rows[x].to_numpy(dtype=float), grid[defined])]
+            silent_note = (f"; fitted only where the theory's n* is defined ({x} in [{grid[defined].min():g}, "
+                           f"{grid[defined].max():g}]; undefined at {int((~defined).sum())} of {len(grid)} values)")
     nf = n_star_fit(rows, alpha=alpha, beta=beta, x=x)
     fit, used = nf.fit, nf.used
     exponent, ratio = math.nan, math.nan
@@ -183,9 +232,15 @@ def check_n_star(
     if nf.censored.any():
         note += (f"; at {int(nf.censored.sum())} value(s) of {x} n* is the grid's smallest n (learned before the grid "
                  "starts: only an upper bound), not fitted")
+    note += silent_note
+    floored = nf.floored if nf.floored is not None else np.zeros(len(nf.xs), dtype=bool)
+    if floored.any():
+        note += (f"; at {int(floored.sum())} value(s) of {x} the error curve sits on a floor above α/1.5: n* there is set "
+                 "by the floor, not the rate, and is not fitted")
     note += f"; n* interpolated per repetition between grid sizes, the {1 - beta:g} order statistic over repetitions"
     return judged_row(
         fit, status=status, note=note, exponent=exponent, reps=nf.reps, reconstructed=reconstructed,
-        has_data=len(rows) > 0, experiment=experiment, learner=learner, regime=regime, x=x, y="n_star",
+        on_floor=bool(floored.any()) and fit.n_points < 3,
+        has_data=len(rows) > 0, theory_given=theory_n is not None, experiment=experiment, learner=learner, regime=regime, x=x, y="n_star",
         bound_kind="shape" if theory_n is not None else "none", bound_ratio=ratio,
     )

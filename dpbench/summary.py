@@ -39,6 +39,8 @@ SUMMARY_COLUMNS = [
     "x",
     "y",
     "reps",
+    "bound_kind",
+    "cells_above_bound",
 ]
 
 BEGIN = "<!-- results:begin -->"
@@ -128,6 +130,7 @@ def summary_table(theory: pd.DataFrame) -> pd.DataFrame:
             "regime": row["regime"], "predicted_exponent": row["theory_exponent"], "measured_exponent": row["fitted_slope"],
             "ci_low": row["slope_ci_low"], "ci_high": row["slope_ci_high"], "verdict": row["verdict"],
             "bound_ratio": row["bound_ratio"], "where": _where(row), "x": row["x"], "y": row["y"], "reps": row.get("reps"),
+            "bound_kind": row.get("bound_kind"), "cells_above_bound": row.get("cells_above_bound"),
         })
     table = pd.DataFrame(out, columns=SUMMARY_COLUMNS)  # experiments alphabetically: independent of the config's order
     return table.sort_values("experiment", kind="stable").reset_index(drop=True)
@@ -220,10 +223,28 @@ def _range_text(values: pd.Series, fmt: str = ".2f") -> str:
     return f"{lo:{fmt}}" if f"{lo:{fmt}}" == f"{hi:{fmt}}" else f"{lo:{fmt}} to {hi:{fmt}}"
 
 
+def _is_bound(table: pd.DataFrame) -> pd.Series:
+    kind = table["bound_kind"] if "bound_kind" in table else pd.Series("", index=table.index)
+    return kind.eq("bound")
+
+
+def contradictions(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``(contradicts, differs)`` rows of a summary table. *Contradicts*: a cell above a proven
+    bound (``cells_above_bound`` > 0), or a predicted rate — not a bound — whose interval
+    excludes the exponent ± 0.1 (``steeper``/``shallower``). *Differs*: a proven bound that
+    holds at every cell while the slope's interval excludes the bound's exponent (an upper
+    bound's exponent is not a prediction of the typical rate)."""
+    bound = _is_bound(table)
+    above = pd.to_numeric(table["cells_above_bound"], errors="coerce").fillna(0) > 0 if "cells_above_bound" in table else bound & False
+    excluded = table["verdict"].isin(["steeper", "shallower"])
+    return table[(bound & above) | (excluded & ~bound)], table[excluded & bound & ~above]
+
+
 def results_section(table: pd.DataFrame) -> str:
     """The README's generated results section (Markdown, without the markers): verdict
-    counts; every row whose interval excludes the theorem (and, by name, every stated
-    formula the data contradict); the rows that agree, are shape comparisons or are
+    counts; every row that contradicts its theorem (:func:`contradictions`; and, by name,
+    every stated formula the data contradict), then the bounds that hold while the slope
+    differs from their exponent; the rows that agree, are shape comparisons or are
     inconclusive, grouped by theorem and learner with the range of their estimates and
     bound ratios. Only numbers from ``table`` (no timings)."""
     lines = [
@@ -251,16 +272,25 @@ def results_section(table: pd.DataFrame) -> str:
                   f"{_ci(r)} where the {r['source']}, {r['theorem']}, predicts {_pred(r['predicted_exponent'])} — "
                   f"{r['verdict']}{beside}.", ""]
 
-    excluded = table[table["verdict"].isin(["steeper", "shallower"])]
-    if len(excluded):
-        lines += ["**Where the data contradict the theorem** (the interval excludes the predicted exponent ± 0.1):", "",
-                  "| learner | quantity | where | theorem | predicted | measured [95 % CI] | verdict | bound ratio |",
-                  "|---|---|---|---|---|---|---|---|"]
-        for _, r in excluded.iterrows():
+    contradicts, differs = contradictions(table)
+
+    def listed(title: str, rows: pd.DataFrame, suffix: str = "") -> None:
+        if rows.empty:
+            return
+        lines.extend([title, "", "| learner | quantity | where | theorem | predicted | measured [95 % CI] | verdict | bound ratio |",
+                      "|---|---|---|---|---|---|---|---|"])
+        for _, r in rows.iterrows():
+            above = r.get("cells_above_bound")
+            verdict = f"{r['verdict']}{suffix}" + (f"; {int(above)} cell(s) above the bound" if pd.notna(above) and above > 0 else "")
             cells = [r["learner"], _quantity(r), f"{r['experiment']}: {_short(r['regime'])}", r["theorem"], _pred(r["predicted_exponent"]),
-                     _ci(r), r["verdict"], _ratio(r["bound_ratio"])]
+                     _ci(r), verdict, _ratio(r["bound_ratio"])]
             lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
         lines.append("")
+
+    listed("**Where the data contradict the theorem** (a cell above a proven bound, or a predicted rate whose exponent "
+           "± 0.1 the interval excludes):", contradicts)
+    listed("**Where the slope differs from a bound's exponent, and the bound holds** (no cell above it; an upper bound's "
+           "exponent is not a prediction of the typical rate, so this is no contradiction):", differs, " (bound holds)")
 
     def grouped(title: str, rows: pd.DataFrame) -> None:
         if rows.empty:

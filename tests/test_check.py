@@ -121,3 +121,15 @@ def test_generic_audit_reports_no_power_when_its_broken_copy_is_not_caught(own_r
     assert verdict.status == "warn" and verdict.detail.startswith("no_power"), check.format_table("x", results)
     caught = check.audit_results(PrivateSQConjunction, runs=20_000, budget=20.0)
     assert {r.check: r.status for r in caught}["privacy audit verdict"] == "pass"
+
+
+def test_the_summary_never_says_conforms_when_an_audit_had_no_power():
+    """A ``no_power`` audit warns, and the summary line must not read as a clean bill."""
+    from dpbench.check import CheckResult, format_table
+
+    ok = [CheckResult("construction", "pass", "fine")]
+    clean = ok + [CheckResult("privacy audit verdict", "pass", "pass: correct within its claim, broken copy caught by sampling")]
+    assert format_table("x", clean).splitlines()[-1].endswith("— conforms")
+    weak = ok + [CheckResult("privacy audit verdict", "warn", "no_power: this audit could not have failed (...)")]
+    last = format_table("x", weak).splitlines()[-1]
+    assert "conforms" not in last.replace("NOT shown to conform", "") and "no power" in last, last

@@ -240,3 +240,13 @@ def test_docstring_markup_becomes_markdown():
     assert "```text\nfor t: ``x``\n```" in md  # code kept verbatim
     assert "$$\na + b\n$$" in md
     assert "See `dpbench.theory.x`, `y`, [DR14, Thm 11.2](references.md#dr14)." in md
+
+
+def test_experiments_page_types_no_measured_slopes():
+    """docs/experiments.md states no hand-typed measured slopes or intervals (they went stale
+    against the run: the run's theory tables and the README's generated block carry them)."""
+    import re
+
+    text = (ROOT / "docs" / "experiments.md").read_text()
+    typed = re.findall(r"(?:fitted|slopes?|CI|interval)[^.\n]{0,30}?[−-]\d\.\d+", text)
+    assert typed == [], typed

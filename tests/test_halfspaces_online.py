@@ -94,3 +94,18 @@ def test_figures_of_a_config_without_the_runs_say_so(results):
         texts = [t.get_text() for ax in fig.axes for t in ax.texts]
         plt.close(fig)
         assert any("in this config" in t for t in texts), name
+
+
+def test_confident_winnow_is_judged_by_shape_only(results, monkeypatch):
+    """ConfidentWinnow's bound 8 ln N/ρ² has reconstructed constants (Bun & Fang 2026, Lemma
+    4.2): a fitted slope against it is a shape comparison (``shape_only``), never ``agrees``;
+    Winnow's and the perceptron's proven bounds are still judged. (The tiny grid has 2
+    repetitions: intervals are allowed from 2 here so the verdict gets past too_few_reps.)"""
+    from dpbench import verdict
+
+    monkeypatch.setattr(verdict, "MIN_REPS", 2)
+    table = EXPERIMENT.theory_check(results)
+    cw = table[table["learner"] == "confident_winnow"]
+    fitted = cw[cw["status"] == "ok"]
+    assert len(fitted) and set(fitted["verdict"]) == {"shape_only"}
+    assert not table[table["learner"].isin(["winnow", "perceptron"]) & (table["status"] == "ok")]["verdict"].eq("shape_only").any()

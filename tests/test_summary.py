@@ -75,3 +75,21 @@ def test_dpbench_readme_writes_checks_and_fails(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--readme" in err and "markers" in err
     assert main(["readme", "--results", str(tmp_path / "none"), "--readme", str(readme)]) == 2
+
+
+def test_a_bound_that_holds_with_another_exponent_is_no_contradiction():
+    """winnow's mistakes/t falls faster than its bound's 1/t (steeper) with no cell above the
+    bound: listed as 'differs, bound holds', not under 'contradict'. A cell above a proven
+    bound, or a predicted rate (not a bound) whose interval excludes it, is a contradiction."""
+    common = dict(experiment="halfspaces_online", x="t", y="mistake_rate", slope_ci_low=-1.5, slope_ci_high=-1.3, fitted_slope=-1.4,
+                  theory_exponent=-1.0, n_points=8, status="ok", verdict="steeper", x_min=10, x_max=1e6, reps=10)
+    rows = [theory_row(learner="winnow", regime="holds", bound_kind="bound", cells=8, cells_above_bound=0, bound_ratio=0.2, **common),
+            theory_row(learner="perceptron", regime="violated", bound_kind="bound", cells=8, cells_above_bound=2, bound_ratio=1.3,
+                       **{**common, "verdict": "agrees", "slope_ci_low": -1.05, "slope_ci_high": -0.95})]
+    rate = theory_row(experiment="experts", learner="rwm", regime="rate", x="T", y="regret", bound_kind="shape", fitted_slope=-0.2,
+                      slope_ci_low=-0.3, slope_ci_high=-0.1, theory_exponent=-0.5, n_points=6, status="ok", verdict="shallower", reps=10)
+    text = results_section(summary_table(pd.DataFrame([*rows, rate], columns=THEORY_COLUMNS)))
+    contra, _, differs = text.partition("bound holds**")
+    assert "| winnow |" in differs and "steeper (bound holds)" in differs and "| winnow |" not in contra
+    assert "| perceptron |" in contra and "2 cell(s) above the bound" in contra
+    assert "| rwm |" in contra and "Where the data contradict the theorem" in contra

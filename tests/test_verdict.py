@@ -230,3 +230,145 @@ def test_n_star_verdicts_both_ways_and_ratio():
 def test_endpoint_note():
     assert V.endpoint_note(0.28, 0.28, 0.6)
     assert V.endpoint_note(0.3, 0.28, 0.6) == ""
+
+
+def test_at_chance_is_not_hidden_by_a_vacuous_bound():
+    """A curve that never learns, under a bound above the trivial level: the summary must
+    show that it does not learn (``at_chance``), not only that the bound says nothing."""
+    chance = _rows(lambda n, r, rng: 0.5 + 0.01 * rng.normal())
+    row = _check(chance, rate=lambda n: np.full(np.shape(n), 0.9), kind="bound")
+    assert row["verdict"] == "at_chance" and row["status"] == "at_chance"
+    assert "bound" in row["note"] and "says nothing" in row["note"]  # the vacuous bound is still said
+    learning = _check(_rows(power(-1.0)), rate=lambda n: np.full(np.shape(n), 0.9), kind="bound")
+    assert learning["verdict"] == "vacuous_bound"
+
+
+def _online(mistakes_of, reps=10, T=100_000):
+    """An online curve's rows at 5 checkpoints per decade: cumulative ``mistakes_of(t, rep)``."""
+    t = np.unique(np.round(np.logspace(0, 5, 26)).astype(int))
+    key = json.dumps({"learner_params": {}})
+    return pd.DataFrame([{"learner": "dp", "private": False, "epsilon": math.inf, "delta": 0.0, "problem": "halfspace",
+                          "problem_id": "p", "t": int(x), "T": T, "rep": r, "mistakes": float(mistakes_of(x, r)),
+                          "mistake_rate": mistakes_of(x, r) / x, "status": "ok", "cell_key": key} for r in range(reps) for x in t])
+
+
+def test_online_regime_starts_after_the_last_window_above_the_margin():
+    """6 of 10 repetitions never err, 4 err at ½ per round until t ≈ 631 then never again:
+    the cumulative mean mistakes/t is 0.2 ≤ ½·½ from t = 1, but the per-window rates of the
+    erring repetitions are at chance until 631, so the regime starts after it (and there the
+    rate falls as 1/t: agrees). Without the window rule the fit starts at t = 1 (shallower)."""
+    stop = {r: 600 + 10 * r for r in range(4)}
+    rows = _online(lambda t, r: 0.5 * min(t, stop[r]) if r in stop else 0.0)
+    curve = curves(rows)[0]
+    kw = dict(experiment="x", x="t", y="mistake_rate", trivial=0.5, exponent=-1.0, late=late_window_rate(curve.rows))
+    row = check_curve(curve, counts="mistakes", **kw)
+    assert row["x_min"] > 631 and row["verdict"] == "agrees"
+    assert "window" in row["note"]
+    early = check_curve(curve, **kw)  # the cumulative rate alone starts at t = 1
+    assert early["x_min"] == 1 and early["verdict"] != "agrees"
+
+
+def test_points_near_the_floor_count_as_floor():
+    """n⁻¹ decay to n = 256, then a point at 1.1× the floor (n = 512), then every repetition
+    exactly at the floor 1e-3: the near-floor point is not fitted (x_max = 256, agrees).
+    Likewise a point where most repetitions sit exactly on the floor value (6 of 10) though
+    the others pull its mean to 7× the floor."""
+    n = 2 ** np.arange(4, 13)
+
+    def near(x, r, rng):
+        if x <= 256:
+            return 8.0 / x * math.exp(0.03 * rng.normal())
+        return 1.1e-3 * math.exp(0.01 * rng.normal()) if x == 512 else 1e-3
+
+    row = _check(_rows(near, n=n), exponent=-1.0)
+    assert row["x_max"] == 256 and row["verdict"] == "agrees"
+    assert row["floor_level"] == pytest.approx(1e-3)
+
+    def most(x, r, rng):
+        if x <= 256:
+            return 8.0 / x * math.exp(0.03 * rng.normal())
+        return (1e-3 if r < 6 else 0.016) if x == 512 else 1e-3
+
+    row = _check(_rows(most, n=n), exponent=-1.0)
+    assert row["x_max"] == 256 and row["verdict"] == "agrees"
+
+
+def test_a_rising_tail_is_not_a_floor_and_the_level_is_the_plateau_mean():
+    """A cumulative rate rising slowly 0.1 → 0.4 (|slope| 0.1 < 0.15, but increasing) is not a
+    floor: it is fitted (shallower than −1). A noisy flat plateau is a floor whose level is
+    the plateau's mean, not its lowest point."""
+    n = np.round(np.logspace(0, 6, 13))
+    rising = _check(_rows(lambda x, r, rng: 0.1 * x**0.1 * math.exp(0.01 * rng.normal()), n=n), exponent=-1.0)
+    assert math.isnan(rising["floor_level"]) and rising["verdict"] == "shallower"
+    n = 2 ** np.arange(4, 13)
+    wiggle = {1024: 1.2, 2048: 0.9, 4096: 1.1}
+    flat = _rows(lambda x, r, rng: 8.0 / x if x <= 512 else 1e-3 * wiggle.get(x, 1.0), n=n)
+    row = _check(flat, exponent=-1.0)
+    assert row["floor_level"] == pytest.approx(np.mean([1.2e-3, 0.9e-3, 1.1e-3]))  # was the lowest point, 0.9e-3
+
+
+def test_fit_only_where_the_theory_is_defined_and_a_silent_theory_is_kept():
+    """A rate undefined (NaN) below n₀ = 512: the slope is fitted only where it is defined
+    (x_min ≥ 512), and the predicted exponent is over that same range. A rate undefined over
+    the whole grid is ``theory_silent`` (kept: the measured slope stays in the summary), not
+    ``no_theory``, which is for curves without a theory at all."""
+    n = 2 ** np.arange(4, 14)
+    rows = _rows(power(-1.0, scale=4.0), n=n)
+    partly = lambda x: np.where(np.asarray(x, float) >= 512, 4.0 / np.asarray(x, float), np.nan)  # noqa: E731
+    row = _check(rows, rate=partly, kind="shape")
+    assert row["x_min"] >= 512 and row["verdict"] == "agrees" and "defined" in row["note"]
+    silent = _check(rows, rate=lambda x: np.full(np.shape(x), np.nan), kind="shape")
+    assert silent["verdict"] == "theory_silent" and np.isfinite(silent["fitted_slope"])
+    assert _check(rows)["verdict"] == "no_theory"
+    from dpbench.summary import summary_table
+
+    kept = summary_table(pd.DataFrame([{**silent, "experiment": "conjunctions", "learner": "private_sq_conjunction"}], columns=THEORY_COLUMNS))
+    assert list(kept["verdict"]) == ["theory_silent"]
+
+
+def test_n_star_set_by_a_floor_near_alpha_is_floor():
+    """error = max(0.0099, 5/(εn)) with α = 0.01: each curve flattens on a floor just below α,
+    so where it crosses α is decided by the floor, not by the rate: the n* check says
+    ``floor`` (it used to fit −0.79 and call it agreeing with −1). With the floor ten times
+    below α the same rate agrees."""
+    kw = dict(experiment="x", learner="m", regime="r", alpha=0.01, beta=0.1, theory_n=lambda e: 1e5 / np.asarray(e, float))
+    near = _nstar_rows(lambda n, e, r, rng: max(0.0099, 5 * math.exp(0.1 * rng.normal()) / (e * n)))
+    row = check_n_star(near, **kw)
+    assert row["verdict"] == "floor" and "floor" in row["note"]
+    far = _nstar_rows(lambda n, e, r, rng: max(0.001, 5 * math.exp(0.1 * rng.normal()) / (e * n)))
+    assert check_n_star(far, **kw)["verdict"] == "agrees"
+
+
+def test_only_regime_fits_say_the_regime_was_chosen_in_every_resample():
+    """n* and fixed-range slopes have no regime: their notes must not claim one."""
+    rows = _nstar_rows(lambda n, e, r, rng: min(1.0, 300 * math.exp(0.1 * rng.normal()) / (e * n)))
+    row = check_n_star(rows, experiment="x", learner="m", regime="r", alpha=0.01, beta=0.1, theory_n=lambda e: 1e5 / np.asarray(e, float))
+    assert "regime" not in row["note"] and "95% bootstrap CI" in row["note"]
+    assert "regime chosen in every resample" in _check(_rows(power(-1.0)), exponent=-1.0)["note"]
+
+
+def test_identical_repetitions_report_one_repetition_and_an_exact_slope():
+    """A deterministic curve (every repetition gives the same values, e.g. an expected regret
+    computed exactly) has one repetition's worth of information: reps = 1 and a note saying
+    the slope is exact — not reps = 10 beside a zero-width 'bootstrap' interval. It is still
+    judged (agrees with −1, steeper than −0.5)."""
+    rows = _rows(lambda n, r, rng: 10.0 / n)
+    row = _check(rows, exponent=-1.0)
+    assert row["reps"] == 1 and row["verdict"] == "agrees" and "identical" in row["note"]
+    assert _check(rows, exponent=-0.5)["verdict"] == "steeper"
+    from dpbench.analysis import fit_slope, slope_row
+
+    fit = fit_slope(rows["n"], rows["error"], rows["rep"])
+    srow = slope_row(fit, reps=10, exponent=-1.0, experiment="x", learner="m", regime="r", x="n", y="error")
+    assert srow["reps"] == 1 and srow["verdict"] == "agrees"
+
+
+def test_n_star_fitted_only_where_the_theory_is_defined():
+    """The theorem's n* undefined (NaN) for ε < 1: the n* slope is fitted on ε ≥ 1 only, so the
+    predicted exponent and the fit cover the same range; undefined everywhere: theory_silent."""
+    rows = _nstar_rows(lambda n, e, r, rng: min(1.0, 300 * math.exp(0.1 * rng.normal()) / (e * n)), eps=(0.1, 0.3, 1, 3, 10, 30))
+    kw = dict(experiment="x", learner="m", regime="r", alpha=0.01, beta=0.1)
+    partly = check_n_star(rows, theory_n=lambda e: np.where(np.asarray(e, float) >= 1, 1e5 / np.asarray(e, float), np.nan), **kw)
+    assert partly["x_min"] == 1 and partly["n_points"] == 4 and "defined" in partly["note"]
+    silent = check_n_star(rows, theory_n=lambda e: np.full(np.shape(e), np.nan), **kw)
+    assert silent["verdict"] == "theory_silent" and np.isfinite(silent["fitted_slope"])

@@ -1,11 +1,13 @@
 """Privacy audits of the private-ERM learners (issue 10): near-worst-case neighbouring pairs,
-a correct and a broken copy (noise scale halved, claiming the same ε) per learner.
+a correct and a broken copy (noise halved or sensitivity halved, claiming the same ε) per learner.
 
 Every case returns one scalar per run, fixed in advance: the output θ's coordinate on the
 **canary axis** e₁ (the grid index for ``exp_mech_grid``). All runs of one side are one
-vectorised call of the learner's own code (:meth:`~dpbench.learners.logistic_common.NoisyGradientDescent.descend`,
-:func:`~dpbench.learners.logistic_common.minimise` on a batch of noise vectors, with example
-multiplicities), so ~10⁵ runs cost about a second.
+call (per chunk of 5·10⁴) of the learner's own batched ``release(sample, rng=, runs=)``, the
+method its ``fit`` calls (``fit`` is ``release`` with ``runs=None``, bit for bit), so ~10⁵
+runs cost about a second and the broken copies are the learner with one calibration method
+overridden (``noise_multiplier``, ``calibration``, ``noise``, ``mechanism``); claims come
+from the correct copy's ``guarantee()``.
 
 Instances
 ---------
@@ -55,13 +57,14 @@ from dpbench.audit import AuditCase, MixtureFamily
 from dpbench.audits import register_audit
 from dpbench.learners.dp_gd import DPGD
 from dpbench.learners.dp_sgd import DPSGD
-from dpbench.learners.exp_mech_grid import ExpMechGrid, grid, score_sensitivity
+from dpbench.learners.exp_mech_grid import ExpMechGrid, score_sensitivity
 from dpbench.learners.logistic_common import minimise
 from dpbench.learners.objective_perturbation import ObjectivePerturbation
 from dpbench.learners.output_perturbation import OutputPerturbation, sensitivity
 from dpbench.mechanisms.exponential import ExponentialMechanism
 from dpbench.mechanisms.gaussian import analytic_epsilon
 from dpbench.mechanisms.guarantee import REPLACE_ONE
+from dpbench.problems.base import Sample
 
 VARIANTS = ("correct", "broken")
 
@@ -201,14 +204,20 @@ def claimed_family(learner) -> MixtureFamily:
     return MixtureFamily(tuple(shifts), tuple(probs), lambda s, d: gaussian_mixture_epsilon(s * shifts, probs, d))
 
 
+#: The canary pair as samples (labels in {0, 1}: signs ±1), fed to the learner's ``release``.
+CANARY_SAMPLES = tuple(Sample(CANARY_X, ((s + 1) / 2).astype(np.uint8)) for s in CANARY_S)
+
+
 def _noisy_descent_cases(cls, broken_cls, name, params, *, epsilon, delta):
-    family = claimed_family(cls(epsilon=epsilon, delta=delta, **params))
+    correct = cls(epsilon=epsilon, delta=delta, **params)
+    family = claimed_family(correct)
+    claim = correct.guarantee()
     cases = []
     for variant, klass in zip(VARIANTS, (cls, broken_cls)):
         learner = klass(epsilon=epsilon, delta=delta, **params)
 
         def sample(side, runs, rng, learner=learner):
-            return in_chunks(lambda k, g: learner.descend(CANARY_X, CANARY_S[side], runs=k, rng=g)[:, 0], runs, rng)
+            return in_chunks(lambda k, g: learner.release(CANARY_SAMPLES[side], runs=k, rng=g)[:, 0], runs, rng)
 
         instance = (f"canary (e1, y=1) vs (e1, y=0) beside a filler (e2, y=1); {params}; "
                     f"statistic: theta_1 (canary clipped to C at every step)")
@@ -216,7 +225,7 @@ def _noisy_descent_cases(cls, broken_cls, name, params, *, epsilon, delta):
         # Poisson-subsampled (q < 1): against the subsampled-Gaussian mixture family of the
         # claimed (correct) calibration, scaled (a broken copy's smaller noise = a larger scale)
         full_batch = learner.step_parameters(len(CANARY_X))[0] >= 1
-        cases.append(AuditCase(learner=name, variant=variant, epsilon=epsilon, delta=delta, neighbours=REPLACE_ONE,
+        cases.append(AuditCase(learner=name, variant=variant, epsilon=claim.epsilon, delta=claim.delta, neighbours=claim.neighbours,
                                instance=instance, sample=sample, exact=lambda lr=learner: noisy_descent_exact(lr, delta),
                                method="gdp" if full_batch else "tradeoff", family=None if full_batch else family))
     return cases
@@ -251,39 +260,61 @@ def _optima() -> tuple[np.ndarray, np.ndarray]:
     return tuple(minimise(X, PERT_S, PERT_LAM, weights=PERT_W) for X in PERT_X)
 
 
+def pert_samples() -> tuple[Sample, Sample]:
+    """The misclassified-canary pair as two samples of ``PERT_N`` rows (the canary first)."""
+    return tuple(Sample(np.repeat(X, PERT_W.astype(np.int64), axis=0), np.ones(PERT_N, np.uint8)) for X in PERT_X)
+
+
+@dataclass(frozen=True, kw_only=True)
+class _HalfNoiseOutputPerturbation(OutputPerturbation):
+    """Output perturbation with its noise halved, claiming the same ε (the broken copy)."""
+
+    def noise(self, *args, **kwargs) -> np.ndarray:
+        return super().noise(*args, **kwargs) / 2
+
+
+@dataclass(frozen=True, kw_only=True)
+class _HalfNoiseObjectivePerturbation(ObjectivePerturbation):
+    """Objective perturbation with its noise vector halved, claiming the same ε (the broken copy)."""
+
+    def noise(self, *args, **kwargs) -> np.ndarray:
+        return super().noise(*args, **kwargs) / 2
+
+
 @register_audit("output_perturbation")
 def output_perturbation_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
     optima = _optima()
     shift = float(np.linalg.norm(optima[0] - optima[1]))
+    pair = pert_samples()
+    claim = OutputPerturbation(epsilon=epsilon, lam=PERT_LAM).guarantee()
     cases = []
-    for variant, eps_noise in zip(VARIANTS, (epsilon, 2 * epsilon)):
-        learner = OutputPerturbation(epsilon=eps_noise, lam=PERT_LAM)
+    for variant, klass, noise_factor in zip(VARIANTS, (OutputPerturbation, _HalfNoiseOutputPerturbation), (1.0, 2.0)):
+        learner = klass(epsilon=epsilon, lam=PERT_LAM)
 
         def sample(side, runs, rng, learner=learner):
-            return optima[side][0] + learner.noise(PERT_N, 2, rng=rng, runs=runs)[:, 0]
+            return in_chunks(lambda k, g: learner.release(pair[side], rng=g, runs=k)[0][:, 0], runs, rng)
 
-        exact = eps_noise * shift / sensitivity(PERT_N, PERT_LAM)
-        cases.append(_case("output_perturbation", variant, epsilon, 0.0, PERT_INSTANCE + f" (|shift| = {shift / sensitivity(PERT_N, PERT_LAM):.3f} of 2/(n lam))",
+        exact = noise_factor * epsilon * shift / sensitivity(PERT_N, PERT_LAM)
+        cases.append(_case("output_perturbation", variant, claim.epsilon, claim.delta, PERT_INSTANCE + f" (|shift| = {shift / sensitivity(PERT_N, PERT_LAM):.3f} of 2/(n lam))",
                            sample, exact=lambda e=exact: e,
                            note=("pure l2-Laplace: the density ratio reaches eps only far in the tail along e1 "
-                                 "(~0.75 of exact at 1e5 runs)") if variant == "correct" else "broken: eps x2"))
+                                 "(~0.75 of exact at 1e5 runs)") if variant == "correct" else "broken: noise halved (eps x2)"))
     return cases
 
 
 @register_audit("objective_perturbation")
 def objective_perturbation_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
+    pair = pert_samples()
+    claim = ObjectivePerturbation(epsilon=epsilon, lam=PERT_LAM).guarantee()
     cases = []
-    for variant, eps_noise in zip(VARIANTS, (epsilon, 2 * epsilon)):
-        learner = ObjectivePerturbation(epsilon=eps_noise, lam=PERT_LAM)
+    for variant, klass in zip(VARIANTS, (ObjectivePerturbation, _HalfNoiseObjectivePerturbation)):
+        learner = klass(epsilon=epsilon, lam=PERT_LAM)
 
         def sample(side, runs, rng, learner=learner):
-            def draw(k, g):
-                b = learner.noise(PERT_N, 2, rng=g, runs=k)
-                return learner.perturbed_minimiser(PERT_X[side], PERT_S, b, weights=PERT_W)[:, 0]
+            return in_chunks(lambda k, g: learner.release(pair[side], rng=g, runs=k)[0][:, 0], runs, rng)
 
-            return in_chunks(draw, runs, rng)
-
-        cases.append(_case("objective_perturbation", variant, epsilon, 0.0, PERT_INSTANCE, sample))
+        cases.append(_case("objective_perturbation", variant, claim.epsilon, claim.delta, PERT_INSTANCE, sample,
+                           note="" if variant == "correct" else "broken: noise vector halved"))
     return cases
 
 
@@ -335,27 +366,41 @@ def diffprivlib_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
 EM_POINTS, EM_RADIUS, EM_FILLERS = 2, 4.0, 3
 
 
-def _em_log_probabilities(side: int, mechanism_epsilon: float, scale: float = 1.0) -> np.ndarray:
-    learner = ExpMechGrid(epsilon=mechanism_epsilon, points=EM_POINTS, radius=EM_RADIUS)
-    X = np.ones((EM_FILLERS + 1, 1))
-    s = np.full(EM_FILLERS + 1, -1.0)
-    s[0] = 1.0 if side == 0 else -1.0
-    u = learner.scores(X, s, grid(1, EM_POINTS, EM_RADIUS))
-    mech = ExponentialMechanism(epsilon=mechanism_epsilon, sensitivity=score_sensitivity(1, EM_RADIUS) * scale)
-    return mech.log_probabilities(u)
+def em_sample(side: int) -> Sample:
+    """The canary (x = 1, y = 1 on D, 0 on D') beside ``EM_FILLERS`` fillers (x = 1, y = 0)."""
+    y = np.zeros(EM_FILLERS + 1, np.uint8)
+    y[0] = 1 if side == 0 else 0
+    return Sample(np.ones((EM_FILLERS + 1, 1)), y)
+
+
+@dataclass(frozen=True, kw_only=True)
+class _HalfSensitivityExpMechGrid(ExpMechGrid):
+    """The grid exponential mechanism with its score sensitivity halved, claiming the same ε."""
+
+    def mechanism(self, d: int) -> ExponentialMechanism:
+        return ExponentialMechanism(epsilon=self.epsilon, sensitivity=score_sensitivity(d, self.radius) / 2)
+
+
+def _em_log_probabilities(learner: ExpMechGrid, side: int) -> np.ndarray:
+    """The output law of ``learner`` on side ``side``, from its own mechanism and scores."""
+    sample = em_sample(side)
+    return learner.mechanism(1).log_probabilities(learner.sample_scores(sample))
 
 
 @register_audit("exp_mech_grid")
 def exp_mech_grid_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
+    pair = (em_sample(0), em_sample(1))
+    claim = ExpMechGrid(epsilon=epsilon, points=EM_POINTS, radius=EM_RADIUS).guarantee()
     cases = []
-    for variant, scale in zip(VARIANTS, (1.0, 0.5)):
-        laws = [_em_log_probabilities(side, epsilon, scale) for side in (0, 1)]
+    for variant, klass in zip(VARIANTS, (ExpMechGrid, _HalfSensitivityExpMechGrid)):
+        learner = klass(epsilon=epsilon, points=EM_POINTS, radius=EM_RADIUS)
+        laws = [_em_log_probabilities(learner, side) for side in (0, 1)]
 
-        def sample(side, runs, rng, laws=laws):
-            return rng.choice(EM_POINTS, size=runs, p=np.exp(laws[side]))
+        def sample(side, runs, rng, learner=learner):
+            return learner.release(pair[side], rng=rng, runs=runs)
 
         instance = (f"d=1, {EM_POINTS} points on [-{EM_RADIUS:g}, {EM_RADIUS:g}]; canary x=1, y=1 vs y=0 beside "
                     f"{EM_FILLERS} fillers (x=1, y=0); statistic: grid index (law = the mechanism's softmax)")
-        cases.append(_case("exp_mech_grid", variant, epsilon, 0.0, instance, sample,
+        cases.append(_case("exp_mech_grid", variant, claim.epsilon, claim.delta, instance, sample,
                            exact=lambda laws=laws: discrete_epsilon(laws[0], laws[1], 0.0)))
     return cases

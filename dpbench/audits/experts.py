@@ -136,6 +136,44 @@ class HedgeSwapFamily:
     def epsilon(self, eta: float, delta: float) -> float:
         return epsilon_for_delta(*hedge_swap_log_pmfs(eta, self.T), delta) if eta > 0 else 0.0
 
+    #: largest rate :meth:`lower_at` inverts to; a bound at the cap is reported as such
+    cap: float = 64.0
+    #: p-value below which the goodness-of-fit check rejects the family
+    fit_level: float = 1e-3
+
+    def fit(self, outputs_d: np.ndarray, outputs_d_prime: np.ndarray) -> tuple[bool, str]:
+        """Goodness of fit of the family to the observed plays: the maximum-likelihood rate
+        η̂ of both sides' histograms (a log-spaced grid over [10⁻⁴, cap], refined), then Pearson's χ² of the observed counts against the
+        member η̂ (bins with expected count < 5 pooled), one fitted parameter. ``(passes,
+        description)``; passes iff the p-value ≥ :attr:`fit_level` and η̂ is below the cap."""
+        from scipy import optimize, stats
+
+        a, b = (np.asarray(x, dtype=np.int64) for x in (outputs_d, outputs_d_prime))
+        size = self.T + 1
+        if a.min(initial=0) < 0 or b.min(initial=0) < 0 or a.max(initial=0) >= size or b.max(initial=0) >= size:
+            return False, "outputs outside 0..T"
+        counts = [np.bincount(x, minlength=size).astype(np.float64) for x in (a, b)]
+
+        def nll(eta: float) -> float:
+            return -sum(float(c @ np.log(np.maximum(p, 1e-300))) for c, p in zip(counts, self._pmfs(eta)))
+
+        grid = np.r_[0.0, np.geomspace(1e-4, self.cap, 160)]  # coarse grid (the basin is narrow), then refined
+        i = int(np.argmin([nll(e) for e in grid]))
+        lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
+        eta = float(optimize.minimize_scalar(nll, bounds=(lo, hi), method="bounded", options={"xatol": 1e-7}).x)
+        stat, bins = 0.0, 0
+        for c, p in zip(counts, self._pmfs(eta)):
+            expected = p * c.sum()
+            big = expected >= 5
+            obs, exp = np.r_[c[big], c[~big].sum()], np.r_[expected[big], expected[~big].sum()]
+            keep = exp > 0
+            stat += float(np.sum((obs[keep] - exp[keep]) ** 2 / exp[keep]))
+            bins += int(keep.sum())
+        dof = max(bins - 2 - 1, 1)
+        pvalue = float(stats.chi2.sf(stat, dof))
+        passes = pvalue >= self.fit_level and eta < 0.99 * self.cap
+        return passes, f"fit eta={eta:.4g}, chi2 p={pvalue:.3g}"
+
     name: str = "Hedge-swap"
 
 
@@ -214,6 +252,9 @@ SV_T = 100
 SV_RUNS = 5000
 #: ε multiplier of the sv_experts broken copy
 SV_BROKEN = 64.0
+#: ε_s multiplier of the switch component's broken copy: at x2 (exact 0.18 against a claim of
+#: 0.1) the sampled bound stays at 0 with 20 000 runs (caught by exact only: no power)
+SV_SWITCH_BROKEN = 4.0
 
 
 def sv_pair() -> tuple[ExpertsLosses, ExpertsLosses]:
@@ -257,16 +298,27 @@ def sv_experts_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
     k = 10
     eps_s = calibrate(epsilon, delta, 10, k).epsilon_step
     swap = (np.r_[0.0, np.ones(k - 1)], np.r_[1.0, np.zeros(k - 1)])
-    why = f"the switch exponential mechanism (eps_s={eps_s:.4g}-DP, one of 2K composed mechanisms at T=10, k={k})"
-    for variant, mech in ((CORRECT, ExponentialMechanism(epsilon=eps_s)), (BROKEN, ExponentialMechanism(epsilon=2 * eps_s))):
+    why = (f"the learner's own switch (SVExperts.switch_mechanism: eps_s={eps_s:.4g}-DP, one of 2K composed mechanisms "
+           f"at T=10, k={k})")
+
+    @dataclasses.dataclass(frozen=True, kw_only=True)
+    class LooseSwitch(SVExperts):
+        """The switch at SV_SWITCH_BROKEN times its budget, claiming eps_s."""
+
+        def switch_mechanism(self, epsilon_step: float) -> ExponentialMechanism:
+            return SVExperts.switch_mechanism(self, SV_SWITCH_BROKEN * epsilon_step)
+
+    for variant, copy in ((CORRECT, learner), (BROKEN, LooseSwitch(epsilon=epsilon, delta=delta))):
+        mech = copy.switch_mechanism(eps_s)
+
         def sample(side: int, runs: int, rng: np.random.Generator, mech=mech) -> np.ndarray:
-            return np.argmax(mech.logits(-swap[side]) + rng.gumbel(size=(runs, k)), axis=1)  # Gumbel-max = select
+            return mech.select_runs(-swap[side], runs=runs, rng=rng)
 
         cases.append(AuditCase(
             "sv_experts", variant, eps_s, 0.0, REPLACE_ONE,
             f"k={k}, losses so far (0,1,...,1) vs (1,0,...,0); switch choice",
             sample=sample, exact=lambda mech=mech: epsilon_for_delta(mech.log_probabilities(-swap[0]), mech.log_probabilities(-swap[1]), 0.0),
-            component=why, note=SMALL_PURE_EPSILON if variant == CORRECT else "broken: eps_s doubled",
+            component=why, note=SMALL_PURE_EPSILON if variant == CORRECT else f"broken: eps_s x{SV_SWITCH_BROKEN:g}",
         ))
     return cases
 

@@ -1,11 +1,10 @@
 """Audits of the private PAC learners (issue 10): ``exp_mech_erm``,
 ``private_sq_conjunction``, ``privdl``, ``privdl_composition``.
 
-Each sampler computes the learner's data-dependent quantities once with the learner's own
-code (``class_mistakes``, ``literal_queries``, the calibrated ε per query or λ) and draws
-every run's randomness at once (Gumbel-max over runs × outcomes, Laplace noise over runs ×
-queries), which is the learner's output law; the tests check the vectorised statistic
-against ``fit`` on common draws.
+``exp_mech_erm`` and ``private_sq_conjunction`` draw all runs of a side at once through the
+learner's own batched ``release(sample, rng=, runs=)``, which their ``fit`` calls (Gumbel-max
+over runs × outcomes, Laplace noise over runs × queries); the privdl learners call ``fit``
+per run. The tests check ``fit`` against ``release`` on common draws.
 """
 
 from __future__ import annotations
@@ -37,22 +36,33 @@ def exp_mech_erm_pair() -> tuple[Sample, Sample]:
 @register_audit("exp_mech_erm", delta=0.0)
 def exp_mech_erm_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
     from dpbench.learners.erm import class_mistakes
+    from dpbench.learners.exp_mech_erm import ExpMechERM
     from dpbench.mechanisms.exponential import ExponentialMechanism
+
+    @dataclasses.dataclass(frozen=True, kw_only=True)
+    class HalfSensitivity(ExpMechERM):
+        """The learner with its score sensitivity halved (ε x2), claiming the same ε."""
+
+        def mechanism(self) -> ExponentialMechanism:
+            return ExponentialMechanism(epsilon=self.epsilon, sensitivity=0.5)
 
     pair = exp_mech_erm_pair()
     scores = [-class_mistakes(s).astype(np.float64) for s in pair]
+    claim = ExpMechERM(epsilon=epsilon).guarantee()
 
-    def case(variant: str, mech: ExponentialMechanism) -> AuditCase:
+    def case(variant: str, learner) -> AuditCase:
         def sample(side: int, runs: int, rng: np.random.Generator) -> np.ndarray:
-            logits = mech.logits(scores[side])
-            return np.argmax(logits + rng.gumbel(size=(runs, len(logits))), axis=1)
+            return learner.release(pair[side], rng=rng, runs=runs)
 
+        mech = learner.mechanism()
         return AuditCase(
-            "exp_mech_erm", variant, epsilon, 0.0, REPLACE_ONE, "class {true, x1}; 4 x (0, 1) vs one label flipped to 0; output hypothesis",
-            sample=sample, exact=lambda: epsilon_for_delta(mech.log_probabilities(scores[0]), mech.log_probabilities(scores[1]), 0.0),
+            "exp_mech_erm", variant, claim.epsilon, claim.delta, claim.neighbours,
+            "class {true, x1}; 4 x (0, 1) vs one label flipped to 0; output hypothesis",
+            sample=sample, exact=lambda: epsilon_for_delta(mech.log_probabilities(scores[0]), mech.log_probabilities(scores[1]), claim.delta),
+            note="" if variant == CORRECT else "broken: score sensitivity halved (eps x2)",
         )
 
-    return [case(CORRECT, ExponentialMechanism(epsilon=epsilon)), case(BROKEN, ExponentialMechanism(epsilon=2 * epsilon))]
+    return [case(CORRECT, ExpMechERM(epsilon=epsilon)), case(BROKEN, HalfSensitivity(epsilon=epsilon))]
 
 
 def sq_pair() -> tuple[Sample, Sample]:
@@ -74,17 +84,12 @@ SQ_ALPHA = 0.04
 
 
 def sq_statistic(learner, sample: Sample, runs: int, rng: np.random.Generator) -> np.ndarray:
-    """Bitmask of the literals ``learner.fit`` keeps, for ``runs`` runs at once: the same
-    answers, Laplace(ε/m per query, Δ = 1/n) noise on the noised rows, threshold τ = α/(2m)."""
-    from dpbench.learners.sq_conjunction import literal_queries, n_literals
-    from dpbench.mechanisms.laplace import Laplace
-
-    m = n_literals(sample)
-    answers = literal_queries(sample)
-    mech = Laplace(epsilon=learner.epsilon_per_query(m), sensitivity=1 / len(sample))
+    """Bitmask of the literals ``learner.fit`` keeps, for ``runs`` runs at once: the
+    learner's own batched :meth:`release` (the noisy answers ``fit`` thresholds), kept where
+    below its :meth:`threshold` (the noised rows only: the monotone class ignores row 1)."""
     rows = 1 if sample.concept_class.monotone else 2
-    noisy = mech.sample(np.broadcast_to(answers[:rows], (runs, rows, answers.shape[1])), rng=rng)
-    keep = (noisy < learner.alpha / (2 * m)).reshape(runs, -1)
+    noisy = learner.release(sample, rng=rng, runs=runs)[:, :rows]
+    keep = (noisy < learner.threshold(sample)).reshape(runs, -1)
     return keep.astype(np.int64) @ (1 << np.arange(keep.shape[1], dtype=np.int64))
 
 
@@ -114,16 +119,23 @@ def private_sq_conjunction_cases(*, epsilon: float, delta: float) -> list[AuditC
     pair = sq_pair()
     correct = PrivateSQConjunction(epsilon=epsilon, delta=delta, alpha=SQ_ALPHA)
 
-    def case(variant: str, per_query_scale: float) -> AuditCase:
-        learner = PrivateSQConjunction(epsilon=per_query_scale * epsilon, delta=delta, alpha=SQ_ALPHA)
+    @dataclasses.dataclass(frozen=True, kw_only=True)
+    class DoubleBudget(PrivateSQConjunction):
+        """The learner spending twice its per-query budget (Laplace scale halved), claiming the same ε."""
+
+        def epsilon_per_query(self, m: int) -> float:
+            return 2 * super().epsilon_per_query(m)
+
+    def case(variant: str, klass) -> AuditCase:
+        learner = klass(epsilon=epsilon, delta=delta, alpha=SQ_ALPHA)
         return AuditCase(
-            "private_sq_conjunction", variant, correct.guarantee().epsilon, correct.guarantee().delta, REPLACE_ONE,
+            "private_sq_conjunction", variant, correct.guarantee().epsilon, correct.guarantee().delta, correct.guarantee().neighbours,
             "monotone d=2, n=100: 2 positives at (0,0) vs 1 (the other moved to a negative at (1,1)); kept literals",
             sample=lambda side, runs, rng: sq_statistic(learner, pair[side], runs, rng),
             exact=lambda: sq_exact(learner, pair, delta),
         )
 
-    return [case(CORRECT, 1.0), case(BROKEN, 2.0)]
+    return [case(CORRECT, PrivateSQConjunction), case(BROKEN, DoubleBudget)]
 
 
 def privdl_pair() -> tuple[Sample, Sample]:

@@ -75,9 +75,13 @@ def first_firing(epsilon0: float, L: float, queries: np.ndarray, runs: int, rng:
     """Index of the first firing of ``runs`` AboveThreshold(ε₀, L) instances on ``queries``
     (``len(queries)`` if none): ``T̂ = L + Lap(2/ε₀)``, ``ν_i ~ Lap(4/ε₀)``
     (:mod:`dpbench.mechanisms.sparse_vector`), both scaled by ``noise_scale`` (0.5: the
-    broken copy)."""
-    tau = rng.laplace(0.0, noise_scale * 2.0 / epsilon0, size=(runs, 1))
-    nu = rng.laplace(0.0, noise_scale * 4.0 / epsilon0, size=(runs, len(queries)))
+    broken copy). The noise is drawn by the functions the learner's own loop calls
+    (``dp_winnow.threshold_noise``, ``dp_winnow.query_noise``, looked up in the learner's
+    module), so a calibration error there shows in this row."""
+    from dpbench.learners import dp_winnow
+
+    tau = dp_winnow.threshold_noise(epsilon0 / noise_scale, rng=rng, size=(runs, 1))
+    nu = dp_winnow.query_noise(epsilon0 / noise_scale, (runs, len(queries)), rng=rng)
     fire = queries[None, :] + nu >= L + tau
     return np.where(fire.any(axis=1), fire.argmax(axis=1), len(queries))
 

@@ -22,7 +22,8 @@ varies):
   majority label's rate on decision lists); at-chance is judged on the late-window rate
   (:func:`dpbench.analysis.late_window_rate`: mistakes per round over the last checkpoint
   interval of the stream), the fitted regime is the last contiguous run of checkpoints at most half the
-  trivial rate; the recorded bound checked (÷ t) on the maximum
+  trivial rate, starting after the last checkpoint window in which some repetition's
+  incremental mistakes per round exceed half the trivial rate (``counts="mistakes"``); the recorded bound checked (÷ t) on the maximum
   over repetitions (non-private, deterministic) or the (1 − β)-quantile (DP-Winnow, holds
   w.p. ≥ 1 − β); a bound above the trivial level over the whole horizon is
   ``vacuous_bound``, a curve never clearly below it is ``at_chance``;
@@ -147,6 +148,13 @@ def _sweep_bound(learner: str, axis: str, row: pd.Series) -> "Callable[[np.ndarr
     return at
 
 
+def reconstructed_bound(learner: str, row: pd.Series) -> bool:
+    """Is the learner's bound ConfidentWinnow's 8 ln N/ρ², whose constants are reconstructed
+    (Bun & Fang 2026, Lemma 4.2; also a DP-Winnow run with ε = ∞)? Then a slope against it is a
+    shape comparison (``shape_only``), never ``agrees``."""
+    return learner == "confident_winnow" or (learner.startswith("dp_winnow") and math.isinf(float(row["epsilon"])))
+
+
 def theory_check(df: pd.DataFrame) -> pd.DataFrame:
     """The theory-check rows (module docstring): mistake rate vs t per curve, final mistakes
     along the N and ρ sweeps, private final mistakes vs ε."""
@@ -158,7 +166,7 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
             private = bool(curve.row["private"]) and math.isfinite(curve.row["epsilon"])
             rows.append(check_curve(curve, experiment=E, x="t", y="mistake_rate", rate=_bound_over_t(curve), kind="bound",
                                     trivial=trivial_mistake_rate_of(curve.row), holds_with=1 - BETA if private else 1.0, exponent=-1.0,
-                                    late=late_window_rate(curve.rows),
+                                    late=late_window_rate(curve.rows), counts="mistakes", reconstructed=reconstructed_bound(curve.learner, curve.row),
                                     regime=f"{curve.row['problem']}: mistakes/t vs t ({setting_label(curve.key)})"))
     final = final_rows(df)
     for axis, x in (("d", "n_features"), ("rho", "rho")):
@@ -173,6 +181,7 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
                 where = ", ".join(f"{k} = {r[k]:g}" if isinstance(r[k], float) else f"{k} = {r[k]}" for k in ("s", "rho", "d", "order", "domain") if k not in (axis, "d" if axis == "d" else "") and pd.notna(r[k]))
                 rows.append(check_curve(c, experiment=E, x=xcol, y="mistakes", rate=rate, kind="bound", holds_with=1.0,
                                         exponent=1.0 if axis == "d" else -2.0, trivial=float(r["T"]) / 2,
+                                        reconstructed=reconstructed_bound(curve.learner, r),
                                         regime=f"final mistakes along the {'N' if axis == 'd' else 'ρ'} sweep ({where}, T = {int(r['T'])})"))
     priv = final[final["private"] & np.isfinite(final["epsilon"])]
     for curve in (c for _, p in priv.groupby("problem", sort=True) for c in curves(p, exclude=("epsilon", "T"))):

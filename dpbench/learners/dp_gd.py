@@ -74,7 +74,13 @@ class DPGD(NoisyGradientDescent):
         """Full batch (``q = 1``), normaliser ``n``, noise std ``z·2C`` on the clipped sum."""
         return 1.0, float(n), self.noise_multiplier() * 2 * self.clip
 
+    def release(self, sample: Sample, *, rng: np.random.Generator, runs: int | None = None) -> np.ndarray:
+        """θ (what :meth:`fit` outputs), or ``(runs, d)`` independent θ at once (the privacy
+        audit's batch: one code path with ``fit``)."""
+        thetas = self.descend(unit_ball(sample.X), signs(sample.y), runs=1 if runs is None else runs, rng=rng)
+        return thetas[0] if runs is None else thetas
+
     def fit(self, sample: Sample, *, rng: np.random.Generator) -> LinearClassifier:
-        X, s = unit_ball(sample.X), signs(sample.y)
-        theta = self.descend(X, s, runs=1, rng=rng)[0]
+        s = sample.y
+        theta = self.release(sample, rng=rng)
         return LinearClassifier(theta, {"sigma": self.noise_multiplier() * 2 * self.clip / len(s)})

@@ -109,8 +109,13 @@ class DPSGD(NoisyGradientDescent):
         q = sampling_rate(self.batch_size, n)
         return q, q * n, self.calibration(n)[0] * self.clip
 
+    def release(self, sample: Sample, *, rng: np.random.Generator, runs: int | None = None) -> np.ndarray:
+        """θ (what :meth:`fit` outputs), or ``(runs, d)`` independent θ at once (the privacy
+        audit's batch: one code path with ``fit``)."""
+        thetas = self.descend(unit_ball(sample.X), signs(sample.y), runs=1 if runs is None else runs, rng=rng)
+        return thetas[0] if runs is None else thetas
+
     def fit(self, sample: Sample, *, rng: np.random.Generator) -> LinearClassifier:
-        X, s = unit_ball(sample.X), signs(sample.y)
-        q, normaliser, std = self.step_parameters(len(s))
-        theta = self.descend(X, s, runs=1, rng=rng)[0]
+        q, normaliser, std = self.step_parameters(len(sample))
+        theta = self.release(sample, rng=rng)
         return LinearClassifier(theta, {"sigma": std / normaliser})

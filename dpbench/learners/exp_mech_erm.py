@@ -52,7 +52,17 @@ class ExpMechERM(Learner):
     def supports(self, target: Any) -> str | None:
         return unsupported_class(target, self.max_hypotheses)
 
+    def mechanism(self) -> ExponentialMechanism:
+        """The exponential mechanism on the score ``−mistakes`` (sensitivity 1)."""
+        return ExponentialMechanism(epsilon=self.epsilon, sensitivity=1.0)
+
+    def release(self, sample: Sample, *, rng: np.random.Generator, runs: int | None = None):
+        """Index of the selected hypothesis (what :meth:`fit` outputs), or ``runs`` independent
+        indices at once (the privacy audit's batch: one code path with ``fit``)."""
+        scores = -class_mistakes(sample)
+        if runs is None:
+            return self.mechanism().select(scores, rng=rng)
+        return self.mechanism().select_runs(scores, runs=runs, rng=rng)
+
     def fit(self, sample: Sample, *, rng: np.random.Generator):
-        mechanism = ExponentialMechanism(epsilon=self.epsilon, sensitivity=1.0)
-        index = mechanism.select(-class_mistakes(sample), rng=rng)
-        return sample.concept_class.hypothesis(index)
+        return sample.concept_class.hypothesis(self.release(sample, rng=rng))

@@ -114,13 +114,27 @@ class ExpMechGrid(Learner):
         total = -log_loss_sums(s[:, None] * X, candidates)
         return total - 0.5 * n * self.lam * np.einsum("ij,ij->i", candidates, candidates)
 
-    def fit(self, sample: Sample, *, rng: np.random.Generator) -> LinearClassifier:
+    def mechanism(self, d: int) -> ExponentialMechanism:
+        """The exponential mechanism on the grid in dimension ``d`` (score sensitivity
+        :func:`score_sensitivity`)."""
+        return ExponentialMechanism(epsilon=self.epsilon, sensitivity=score_sensitivity(d, self.radius))
+
+    def sample_scores(self, sample: Sample) -> np.ndarray:
+        """The candidates' scores on ``sample`` (they do not depend on ε: computed once per
+        sample for every cell of the shard that sees it, a deterministic function of (X, y))."""
         X, s = unit_ball(sample.X), signs(sample.y)
-        d = X.shape[1]
-        candidates = grid(d, self.points, self.radius)
-        # the scores do not depend on ε: computed once per sample for every cell of the
-        # shard that sees it (a deterministic function of (X, y) and the grid)
-        u = sample.cached(f"exp_mech_grid_scores:{self.points}:{self.radius!r}:{self.lam!r}", lambda: self.scores(X, s, candidates))
-        mechanism = ExponentialMechanism(epsilon=self.epsilon, sensitivity=score_sensitivity(d, self.radius))
-        index = mechanism.select(u, rng=rng)
+        candidates = grid(X.shape[1], self.points, self.radius)
+        return sample.cached(f"exp_mech_grid_scores:{self.points}:{self.radius!r}:{self.lam!r}", lambda: self.scores(X, s, candidates))
+
+    def release(self, sample: Sample, *, rng: np.random.Generator, runs: int | None = None):
+        """Grid index of the selected candidate (what :meth:`fit` outputs), or ``runs``
+        independent indices at once (the privacy audit's batch: one code path with ``fit``)."""
+        u, mechanism = self.sample_scores(sample), self.mechanism(sample.X.shape[1])
+        if runs is None:
+            return mechanism.select(u, rng=rng)
+        return mechanism.select_runs(u, runs=runs, rng=rng)
+
+    def fit(self, sample: Sample, *, rng: np.random.Generator) -> LinearClassifier:
+        candidates = grid(sample.X.shape[1], self.points, self.radius)
+        index = self.release(sample, rng=rng)
         return LinearClassifier(candidates[index].copy(), {"updates": len(candidates)})

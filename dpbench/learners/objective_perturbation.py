@@ -89,10 +89,22 @@ class ObjectivePerturbation(Learner):
         _, extra = calibration(self.epsilon, n, self.lam)
         return minimise(X, s, self.lam + extra, linear=np.asarray(b) / n, weights=weights)
 
-    def fit(self, sample: Sample, *, rng: np.random.Generator) -> LinearClassifier:
+    def release(self, sample: Sample, *, rng: np.random.Generator, runs: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """``(θ, b)`` (what :meth:`fit` outputs), or ``runs`` independent releases at once
+        (``(runs, d)`` each: the privacy audit's batch, one code path with ``fit``). The batch
+        minimises over the sample's distinct rows with their multiplicities (the same
+        objective ``J_λ``; the single release keeps the rows as they are)."""
         X, s = unit_ball(sample.X), signs(sample.y)
         n, d = X.shape
         if math.isinf(self.epsilon):
-            return LinearClassifier(minimise(X, s, self.lam), {"sigma": 0.0})
-        b = self.noise(n, d, rng=rng)
-        return LinearClassifier(self.perturbed_minimiser(X, s, b), {"sigma": float(np.linalg.norm(b))})
+            theta = minimise(X, s, self.lam)
+            return (theta, np.zeros(d)) if runs is None else (np.broadcast_to(theta, (runs, d)), np.zeros((runs, d)))
+        b = self.noise(n, d, rng=rng, runs=runs)
+        if runs is None:
+            return self.perturbed_minimiser(X, s, b), b
+        rows, weights = np.unique(np.column_stack([X, s]), axis=0, return_counts=True)
+        return self.perturbed_minimiser(rows[:, :d], rows[:, d], b, weights=weights.astype(np.float64)), b
+
+    def fit(self, sample: Sample, *, rng: np.random.Generator) -> LinearClassifier:
+        theta, b = self.release(sample, rng=rng)
+        return LinearClassifier(theta, {"sigma": float(np.linalg.norm(b))})

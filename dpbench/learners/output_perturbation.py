@@ -91,7 +91,13 @@ class OutputPerturbation(Learner):
             return GaussianMechanism(epsilon=self.epsilon, delta=self.delta, sensitivity=delta2).sample(np.zeros(shape), rng=rng)
         return l2_laplace_noise(d, delta2 / self.epsilon, rng=rng, runs=runs)
 
-    def fit(self, sample: Sample, *, rng: np.random.Generator) -> LinearClassifier:
+    def release(self, sample: Sample, *, rng: np.random.Generator, runs: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """``(θ* + b, b)`` (what :meth:`fit` outputs), or ``runs`` independent releases at once
+        (``(runs, d)`` each: the privacy audit's batch, one code path with ``fit``)."""
         theta = minimise(unit_ball(sample.X), signs(sample.y), self.lam)
-        b = self.noise(len(sample), theta.shape[0], rng=rng)
-        return LinearClassifier(theta + b, {"sigma": float(np.linalg.norm(b))})
+        b = self.noise(len(sample), theta.shape[0], rng=rng, runs=runs)
+        return theta + b, b
+
+    def fit(self, sample: Sample, *, rng: np.random.Generator) -> LinearClassifier:
+        theta, b = self.release(sample, rng=rng)
+        return LinearClassifier(theta, {"sigma": float(np.linalg.norm(b))})

@@ -64,12 +64,22 @@ class PrivateSQConjunction(Learner):
             return self.epsilon / m
         return advanced_per_step(self.epsilon, m, self.delta)
 
-    def fit(self, sample: Sample, *, rng: np.random.Generator) -> Conjunction:
+    def threshold(self, sample: Sample) -> float:
+        """τ = α/(2m): a literal is kept when its noisy answer is below τ."""
+        return self.alpha / (2 * n_literals(sample))
+
+    def release(self, sample: Sample, *, rng: np.random.Generator, runs: int | None = None) -> np.ndarray:
+        """The noisy literal answers :meth:`fit` thresholds (``(2, d)``; in the monotone
+        class only row 0 is noised), or ``(runs, 2, d)`` independent draws at once (the privacy
+        audit's batch: one code path with ``fit``)."""
         m = n_literals(sample)
         answers = literal_queries(sample)
         mechanism = Laplace(epsilon=self.epsilon_per_query(m), sensitivity=1 / max(len(sample), 1))
+        if runs is not None:
+            answers = np.broadcast_to(answers, (runs, *answers.shape))
         if sample.concept_class.monotone:
-            answers = np.stack([mechanism.sample(answers[0], rng=rng), answers[1]])
-        else:
-            answers = mechanism.sample(answers, rng=rng)
-        return conjunction_from_answers(answers, self.alpha / (2 * m), sample.concept_class.monotone)
+            return np.stack([mechanism.sample(answers[..., 0, :], rng=rng), answers[..., 1, :]], axis=-2)
+        return mechanism.sample(answers, rng=rng)
+
+    def fit(self, sample: Sample, *, rng: np.random.Generator) -> Conjunction:
+        return conjunction_from_answers(self.release(sample, rng=rng), self.threshold(sample), sample.concept_class.monotone)

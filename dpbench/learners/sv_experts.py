@@ -118,12 +118,17 @@ class SVExperts(Learner):
         """Seconds per repetition (shard balancing)."""
         return 4e-9 * cell.size * int(dict(cell.problem_params).get("k", 10)) + 1e-4
 
+    def switch_mechanism(self, epsilon_step: float) -> ExponentialMechanism:
+        """The switch: the exponential mechanism on ``−(cumulative loss)`` (sensitivity 1, one
+        round's loss in [0, 1]) at the per-switch budget ``epsilon_step``."""
+        return ExponentialMechanism(epsilon=epsilon_step, sensitivity=1.0)
+
     def run(self, losses: ExpertsLosses, *, rng: np.random.Generator, n_checkpoints: int = 1) -> ExpertsTrace:
         check_losses(losses)
         T, k = losses.T, losses.k
         cal = calibrate(self.epsilon, self.delta, T, k)
         private = math.isfinite(cal.epsilon_step)
-        mech = ExponentialMechanism(epsilon=cal.epsilon_step, sensitivity=1.0)
+        mech = self.switch_mechanism(cal.epsilon_step)
         codes = losses.codes
         actions = np.empty(T, dtype=np.int64)
         cum = np.zeros(k, dtype=np.int64)  # cumulative codes up to `start`

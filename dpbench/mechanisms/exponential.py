@@ -56,6 +56,14 @@ class ExponentialMechanism:
             return uniform_argmax(scores, rng=rng)
         return gumbel_max(self.logits(scores), rng=rng)
 
+    def select_runs(self, scores: npt.ArrayLike, *, runs: int, rng: np.random.Generator) -> npt.NDArray[np.int64]:
+        """``runs`` independent draws of :meth:`select` at once (Gumbel-max over runs × outcomes;
+        the privacy audit's batch). ``ε = inf``: one :meth:`select` per run."""
+        if math.isinf(self.epsilon):
+            return np.array([self.select(scores, rng=rng) for _ in range(runs)], dtype=np.int64)
+        logits = self.logits(scores)
+        return np.argmax(logits + rng.gumbel(size=(runs, len(logits))), axis=1)
+
     def log_probabilities(self, scores: npt.ArrayLike) -> npt.NDArray[np.float64]:
         logits = self.logits(scores)
         return logits - logsumexp(logits)

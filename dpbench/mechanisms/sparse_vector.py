@@ -46,8 +46,10 @@ def accuracy_tight(epsilon: float, k: int, beta: float) -> float:
     return (2.0 * math.log(2.0 / beta) + 4.0 * math.log(2.0 * max(k, 1) / beta)) / epsilon
 
 
-def threshold_noise(epsilon: float, *, rng: np.random.Generator) -> float:
-    """``Lap(2/ε)`` (0 when ε = ∞)."""
+def threshold_noise(epsilon: float, *, rng: np.random.Generator, size=None):
+    """``Lap(2/ε)`` (0 when ε = ∞); ``size``: an array of iid draws (the privacy audit's batch)."""
+    if size is not None:
+        return np.zeros(size) if math.isinf(epsilon) else rng.laplace(0.0, 2.0 / epsilon, size=size)
     return 0.0 if math.isinf(epsilon) else float(rng.laplace(0.0, 2.0 / epsilon))
 
 
