@@ -232,30 +232,37 @@ def _cmd_check(args: argparse.Namespace) -> int:
 def _cmd_readme(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from dpbench import audit_table
     from dpbench.pipeline import _write_text
     from dpbench.summary import ReadmeError, readme_section, replace_section
 
-    readme = Path(args.readme)
-    if not readme.is_file():
-        raise UsageError(f"--readme: {readme}: no such file")
-    try:
-        text = readme.read_text(encoding="utf-8")
-        new = replace_section(text, readme_section(args.results))
-    except FileNotFoundError as exc:
-        raise UsageError(f"--results: {exc}") from None
-    except ReadmeError as exc:
-        raise UsageError(f"--readme: {readme}: {exc}") from None
-    if args.check:
+    # (file, flag, its generated section, its markers, the run file it comes from)
+    targets = [(Path(args.readme), "--readme", readme_section, {}, "theory/summary.csv"),
+               (Path(args.privacy_doc), "--privacy-doc", audit_table.audit_section,
+                {"begin": audit_table.BEGIN, "end": audit_table.END}, "theory/privacy_audit.csv")]  # fmt: skip
+    stale = 0
+    for path, flag, section, markers, source in targets:
+        if not path.is_file():
+            raise UsageError(f"{flag}: {path}: no such file")
+        try:
+            text = path.read_text(encoding="utf-8")
+            new = replace_section(text, section(args.results), **markers)
+        except FileNotFoundError as exc:
+            raise UsageError(f"--results: {exc}") from None
+        except ReadmeError as exc:
+            raise UsageError(f"{flag}: {path}: {exc}") from None
+        if args.check:
+            if new != text:
+                print(f"{path}: the generated section differs from {args.results}/{source}; "
+                      f"run `dpbench readme --results {args.results}`", file=sys.stderr)
+                stale += 1
+            else:
+                print(f"{path}: generated section up to date")
+            continue
         if new != text:
-            print(f"{readme}: the generated results section differs from {args.results}/theory/summary.csv; "
-                  f"run `dpbench readme --results {args.results} --readme {readme}`", file=sys.stderr)
-            return 1
-        print(f"{readme}: generated results section up to date")
-        return 0
-    if new != text:
-        _write_text(readme, new)
-    print(f"{readme}: results section written from {args.results}/theory/summary.csv")
-    return 0
+            _write_text(path, new)
+        print(f"{path}: generated section written from {args.results}/{source}")
+    return 1 if stale else 0
 
 
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
@@ -356,9 +363,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("readme", "write the README's generated results from a run",
                 "write README.md's generated results section (theory vs practice, between the results markers) from a "
-                "run's results/theory/summary.csv; --check compares instead")
+                "run's results/theory/summary.csv, and docs/privacy.md's audit table from its "
+                "results/theory/privacy_audit.csv; --check compares instead")
     p.add_argument("--results", default="results", help="the run's results directory (reads theory/summary.csv)")
     p.add_argument("--readme", default="README.md", help="the README whose section between the results markers is replaced")
+    p.add_argument("--privacy-doc", default="docs/privacy.md",
+                   help="the page whose measured audit table (between the audit-table markers) is replaced")
     p.add_argument("--check", action="store_true", help="write nothing; exit 1 if the README's section differs")
     p.set_defaults(func=_cmd_readme)
 

@@ -316,12 +316,13 @@ class ReadmeError(ValueError):
     """A README without the generated section's markers."""
 
 
-def replace_section(readme: str, section: str) -> str:
-    """``readme`` with the text between :data:`BEGIN` and :data:`END` replaced by ``section``."""
-    pattern = re.compile(re.escape(BEGIN) + r".*?" + re.escape(END), re.S)
+def replace_section(readme: str, section: str, begin: str = BEGIN, end: str = END) -> str:
+    """``readme`` with the text between ``begin`` and ``end`` (default: the results
+    markers) replaced by ``section``."""
+    pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)
     if not pattern.search(readme):
-        raise ReadmeError(f"no '{BEGIN}' … '{END}' markers")
-    return pattern.sub(lambda _: f"{BEGIN}\n{section}{END}", readme, count=1)
+        raise ReadmeError(f"no '{begin}' … '{end}' markers")
+    return pattern.sub(lambda _: f"{begin}\n{section}{end}", readme, count=1)
 
 
 def readme_section(results_dir: str | Path) -> str:

@@ -56,8 +56,18 @@ def test_readme_results_section_is_the_default_runs(run_dir):
     expected = replace_section(readme, readme_section(run_dir / "results"))
     assert readme == expected, "README.md's generated section differs from the default run: run `dpbench readme --results <run>/results`"
     proc = subprocess.run([sys.executable, "-m", "dpbench.cli", "readme", "--results", str(run_dir / "results"),
-                           "--readme", str(REPO / "README.md"), "--check"], capture_output=True, text=True)
+                           "--readme", str(REPO / "README.md"), "--privacy-doc", str(REPO / "docs" / "privacy.md"), "--check"],
+                          capture_output=True, text=True)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
+
+
+def test_privacy_doc_audit_table_is_the_default_runs(run_dir):
+    from dpbench.audit_table import BEGIN, END, audit_section
+    from dpbench.summary import replace_section
+
+    page = (REPO / "docs" / "privacy.md").read_text(encoding="utf-8")
+    expected = replace_section(page, audit_section(run_dir / "results"), BEGIN, END)
+    assert page == expected, "docs/privacy.md's audit table differs from the default run: run `dpbench readme --results <run>/results`"
 
 
 def test_every_row_has_status_and_verdict(theory, summary):
