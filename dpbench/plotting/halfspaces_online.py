@@ -218,7 +218,7 @@ def mistakes_vs_epsilon(df: pd.DataFrame):
         label = "calibrated bound (M+1)(2L−B+1)" + ("" if np.isfinite(drawn).any() else " > T at every ε (vacuous, not drawn)")
         out = [TheoryLine(learner, label, b.index.to_numpy(float), drawn, color(learner))]
         shape = theory.dp_winnow_mistake_shape(n_features[row["problem_id"]], row["rho"], eps, float(row["delta"]), row["T"], BETA)
-        out.append(TheoryLine(learner, "Bun & Fang Thm 4.5 shape (reconstructed, unit constant; not this learner's rate)", eps, shape, "0.3", "secondary"))
+        out.append(TheoryLine(learner, "Bun & Fang Thm 4.5 shape (reconstructed, unit constant)", eps, shape, "0.3", "secondary"))
         return out
 
     return _show_bounds(learning_curves(rows, x="epsilon", y="mistakes", xlabel="ε", ylabel="final mistakes (t = T)", theory=lines,
