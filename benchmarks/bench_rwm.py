@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 import time
 
+from pinned import best_of  # one BLAS thread, as the workflow runs (before numpy)
+
 import numpy as np
 
 from dpbench.learners.experts_common import run_hedge
@@ -20,15 +22,6 @@ from dpbench.learners.sv_experts import SVExperts
 from dpbench.problems.experts import ExpertsProblem
 
 T, K = 10**6, 100
-
-
-def best_of(fn, repeat=3):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main() -> None:
