@@ -245,6 +245,9 @@ def _cmd_readme(args: argparse.Namespace) -> int:
     for path, flag, section, markers, source in targets:
         if not path.is_file():
             raise UsageError(f"{flag}: {path}: no such file")
+        if flag == "--privacy-doc" and not (Path(args.results) / source).exists():
+            print(f"{path}: left as it is ({args.results} has no {source}: the run audited nothing)")
+            continue
         try:
             text = path.read_text(encoding="utf-8")
             new = replace_section(text, section(args.results), **markers)

@@ -77,6 +77,27 @@ def test_dpbench_readme_writes_checks_and_fails(tmp_path, capsys):
     assert main(["readme", "--results", str(tmp_path / "none"), "--readme", str(readme)]) == 2
 
 
+def test_dpbench_readme_writes_and_checks_the_privacy_docs_audit_table(tmp_path):
+    from dpbench.audit_table import BEGIN as A_BEGIN, END as A_END
+
+    results = tmp_path / "results"
+    (results / "theory").mkdir(parents=True)
+    summary_table(_theory()).to_csv(results / "theory" / "summary.csv", index=False)
+    pd.DataFrame([{"learner": "laplace", "variant": v, "epsilon_claimed": 1.0, "delta_claimed": 0.0, "epsilon_lower_bound": b,
+                   "epsilon_exact": e, "tightness": b / e, "verdict": "pass", "audit": "mechanism", "method": "threshold",
+                   "runs": 1000}  # fmt: skip
+                  for v, b, e in (("correct", 0.9, 1.0), ("broken", 1.9, 2.0))]).to_csv(results / "theory" / "privacy_audit.csv", index=False)
+    readme, doc = tmp_path / "README.md", tmp_path / "privacy.md"
+    readme.write_text(f"{BEGIN}\n{END}\n")
+    doc.write_text(f"# audits\n{A_BEGIN}\nstale\n{A_END}\n")
+    args = ["readme", "--results", str(results), "--readme", str(readme), "--privacy-doc", str(doc)]
+    main(args)
+    assert main([*args, "--check"]) == 0
+    assert "| `laplace` | mechanism | broken | 1 | 0 | 1.9 (threshold) | 2 | 0.95 | pass | 1,000 |" in doc.read_text()
+    doc.write_text(f"# audits\n{A_BEGIN}\nstale\n{A_END}\n")
+    assert main([*args, "--check"]) == 1  # a stale table fails the check
+
+
 def test_a_bound_that_holds_with_another_exponent_is_no_contradiction():
     """winnow's mistakes/t falls faster than its bound's 1/t (steeper) with no cell above the
     bound: listed as 'differs, bound holds', not under 'contradict'. A cell above a proven
