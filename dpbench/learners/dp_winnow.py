@@ -230,6 +230,11 @@ def _draw_released(w: npt.NDArray[np.float64], K: int, rng: np.random.Generator)
     return rng.multinomial(K, w / w.sum()).astype(np.float64) / K
 
 
+def _draw_totals(released: npt.NDArray[np.float64], K: int) -> tuple[int, ...]:
+    """``Σ w̃ · K`` over releases as integer draw counts per coordinate (``K = 0``: zeros)."""
+    return tuple(int(c) for c in np.rint(released * K))
+
+
 def _shadow_update(logw: npt.NDArray[np.float64], g: npt.NDArray, eta: float) -> npt.NDArray[np.float64]:
     """``log w += η g`` in place (g = Σ y·x over the batch); return the normalised weights."""
     logw += eta * g
@@ -248,8 +253,10 @@ def check_features(X: np.ndarray) -> None:
 def run_dp_winnow(stream: Any, params: DPWinnowParams, *, rng: np.random.Generator, sv_noise: bool = True) -> OnlineTrace:
     """Compiled DP-Winnow run with fixed ``params``. ``sv_noise=False`` removes the sparse
     vector's noise (a deliberately *broken* variant for the privacy tests only).
-    Diagnostics: ``eta``, ``firings`` (sparse-vector firings, ≥ updates) and
-    ``first_firing`` (its round, −1 if none: the public event, unlike ``first_update``)."""
+    Diagnostics: ``eta``, ``firings`` (sparse-vector firings, ≥ updates),
+    ``first_firing`` (its round, −1 if none: the public event, unlike ``first_update``) and
+    ``released_draws`` (per coordinate, the K-draw counts summed over the releases made at
+    firings: a post-processing of the released w̃, the privacy audit's statistic)."""
     N = stream.n_features
     cps = np.asarray(stream.checkpoints, dtype=np.int64)
     out_m = np.zeros(len(cps), dtype=np.int64)
@@ -262,6 +269,7 @@ def run_dp_winnow(stream: Any, params: DPWinnowParams, *, rng: np.random.Generat
     thr = params.threshold + threshold_noise(eps0, rng=rng)
     active = params.M > 0
     gbuf = np.zeros(N)
+    released = np.zeros(N)
     for X, y in stream.blocks():
         check_features(X)
         noise = query_noise(eps0, len(y), rng=rng)
@@ -273,12 +281,13 @@ def run_dp_winnow(stream: Any, params: DPWinnowParams, *, rng: np.random.Generat
             if state[5] > 0:  # empty cache: no shadow update (the firing is still public)
                 w = _shadow_update(logw, gbuf, params.eta)
             wt = _draw_released(w, params.K, rng)
+            released += wt
             gbuf[:] = 0.0
             state[5] = state[6] = 0
             active = bool(state[7] < params.M)
             thr = params.threshold + threshold_noise(eps0, rng=rng)
             r = fired + 1
-    diag = {"eta": params.eta, "firings": int(state[7]), "first_firing": int(state[8])}
+    diag = {"eta": params.eta, "firings": int(state[7]), "first_firing": int(state[8]), "released_draws": _draw_totals(released, params.K)}
     return OnlineTrace(t=cps, mistakes=out_m, updates=out_u, diagnostics=diag, first_update=int(state[4]))
 
 
@@ -291,6 +300,7 @@ def reference_dp_winnow(stream: Any, params: DPWinnowParams, *, rng: np.random.G
     wt = _draw_released(w, params.K, rng)
     thr = params.threshold + threshold_noise(eps0, rng=rng)
     cache: list[tuple[np.ndarray, float]] = []
+    released = np.zeros(N)
     k = updates = mistakes = 0
     first = first_firing = -1
     ms, us, t = [], [], 0
@@ -314,13 +324,15 @@ def reference_dp_winnow(stream: Any, params: DPWinnowParams, *, rng: np.random.G
                     updates += 1
                     first = t if first < 0 else first
                 wt = _draw_released(w, params.K, rng)
+                released += wt
                 cache = []
                 thr = params.threshold + threshold_noise(eps0, rng=rng)
             ms.append(mistakes)
             us.append(updates)
     cps = np.asarray(stream.checkpoints, dtype=np.int64)
     return OnlineTrace(t=cps, mistakes=np.array(ms)[cps - 1], updates=np.array(us)[cps - 1],
-                       diagnostics={"eta": params.eta, "firings": k, "first_firing": first_firing}, first_update=first)
+                       diagnostics={"eta": params.eta, "firings": k, "first_firing": first_firing,
+                                    "released_draws": _draw_totals(released, params.K)}, first_update=first)
 
 
 @register_learner
