@@ -203,7 +203,9 @@ def tradeoff_lower_bound(outputs_d: npt.ArrayLike, outputs_d_prime: npt.ArrayLik
     sel_a, sel_b = a[:ha], b[:hb]
     for swapped, (x, y) in ((False, (sel_a, sel_b)), (True, (-sel_a, -sel_b))):
         for cut in np.quantile(np.concatenate([x, y]), np.linspace(0.02, 0.98, 49)):
-            score = member(x, y, cut, GaussianFamily())  # selection only: the closed-form GDP proxy
+            # selection only: the closed-form GDP proxy, or the family's own inversion where it asks
+            # for it (a location family whose two sides separate: every middle cut ties under the proxy)
+            score = member(x, y, cut, family if getattr(family, "select_by_family", False) else GaussianFamily(), swapped)
             if score > best[0]:
                 best = (score, float(cut), swapped)
     _, cut, swapped = best

@@ -3,17 +3,30 @@ end to end through the learner's own ``run`` (:func:`end_to_end_cases`), plus th
 vector (AboveThreshold) instance that carries their privacy per firing, with the learner's
 own (ε₀, L), as an extra labelled component row.
 
-End to end. The whole learner — sparse vector, shadow update (first cached example or the
-batch), cache, K-draw release — runs on two streams differing in one example
-(:func:`e2e_pair`) at its recorded (ε, δ); the statistic is the round of the first firing.
-One example reaches one sparse-vector instance (the cache is emptied at each firing) and
-one release, while the claim composes all M+1 instances and releases, so the correct copy's
-loss is far below its claim and a 2× error stays inside that slack: the broken copy
-calibrates every instance at ε₀ = :data:`BROKEN_EPSILON0`·ε (the composition not accounted,
-and more) and is caught. The source rule (``dp_winnow``) is calibrated to millions of
-firings (L ≈ 2·10⁶ rounds at ε = 1), so it is run end to end at its audit claim ε = 50
-(L ≈ 1.8·10³), where no sampled bound can reach the claim: its end-to-end row reports
-``no_power`` honestly, and its component row carries the power.
+End to end, two pairs.
+
+- The releases (``dp_winnow``, :func:`release_cases`): the whole learner — sparse vector,
+  shadow update, cache, K-draw release — runs on two streams differing in round 1 only
+  (:func:`release_pair`: x = (1, −1) vs (−1, 1), then zeros, every round cached), long
+  enough to reach its firing cap M, at its recorded (ε, δ). The differing example is the
+  first shadow update's, so each of the M releases at firings draws K times from
+  ``σ(±2η)``: the statistic (the learner's ``released_draws`` diagnostic, coordinate 0)
+  is ``Bin(MK, σ(2η))`` vs ``Bin(MK, σ(−2η))``, each draw the 4η-bounded-range step the claim
+  composes. The lower bound inverts a threshold test within that binomial family
+  (:class:`ReleaseSwapFamily`, the Hedge-swap family of :mod:`dpbench.audits.experts`
+  without its data-independent first round), the exact ε(δ) is the same pair at the
+  learner's own (η, K, M). The source rule's cap is ≈ 2·10⁶ firings at ε = 1, so it is
+  audited at :data:`SOURCE_CLAIM` = 400, where M ≈ 93 firings fit in ≈ 8·10³ rounds. Its
+  analysis is loose ≈ 9× on the pair (advanced composition of ≈ 3.6·10⁴ draws at 4η ≈ 0.06
+  and an unused sparse-vector half), so the broken copy is η × 6 (η × 2: exact ≈ 120 of
+  400, η × 5: ≈ 370; η × 6: ≈ 755, caught with ~200 runs per side).
+- The first firing (``dp_winnow_batched``, ``dp_winnow_batched_tight``,
+  :func:`end_to_end_cases`): streams differing in whether round 1 is cached
+  (:func:`e2e_pair`); the statistic is the round of the first firing. One example reaches
+  one sparse-vector instance while the claim composes all M+1, so the broken copy
+  calibrates every instance at ε₀ = :data:`BROKEN_EPSILON0`·ε. (Their release pair at
+  ε = 1 has exact ε 0.16 / 0.59 and a μ-GDP-like signal μ ≈ 0.1 per run: a 2× rate error
+  needs ~10⁴ runs of ~3–6 ms, beyond the default workflow's budget.)
 
 Component. Each AboveThreshold instance is pure ε₀-DP and its loss is attained by events
 of probability a few per cent, so its 2× error is visible with ~10⁶–10⁷ runs.
@@ -35,11 +48,10 @@ law (a 1-D integral over the threshold noise). The claim audited is ε₀ (δ = 
 Runs: ε₀ ≈ 0.06 at ε = 1 (batched learners), so the broken copy's bound clears ε₀ only
 with ~1e6 runs per side (:data:`RUNS`; a run is six Laplace draws, ~1 s per case).
 
-The source's rule (``dp_winnow``) is calibrated to millions of firings, so its per-instance
-ε₀ is tiny (6.5·10⁻⁵ at ε = 1): a sampled bound would need ~10¹² runs to separate 1.63 ε₀
-from ε₀. Its default claim is therefore ε = :data:`SOURCE_CLAIM` (ε₀ ≈ 0.07, the same power
-as the batched learners' ε = 1) — the same code path and calibration function, at a claim
-where the broken copy is visible; the exact ε of the pair is computed at any claim.
+The source's rule (``dp_winnow``) is calibrated to millions of firings at ε = 1, so its
+per-instance ε₀ is tiny (6.5·10⁻⁵): a sampled bound would need ~10¹² runs to separate
+1.63 ε₀ from ε₀. Its claim is therefore ε = :data:`SOURCE_CLAIM` (ε₀ ≈ 1.5) — the same code
+path and calibration function; the exact ε of the pair is computed at any claim.
 """
 
 from __future__ import annotations
@@ -52,7 +64,9 @@ from scipy import stats
 
 from dpbench.audit import AuditCase
 from dpbench.audits import SMALL_PURE_EPSILON, VECTORISED, register_audit
+from dpbench.audits.experts import HedgeSwapFamily
 from dpbench.learners.dp_winnow import calibrate
+from dpbench.mechanisms.exact import epsilon_for_delta
 
 #: The default grid's private stream (config.yaml, halfspaces_online sweep 1).
 STREAM = {"n_features": 2, "rho": 1.0, "T": 10**6, "beta": 0.1}
@@ -60,8 +74,63 @@ STREAM = {"n_features": 2, "rho": 1.0, "T": 10**6, "beta": 0.1}
 N_BELOW = 4
 #: Runs per side at which the broken copy's bound exceeds ε₀ at ε = 1 (confidence 0.999).
 RUNS = 3_000_000
-#: The claim at which the source rule's AboveThreshold is audited (ε₀ ≈ 0.069 at N = 2, T = 1e6).
-SOURCE_CLAIM = 50.0
+#: The claim at which the source rule is audited (end to end and its AboveThreshold, ε₀ ≈ 1.5):
+#: at ε = 400 (N = 2, ρ = 1) its cap is M ≈ 93 firings of L ≈ 66 rounds, so one stream of
+#: ≈ 8·10³ rounds reaches the cap and the pair's loss is the whole EM layer's (at ε = 50 the
+#: cap needs ≈ 2.7·10⁶ rounds a run, and its end-to-end audit had no power).
+SOURCE_CLAIM = 400.0
+
+
+@dataclasses.dataclass(frozen=True)
+class ReleaseSwapFamily(HedgeSwapFamily):
+    """:class:`~dpbench.audits.experts.HedgeSwapFamily` without its data-independent first
+    round: ``Bin(T−1, σ(η′))`` on D, ``Bin(T−1, σ(−η′))`` on D′ (T − 1 = MK released draws,
+    η′ = 2η: the log-odds of coordinate 0 after the differing update). Valid for the DP-Winnow
+    learners on :func:`release_pair` (a rate error changes η′, not the form); checked per row
+    by the family's χ² fit."""
+
+    name: str = "release-swap"
+    #: choose the test by this family's own bound (the sides separate at the audited claims)
+    select_by_family: bool = True
+
+    def _pmfs(self, eta: float) -> tuple[np.ndarray, np.ndarray]:
+        from dpbench.mechanisms.exact import hedge_swap_log_pmfs
+
+        return tuple(np.r_[np.exp(x), 0.0] for x in hedge_swap_log_pmfs(eta, self.T))  # outputs 0..T (T never occurs)
+
+    def _rates(self, eta: float, cut: float, swapped: bool) -> tuple[float, float]:
+        """The parent's two error rates of the test "is D′" in closed form (binomial tails:
+        the MK-draw pmfs are too long to sum at every step of the inversion)."""
+        from scipy.special import bdtr, bdtrc, expit
+
+        n, q = self.T - 1, float(expit(eta))
+        if swapped:  # region: draws ≤ −cut
+            k = math.floor(-cut)
+            return float(bdtr(k, n, q)), float(bdtrc(k, n, 1 - q))
+        k = math.ceil(cut)  # region: draws ≥ cut
+        return float(bdtrc(k - 1, n, q)), float(bdtr(k - 1, n, 1 - q))
+
+    def fit(self, outputs_d: np.ndarray, outputs_d_prime: np.ndarray) -> tuple[bool, str]:
+        """The parent's check on binned draws: the maximum-likelihood η̂ (binomial log-pmfs at
+        the observed values), then Pearson's χ² of both sides' counts in the deciles of the
+        pooled draws against the member η̂ (one fitted parameter); passes iff p ≥ ``fit_level``."""
+        from scipy import optimize
+        from scipy.special import expit
+
+        a, b = (np.asarray(x, dtype=np.int64) for x in (outputs_d, outputs_d_prime))
+        n = self.T - 1
+        nll = lambda eta: -float(stats.binom.logpmf(a, n, expit(eta)).sum() + stats.binom.logpmf(b, n, expit(-eta)).sum())  # noqa: E731
+        eta = float(optimize.minimize_scalar(nll, bounds=(0.0, 10.0), method="bounded", options={"xatol": 1e-9}).x)  # σ(10) ≈ 1
+        stat, bins = 0.0, 0
+        for x, q in ((a, expit(eta)), (b, expit(-eta))):
+            edges = np.unique(np.quantile(x, np.linspace(0, 1, 11)[1:-1]).round())
+            expected = np.diff(np.r_[0.0, stats.binom.cdf(edges, n, q), 1.0]) * len(x)
+            observed = np.bincount(np.searchsorted(edges, x, side="left"), minlength=len(edges) + 1)
+            keep = expected > 0
+            stat += float(np.sum((observed[keep] - expected[keep]) ** 2 / expected[keep]))
+            bins += int(keep.sum())
+        pvalue = float(stats.chi2.sf(stat, max(bins - 2 - 1, 1)))
+        return pvalue >= self.fit_level and eta < 0.99 * self.cap, f"fit eta={eta:.4g}, chi2 p={pvalue:.3g}"
 
 
 def _queries(side: int, L: float) -> np.ndarray:
@@ -213,9 +282,110 @@ def end_to_end_cases(learner: str, *, epsilon: float, delta: float) -> list[Audi
     return cases
 
 
-@register_audit("dp_winnow", epsilon=SOURCE_CLAIM, runs=RUNS, cost=_cost)
+# ------------------------------------------------------------------ end to end: the releases
+
+#: η multiplier of the release audit's broken copy, per learner: the smallest integer whose
+#: exact ε(δ) on the pair exceeds the claim (advanced composition of (M+1)K draws at 4η is
+#: loose ≈ 9× on the pair at ε = 400: η × 2 gives 120 < 400, η × 5 gives 372)
+RELEASE_BROKEN_ETA = {"dp_winnow": 6.0}
+#: release-pair runs per side whatever the cell's n (one run ≈ 12 ms at ε = 400)
+RELEASE_RUNS = 200
+RELEASE_SECONDS = 1.5e-2
+
+
+def release_pair(T: int):
+    """Two oblivious streams (N = 2, ρ = 1) differing in round 1 only: ``x = (1, −1)`` on D,
+    ``(−1, 1)`` on D′, ``y = +1``; every later round ``x = (0, 0), y = +1``. Every round is
+    cached on both sides (margins |⟨w̃, x⟩| < γ̃ w.p. ≥ 1 − 10⁻⁶), so the sparse vector's
+    queries — and the firing rounds — have the same law on both sides; round 1 is the first
+    cached example of every shadow update, the later ones add 0: after the first firing
+    ``log w = ±η(1, −1)`` (``η B`` per unit of ``B`` examples summed: the same here, the other
+    batch members are zero), and each of the M releases made at firings draws K times from
+    ``w₀ = σ(±2η)``. The released draws of coordinate 0 are ``Bin(MK, σ(2η))`` on D and
+    ``Bin(MK, σ(−2η))`` on D′ — each draw the 4η-bounded-range step the claim composes —
+    once the stream reaches the cap M."""
+    from dpbench.problems.halfspace import OnlineStream
+
+    y = np.ones(T)
+
+    def stream(first: tuple[float, float]) -> OnlineStream:
+        X = np.zeros((T, 2))
+        X[0] = first
+        return OnlineStream(T=T, n_features=2, rho=1.0, make_block=lambda b, rng: (X, y), rng=np.random.default_rng(0),
+                            checkpoints=np.array([T], dtype=np.int64), block_size=T)
+
+    return stream((1.0, -1.0)), stream((-1.0, 1.0))
+
+
+def release_horizon(learner) -> int:
+    """The shortest stream (rounds) on which ``learner``'s calibration reaches its firing cap
+    with margin: ``T ≥ 1.3 M L`` at the calibration of that T (K, L grow like ln T)."""
+    T = 1000
+    for _ in range(20):
+        p = learner.calibrate(release_pair(T)[0])
+        need = int(math.ceil(1.3 * p.M * p.threshold)) + 100
+        if need <= T:
+            return T
+        T = need
+    raise ValueError(f"{learner.name}: its firing cap is out of an end-to-end run's reach (M = {p.M}, L = {p.threshold:.3g})")
+
+
+def release_cases(learner: str, *, epsilon: float, delta: float) -> list[AuditCase]:
+    """``[correct, broken]``: the whole learner (``run``) on :func:`release_pair` at its
+    recorded (ε, δ), on a stream long enough to reach its cap; statistic: the released draws
+    of coordinate 0 over the releases made at firings (``released_draws``). Lower bound: the
+    Bin(MK, σ(±η′)) family's trade-off curve (:class:`ReleaseSwapFamily`); exact: the same
+    pair at the learner's own η, K, M (its ``run`` diagnostics). Broken copy: η ×
+    ``RELEASE_BROKEN_ETA`` (a calibration error of the EM layer), claiming the same (ε, δ)."""
+    from dpbench import registry
+    from dpbench.mechanisms.exact import hedge_swap_log_pmfs
+
+    cls = registry.learner(learner)
+    correct = cls(epsilon=epsilon, delta=delta)
+    factor = RELEASE_BROKEN_ETA[learner]
+
+    def broken_calibrate(self, stream):
+        return dataclasses.replace(cls.calibrate(self, stream), eta=factor * cls.calibrate(self, stream).eta)
+
+    broken = dataclasses.make_dataclass(f"Broken{cls.__name__}", [], bases=(cls,), frozen=True,
+                                        namespace={"calibrate": broken_calibrate})(epsilon=epsilon, delta=delta)
+    T = release_horizon(correct)
+    pair = release_pair(T)
+    g = correct.guarantee()
+    cases = []
+    for variant, copy in (("correct", correct), ("broken", broken)):
+        p = copy.calibrate(pair[0])
+        draws = p.M * p.K
+
+        def sample(side: int, runs: int, rng: np.random.Generator, copy=copy, draws=draws) -> np.ndarray:
+            out = np.empty(runs, dtype=np.int64)
+            for i in range(runs):
+                d = copy.run(pair[side], rng=rng).diagnostics
+                if d["firings"] != d["M"]:
+                    raise RuntimeError(f"{learner}: {d['firings']} firings < cap {d['M']} on the {T}-round release pair")
+                out[i] = d["released_draws"][0]
+            return out
+
+        def exact(eta=p.eta, draws=draws) -> float:
+            return float(epsilon_for_delta(*hedge_swap_log_pmfs(2 * eta, draws + 1), g.delta))
+
+        cases.append(AuditCase(
+            learner=learner, variant=variant, epsilon=g.epsilon, delta=g.delta, neighbours="replace-one",
+            instance=(f"end to end: N=2, T={T} (the cap M={p.M} is reached); round 1 x=(1,-1) vs (-1,1), y=+1, then x=(0,0) "
+                      f"(all cached); statistic: released draws of coordinate 0 over the M releases at firings, "
+                      f"Bin(MK={draws}, sigma(+-2 eta)); eta={p.eta:.4g}" + (f" (x{factor:g})" if variant == "broken" else "")),
+            sample=sample, exact=exact, method="tradeoff", family=ReleaseSwapFamily(draws + 1), runs_cap=RELEASE_RUNS,
+            note=(f"the claim composes M+1 = {p.M + 1} AboveThreshold instances and (M+1)K draws by advanced composition, "
+                  "loose ~9x on this pair (the SV half unused: both sides cache every round)") if variant == "correct"
+            else f"broken: eta x{factor:g} (x2 gives exact ~0.3 of the claim: inside the analysis's slack)",
+        ))
+    return cases
+
+
+@register_audit("dp_winnow", epsilon=SOURCE_CLAIM, runs=200_000,
+                cost=lambda n: 4 * RELEASE_SECONDS * min(n, RELEASE_RUNS) + VECTORISED * n)
 def dp_winnow_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
-    return end_to_end_cases("dp_winnow", epsilon=epsilon, delta=delta) + sparse_vector_cases("dp_winnow", epsilon=epsilon, delta=delta)
+    return release_cases("dp_winnow", epsilon=epsilon, delta=delta) + sparse_vector_cases("dp_winnow", epsilon=epsilon, delta=delta)
 
 
 @register_audit("dp_winnow_batched", runs=RUNS, cost=_cost)
