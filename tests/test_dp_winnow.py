@@ -218,7 +218,7 @@ def test_sparse_vector_exact_law(name, epsilon):
     law = winnow_audits.output_law(correct.epsilon, q, 0.0)
     assert law.sum() == pytest.approx(1.0, abs=1e-6)
     assert 0.75 * correct.epsilon < correct.exact() <= correct.epsilon < broken.exact()
-    assert broken.exact() == pytest.approx(2 * correct.exact(), rel=0.02)
+    assert broken.exact() == pytest.approx(2 * correct.exact(), rel=0.05)  # 2.00x at eps0 ~ 0.06, 2.07x at the source's eps0 ~ 1.5
 
 
 def test_sparse_vector_sampler_matches_exact_law():
