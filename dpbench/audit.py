@@ -203,9 +203,7 @@ def tradeoff_lower_bound(outputs_d: npt.ArrayLike, outputs_d_prime: npt.ArrayLik
     sel_a, sel_b = a[:ha], b[:hb]
     for swapped, (x, y) in ((False, (sel_a, sel_b)), (True, (-sel_a, -sel_b))):
         for cut in np.quantile(np.concatenate([x, y]), np.linspace(0.02, 0.98, 49)):
-            # selection only: the closed-form GDP proxy, or the family's own inversion where it asks
-            # for it (a location family whose two sides separate: every middle cut ties under the proxy)
-            score = member(x, y, cut, family if getattr(family, "select_by_family", False) else GaussianFamily(), swapped)
+            score = member(x, y, cut, GaussianFamily())  # selection only: the closed-form GDP proxy
             if score > best[0]:
                 best = (score, float(cut), swapped)
     _, cut, swapped = best
@@ -302,7 +300,9 @@ class AuditCase:
     #: at most this many runs per side whatever the cell's ``n`` (a slow end-to-end case
     #: beside a vectorised component in one audit)
     runs_cap: int | None = None
-    #: the trade-off family of ``method = "tradeoff"`` (:class:`MixtureFamily`)
+    #: the trade-off family of ``method = "tradeoff"`` (:class:`MixtureFamily`), or for
+    #: ``method = "pooled"`` a family with its own ``lower_bound(a, b, *, delta, confidence)``
+    #: (:class:`dpbench.audits.experts.HedgeSwapFamily`)
     family: object = None
 
 
@@ -320,6 +320,8 @@ def run_case(case: AuditCase, *, runs: int, confidence: float = 0.95, seed: int 
         result = gdp_lower_bound(a, b, delta=case.delta, confidence=confidence)
     elif case.method == "tradeoff":
         result = tradeoff_lower_bound(a, b, delta=case.delta, confidence=confidence, family=case.family)
+    elif case.method == "pooled":
+        result = case.family.lower_bound(a, b, delta=case.delta, confidence=confidence)
     else:
         result = audit(a, b, delta=case.delta, confidence=confidence)
     exact = float(case.exact()) if case.exact is not None else math.nan

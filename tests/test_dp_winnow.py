@@ -305,7 +305,7 @@ def test_source_rule_end_to_end_release_audit_has_power():
     good, bad = rows
     assert good["epsilon_lower_bound"] <= good["epsilon_exact"] <= good["epsilon_claimed"] == winnow_audits.SOURCE_CLAIM
     assert bad["epsilon_lower_bound"] > bad["epsilon_claimed"] and {good["verdict"], bad["verdict"]} == {"pass"}
-    assert good["method"] == "tradeoff" and "chi2 p=" in good["instance"] and "family rejected" not in bad["instance"]
+    assert good["method"] == "pooled" and "chi2 p=" in good["instance"] and "family rejected" not in bad["instance"]
 
 
 def test_release_family_matches_the_learner_and_rejects_another_form():
@@ -319,7 +319,7 @@ def test_release_family_matches_the_learner_and_rejects_another_form():
     a, b = case.sample(0, 40, rng), case.sample(1, 40, rng)
     family = case.family
     assert isinstance(family, ReleaseSwapFamily) and family.fit(a, b)[0]
-    n = family.T - 1
+    n = family.n
     eta = float(case.instance.split("eta=")[1].split()[0])
     half = [rng.binomial(n // 2, 1 / (1 + np.exp(-s * 2 * eta)), 200) + n // 4 for s in (1, -1)]
     assert not family.fit(*half)[0]

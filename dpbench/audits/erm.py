@@ -281,6 +281,14 @@ class _HalfNoiseObjectivePerturbation(ObjectivePerturbation):
         return super().noise(*args, **kwargs) / 2
 
 
+def loss_statistic(theta: np.ndarray, optima: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """``‖θ − θ*(D′)‖ − ‖θ − θ*(D)‖`` per released θ (rows): the privacy loss of the
+    ℓ2-Laplace output law ``∝ exp(−‖θ − θ*‖/β)`` in units of β, for any β — so its threshold
+    events are the Neyman–Pearson tests of the pair, for the correct and the broken copy alike
+    (a better event than a half-plane on θ₁, which reaches the exact ε only far out)."""
+    return np.linalg.norm(theta - optima[1], axis=1) - np.linalg.norm(theta - optima[0], axis=1)
+
+
 @register_audit("output_perturbation")
 def output_perturbation_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
     optima = _optima()
@@ -292,7 +300,7 @@ def output_perturbation_cases(*, epsilon: float, delta: float) -> list[AuditCase
         learner = klass(epsilon=epsilon, lam=PERT_LAM)
 
         def sample(side, runs, rng, learner=learner):
-            return in_chunks(lambda k, g: learner.release(pair[side], rng=g, runs=k)[0][:, 0], runs, rng)
+            return in_chunks(lambda k, g: loss_statistic(learner.release(pair[side], rng=g, runs=k)[0], optima), runs, rng)
 
         exact = noise_factor * epsilon * shift / sensitivity(PERT_N, PERT_LAM)
         cases.append(_case("output_perturbation", variant, claim.epsilon, claim.delta, PERT_INSTANCE + f" (|shift| = {shift / sensitivity(PERT_N, PERT_LAM):.3f} of 2/(n lam))",

@@ -12,9 +12,9 @@ End to end, two pairs.
   first shadow update's, so each of the M releases at firings draws K times from
   ``σ(±2η)``: the statistic (the learner's ``released_draws`` diagnostic, coordinate 0)
   is ``Bin(MK, σ(2η))`` vs ``Bin(MK, σ(−2η))``, each draw the 4η-bounded-range step the claim
-  composes. The lower bound inverts a threshold test within that binomial family
-  (:class:`ReleaseSwapFamily`, the Hedge-swap family of :mod:`dpbench.audits.experts`
-  without its data-independent first round), the exact ε(δ) is the same pair at the
+  composes. The lower bound is a Clopper–Pearson bound on the pooled favoured draws of
+  all runs within that binomial family (:class:`ReleaseSwapFamily`, checked by a χ² fit on
+  every audit), the exact ε(δ) is the same pair at the
   learner's own (η, K, M). The source rule's cap is ≈ 2·10⁶ firings at ε = 1, so it is
   audited at :data:`SOURCE_CLAIM` = 400, where M ≈ 93 firings fit in ≈ 8·10³ rounds. Its
   analysis is loose ≈ 9× on the pair (advanced composition of ≈ 3.6·10⁴ draws at 4η ≈ 0.06
@@ -64,7 +64,6 @@ from scipy import stats
 
 from dpbench.audit import AuditCase
 from dpbench.audits import SMALL_PURE_EPSILON, VECTORISED, register_audit
-from dpbench.audits.experts import HedgeSwapFamily
 from dpbench.learners.dp_winnow import calibrate
 from dpbench.mechanisms.exact import epsilon_for_delta
 
@@ -82,55 +81,73 @@ SOURCE_CLAIM = 400.0
 
 
 @dataclasses.dataclass(frozen=True)
-class ReleaseSwapFamily(HedgeSwapFamily):
-    """:class:`~dpbench.audits.experts.HedgeSwapFamily` without its data-independent first
-    round: ``Bin(T−1, σ(η′))`` on D, ``Bin(T−1, σ(−η′))`` on D′ (T − 1 = MK released draws,
-    η′ = 2η: the log-odds of coordinate 0 after the differing update). Valid for the DP-Winnow
-    learners on :func:`release_pair` (a rate error changes η′, not the form); checked per row
-    by the family's χ² fit."""
+class ReleaseSwapFamily:
+    """The claimed learner's own family on :func:`release_pair`: the released draws of
+    coordinate 0 are ``Bin(n, σ(η′))`` on D and ``Bin(n, σ(−η′))`` on D′ (n = MK draws,
+    η′ = 2η: the log-odds of coordinate 0 after the differing update). Valid for the
+    DP-Winnow learners on this pair (a rate error changes η′, not the form), checked on every
+    audit by :meth:`fit`. The same construction as the Hedge-swap family of
+    :mod:`dpbench.audits.experts`, without its data-independent first round."""
 
+    n: int
+    #: p-value below which the goodness-of-fit check rejects the family
+    fit_level: float = 1e-3
     name: str = "release-swap"
-    #: choose the test by this family's own bound (the sides separate at the audited claims)
-    select_by_family: bool = True
 
-    def _pmfs(self, eta: float) -> tuple[np.ndarray, np.ndarray]:
+    def epsilon(self, eta: float, delta: float) -> float:
+        """Exact ε(δ) of the member η′ (:func:`~dpbench.mechanisms.exact.hedge_swap_log_pmfs`
+        is the Bin(T − 1, σ(±η′)) pair)."""
         from dpbench.mechanisms.exact import hedge_swap_log_pmfs
 
-        return tuple(np.r_[np.exp(x), 0.0] for x in hedge_swap_log_pmfs(eta, self.T))  # outputs 0..T (T never occurs)
+        return float(epsilon_for_delta(*hedge_swap_log_pmfs(eta, self.n + 1), delta)) if eta > 0 else 0.0
 
-    def _rates(self, eta: float, cut: float, swapped: bool) -> tuple[float, float]:
-        """The parent's two error rates of the test "is D′" in closed form (binomial tails:
-        the MK-draw pmfs are too long to sum at every step of the inversion)."""
-        from scipy.special import bdtr, bdtrc, expit
+    def lower_bound(self, outputs_d: np.ndarray, outputs_d_prime: np.ndarray, *, delta: float, confidence: float):
+        """Lower bound on ε(δ) from all runs of both sides (``method = "pooled"``): within the
+        family every draw is Bernoulli(q) for the side's favoured coordinate (0 on D, 1 on
+        D′), q = σ(η′), independently, so the favoured draws ``Y ~ Bin(n·(runs_D + runs_D′), q)``
+        give a one-sided Clopper–Pearson bound q̲ at ``confidence``, ``η′ ≥ logit(q̲)`` and
+        ``ε ≥ ε_{η̲′}(δ)``. No runs are spent choosing a test (the family fixes it). If
+        :meth:`fit` rejects the family, the row takes the smaller of this and the model-free
+        threshold bound (:func:`dpbench.audit.audit`)."""
+        from dpbench.analysis import clopper_pearson
+        from dpbench.audit import AuditResult, audit
 
-        n, q = self.T - 1, float(expit(eta))
-        if swapped:  # region: draws ≤ −cut
-            k = math.floor(-cut)
-            return float(bdtr(k, n, q)), float(bdtrc(k, n, 1 - q))
-        k = math.ceil(cut)  # region: draws ≥ cut
-        return float(bdtrc(k - 1, n, q)), float(bdtr(k - 1, n, 1 - q))
+        a, b = (np.asarray(x, dtype=np.int64) for x in (outputs_d, outputs_d_prime))
+        favoured, trials = int(a.sum()) + int((self.n - b).sum()), self.n * (len(a) + len(b))
+        q_lo = float(clopper_pearson(favoured, trials, 2 * confidence - 1)[0])
+        eta_lo = math.log(q_lo / (1 - q_lo)) if q_lo > 0.5 else 0.0
+        bound = self.epsilon(eta_lo, delta)
+        model_free = audit(a, b, delta=delta, confidence=confidence).epsilon_lower
+        fits, how = self.fit(a, b)
+        event = f"{self.name} pooled draws {favoured}/{trials}: q >= {q_lo:.6g}, eta' >= {eta_lo:.4g}; threshold bound {model_free:.4g}; {how}"
+        if not fits:
+            event += "; family rejected: the smaller bound"
+            bound = min(bound, model_free)
+        return AuditResult(epsilon_lower=bound, event=event, p_hat=float(a.mean()) / self.n, q_hat=float(b.mean()) / self.n,
+                           trials=len(a) + len(b))
 
     def fit(self, outputs_d: np.ndarray, outputs_d_prime: np.ndarray) -> tuple[bool, str]:
-        """The parent's check on binned draws: the maximum-likelihood η̂ (binomial log-pmfs at
-        the observed values), then Pearson's χ² of both sides' counts in the deciles of the
-        pooled draws against the member η̂ (one fitted parameter); passes iff p ≥ ``fit_level``."""
+        """Goodness of fit: the maximum-likelihood η̂ of both sides' draws, then Pearson's χ²
+        of each side's counts in the deciles of its draws against the member η̂ (one fitted
+        parameter). ``(passes, description)``; passes iff the p-value ≥ :attr:`fit_level`."""
         from scipy import optimize
         from scipy.special import expit
 
         a, b = (np.asarray(x, dtype=np.int64) for x in (outputs_d, outputs_d_prime))
-        n = self.T - 1
-        nll = lambda eta: -float(stats.binom.logpmf(a, n, expit(eta)).sum() + stats.binom.logpmf(b, n, expit(-eta)).sum())  # noqa: E731
+        if min(a.min(initial=0), b.min(initial=0)) < 0 or max(a.max(initial=0), b.max(initial=0)) > self.n:
+            return False, f"draws outside 0..{self.n}"
+        nll = lambda eta: -float(stats.binom.logpmf(a, self.n, expit(eta)).sum() + stats.binom.logpmf(b, self.n, expit(-eta)).sum())  # noqa: E731
         eta = float(optimize.minimize_scalar(nll, bounds=(0.0, 10.0), method="bounded", options={"xatol": 1e-9}).x)  # σ(10) ≈ 1
         stat, bins = 0.0, 0
         for x, q in ((a, expit(eta)), (b, expit(-eta))):
             edges = np.unique(np.quantile(x, np.linspace(0, 1, 11)[1:-1]).round())
-            expected = np.diff(np.r_[0.0, stats.binom.cdf(edges, n, q), 1.0]) * len(x)
+            expected = np.diff(np.r_[0.0, stats.binom.cdf(edges, self.n, q), 1.0]) * len(x)
             observed = np.bincount(np.searchsorted(edges, x, side="left"), minlength=len(edges) + 1)
             keep = expected > 0
             stat += float(np.sum((observed[keep] - expected[keep]) ** 2 / expected[keep]))
             bins += int(keep.sum())
         pvalue = float(stats.chi2.sf(stat, max(bins - 2 - 1, 1)))
-        return pvalue >= self.fit_level and eta < 0.99 * self.cap, f"fit eta={eta:.4g}, chi2 p={pvalue:.3g}"
+        return pvalue >= self.fit_level, f"fit eta={eta:.4g}, chi2 p={pvalue:.3g}"
 
 
 def _queries(side: int, L: float) -> np.ndarray:
@@ -334,11 +351,10 @@ def release_cases(learner: str, *, epsilon: float, delta: float) -> list[AuditCa
     """``[correct, broken]``: the whole learner (``run``) on :func:`release_pair` at its
     recorded (ε, δ), on a stream long enough to reach its cap; statistic: the released draws
     of coordinate 0 over the releases made at firings (``released_draws``). Lower bound: the
-    Bin(MK, σ(±η′)) family's trade-off curve (:class:`ReleaseSwapFamily`); exact: the same
+    Bin(MK, σ(±η′)) family's pooled Clopper–Pearson bound (:class:`ReleaseSwapFamily`); exact: the same
     pair at the learner's own η, K, M (its ``run`` diagnostics). Broken copy: η ×
     ``RELEASE_BROKEN_ETA`` (a calibration error of the EM layer), claiming the same (ε, δ)."""
     from dpbench import registry
-    from dpbench.mechanisms.exact import hedge_swap_log_pmfs
 
     cls = registry.learner(learner)
     correct = cls(epsilon=epsilon, delta=delta)
@@ -367,14 +383,14 @@ def release_cases(learner: str, *, epsilon: float, delta: float) -> list[AuditCa
             return out
 
         def exact(eta=p.eta, draws=draws) -> float:
-            return float(epsilon_for_delta(*hedge_swap_log_pmfs(2 * eta, draws + 1), g.delta))
+            return ReleaseSwapFamily(draws).epsilon(2 * eta, g.delta)
 
         cases.append(AuditCase(
             learner=learner, variant=variant, epsilon=g.epsilon, delta=g.delta, neighbours="replace-one",
             instance=(f"end to end: N=2, T={T} (the cap M={p.M} is reached); round 1 x=(1,-1) vs (-1,1), y=+1, then x=(0,0) "
                       f"(all cached); statistic: released draws of coordinate 0 over the M releases at firings, "
                       f"Bin(MK={draws}, sigma(+-2 eta)); eta={p.eta:.4g}" + (f" (x{factor:g})" if variant == "broken" else "")),
-            sample=sample, exact=exact, method="tradeoff", family=ReleaseSwapFamily(draws + 1), runs_cap=RELEASE_RUNS,
+            sample=sample, exact=exact, method="pooled", family=ReleaseSwapFamily(draws), runs_cap=RELEASE_RUNS,
             note=(f"the claim composes M+1 = {p.M + 1} AboveThreshold instances and (M+1)K draws by advanced composition, "
                   "loose ~9x on this pair (the SV half unused: both sides cache every round)") if variant == "correct"
             else f"broken: eta x{factor:g} (x2 gives exact ~0.3 of the claim: inside the analysis's slack)",
