@@ -296,16 +296,19 @@ def test_source_rule_calibration_range_on_the_default_grid():
 
 # --------------------------------------------------------------------------- issue 19: the releases end to end
 @pytest.mark.slow
-def test_source_rule_end_to_end_release_audit_has_power():
-    """``dp_winnow`` through its own ``run`` on the release pair at its audit claim: the
-    correct copy's sampled bound and exact ε(δ) within the claim, the broken copy's (η × 6)
-    sampled bound above it — a ``pass`` that could have been a ``no_power``."""
-    cases = [c for c in cases_for("dp_winnow", epsilon=winnow_audits.SOURCE_CLAIM, delta=1e-6) if not c.component]
-    rows = run_cases(cases, runs=winnow_audits.RELEASE_RUNS, confidence=0.999, seed=5)
-    good, bad = rows
-    assert good["epsilon_lower_bound"] <= good["epsilon_exact"] <= good["epsilon_claimed"] == winnow_audits.SOURCE_CLAIM
+@pytest.mark.parametrize("name,epsilon", AUDITED)
+def test_end_to_end_release_audit_has_power(name, epsilon):
+    """Each DP-Winnow learner through its own ``run`` on the release pair at its audit claim:
+    the correct copy's sampled bound and exact ε(δ) within the claim, the broken copy's
+    (η × RELEASE_BROKEN_ETA) sampled bound above it — a ``pass`` that could have been a
+    ``no_power``; the broken row names the smallest rate error whose exact ε exceeds the claim."""
+    cases = [c for c in cases_for(name, epsilon=epsilon, delta=1e-6) if not c.component]
+    good, bad = run_cases(cases, runs=10**6, confidence=0.999, seed=5)
+    assert good["runs"] == winnow_audits.CORRECT_RUNS and bad["runs"] == winnow_audits.RELEASE_RUNS[name]
+    assert good["epsilon_lower_bound"] <= good["epsilon_exact"] <= good["epsilon_claimed"] == epsilon
     assert bad["epsilon_lower_bound"] > bad["epsilon_claimed"] and {good["verdict"], bad["verdict"]} == {"pass"}
     assert good["method"] == "pooled" and "chi2 p=" in good["instance"] and "family rejected" not in bad["instance"]
+    assert "smallest integer rate error" in bad["instance"] + bad.get("note", "")
 
 
 def test_release_family_matches_the_learner_and_rejects_another_form():

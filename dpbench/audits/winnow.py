@@ -1,32 +1,26 @@
 """Privacy audits of ``dp_winnow``, ``dp_winnow_batched`` and ``dp_winnow_batched_tight``:
-end to end through the learner's own ``run`` (:func:`end_to_end_cases`), plus the sparse
+end to end through the learner's own ``run`` (:func:`release_cases`), plus the sparse
 vector (AboveThreshold) instance that carries their privacy per firing, with the learner's
 own (ε₀, L), as an extra labelled component row.
 
-End to end, two pairs.
+End to end (:func:`release_cases`): the whole learner — sparse vector, shadow update,
+cache, K-draw release — runs through its own ``run`` on two streams differing in round 1
+only (:func:`release_pair`: x = (1, −1) vs (−1, 1), then zeros, every round cached), long
+enough to reach its firing cap M, at its recorded (ε, δ). The differing example is the first
+shadow update's, so each of the M releases at firings draws K times from ``σ(±2η)``: the
+statistic (the learner's ``released_draws`` diagnostic, coordinate 0) is ``Bin(MK, σ(2η))``
+vs ``Bin(MK, σ(−2η))``, each draw the 4η-bounded-range step the claim composes. The lower
+bound is a Clopper–Pearson bound on the pooled favoured draws of all runs within that
+binomial family (:class:`ReleaseSwapFamily`, checked by a χ² fit on every audit); the exact
+ε(δ) is the same pair at the learner's own (η, K, M). Broken copies: η × the factor of
+:data:`RELEASE_BROKEN_ETA` (a rate error of the EM layer), claiming the same (ε, δ); each
+row's note names the smallest integer error whose exact ε exceeds the claim (the
+analysis's slack on the pair: both sides' sparse vectors see the same queries, so the SV
+half of the budget is unused, and advanced composition is loose).
 
-- The releases (``dp_winnow``, :func:`release_cases`): the whole learner — sparse vector,
-  shadow update, cache, K-draw release — runs on two streams differing in round 1 only
-  (:func:`release_pair`: x = (1, −1) vs (−1, 1), then zeros, every round cached), long
-  enough to reach its firing cap M, at its recorded (ε, δ). The differing example is the
-  first shadow update's, so each of the M releases at firings draws K times from
-  ``σ(±2η)``: the statistic (the learner's ``released_draws`` diagnostic, coordinate 0)
-  is ``Bin(MK, σ(2η))`` vs ``Bin(MK, σ(−2η))``, each draw the 4η-bounded-range step the claim
-  composes. The lower bound is a Clopper–Pearson bound on the pooled favoured draws of
-  all runs within that binomial family (:class:`ReleaseSwapFamily`, checked by a χ² fit on
-  every audit), the exact ε(δ) is the same pair at the
-  learner's own (η, K, M). The source rule's cap is ≈ 2·10⁶ firings at ε = 1, so it is
-  audited at :data:`SOURCE_CLAIM` = 400, where M ≈ 93 firings fit in ≈ 8·10³ rounds. Its
-  analysis is loose ≈ 9× on the pair (advanced composition of ≈ 3.6·10⁴ draws at 4η ≈ 0.06
-  and an unused sparse-vector half), so the broken copy is η × 6 (η × 2: exact ≈ 120 of
-  400, η × 5: ≈ 370; η × 6: ≈ 755, caught with ~200 runs per side).
-- The first firing (``dp_winnow_batched``, ``dp_winnow_batched_tight``,
-  :func:`end_to_end_cases`): streams differing in whether round 1 is cached
-  (:func:`e2e_pair`); the statistic is the round of the first firing. One example reaches
-  one sparse-vector instance while the claim composes all M+1, so the broken copy
-  calibrates every instance at ε₀ = :data:`BROKEN_EPSILON0`·ε. (Their release pair at
-  ε = 1 has exact ε 0.16 / 0.59 and a μ-GDP-like signal μ ≈ 0.1 per run: a 2× rate error
-  needs ~10⁴ runs of ~3–6 ms, beyond the default workflow's budget.)
+The source rule's cap is ≈ 2·10⁶ firings at ε = 1, so ``dp_winnow`` is audited at
+:data:`SOURCE_CLAIM` = 400, where M ≈ 93 firings fit in ≈ 8·10³ rounds; the batched rules
+(M = 6) are audited at ε = 1.
 
 Component. Each AboveThreshold instance is pure ε₀-DP and its loss is attained by events
 of probability a few per cent, so its 2× error is visible with ~10⁶–10⁷ runs.
@@ -206,9 +200,9 @@ def sparse_vector_cases(learner: str, *, epsilon: float, delta: float) -> list[A
     cls = registry.learner(learner)
     p = calibrate(epsilon=epsilon, delta=delta, accountant=cls.accountant, update=cls.update, **STREAM)
     eps0, L = p.epsilon0, p.threshold
-    why = (f"end to end a 2x error is invisible (M+1 = {p.M + 1} instances of eps0 = {eps0:.3g} and K-draw releases with "
-           f"Gaussian-like loss, sd 2*eta*sqrt(K) = {2 * p.eta * math.sqrt(p.K):.2g}); each AboveThreshold instance is pure eps0-DP "
-           "and carries the learner's privacy per firing")
+    why = (f"end to end a 2x error of eps0 is invisible (on the release pair both sides' sparse vectors see equal queries; "
+           f"a pair moving one query reaches one of the M+1 = {p.M + 1} instances of eps0 = {eps0:.3g}); each AboveThreshold "
+           "instance is pure eps0-DP and carries the learner's privacy per firing")
     cases = []
     for variant, scale in (("correct", 1.0), ("broken", 0.5)):
         def sample(side: int, runs: int, rng: np.random.Generator, scale=scale) -> np.ndarray:
@@ -225,89 +219,23 @@ def sparse_vector_cases(learner: str, *, epsilon: float, delta: float) -> list[A
     return cases
 
 
-# ------------------------------------------------------------------ end to end
-
-#: rounds of the end-to-end pair (the first firing comes at ≈ the threshold L: 1.5e3–2.7e3
-#: rounds for the audited claims)
-E2E_T = 4000
-#: end-to-end runs per side, whatever the cell's n (one run of the learner is ~3 ms)
-E2E_RUNS = 300
-#: seconds of one end-to-end ``run`` (loaded 2-core machine)
-E2E_SECONDS = 3e-3
-
-
-def _cost(n: int) -> float:
-    return 4 * E2E_SECONDS * min(n, E2E_RUNS) + VECTORISED * n
-
-
-#: the broken copy's per-instance ε₀, as a multiple of the claimed total ε
-BROKEN_EPSILON0 = 32.0
-
-
-def e2e_pair(T: int = E2E_T):
-    """Two oblivious streams (N = 2, ρ = 1) differing in round 1 only: on D every round is
-    ``x = (0, 0), y = +1`` (margin 0 < γ̃: cached, so the sparse vector's query |C| grows by
-    one a round), on D' round 1 is ``x = (1, 1)`` (margin ⟨w̃, x⟩ = 1 ≥ γ̃: not cached), so
-    every query of the first AboveThreshold instance is one lower on D'."""
-    from dpbench.problems.halfspace import OnlineStream
-
-    X = np.zeros((T, 2))
-    y = np.ones(T)
-    X_prime = X.copy()
-    X_prime[0] = 1.0
-
-    def stream(features: np.ndarray) -> OnlineStream:
-        return OnlineStream(T=T, n_features=2, rho=1.0, make_block=lambda b, rng: (features, y), rng=np.random.default_rng(0),
-                            checkpoints=np.array([T], dtype=np.int64), block_size=T)
-
-    return stream(X), stream(X_prime)
-
-
-def end_to_end_cases(learner: str, *, epsilon: float, delta: float) -> list[AuditCase]:
-    """``[correct, broken]``: the whole learner (``run``: sparse vector, shadow update, cache,
-    K-draw release) on :func:`e2e_pair` at its recorded (ε, δ); statistic: the round of the
-    first firing (public: the released weights are redrawn there). Broken copy: the same
-    learner with every sparse-vector instance calibrated at ε₀ = BROKEN_EPSILON0·ε (the
-    composition over instances not accounted, and more), claiming the same (ε, δ)."""
-    from dpbench import registry
-
-    cls = registry.learner(learner)
-    correct = cls(epsilon=epsilon, delta=delta)
-
-    def broken_calibrate(self, stream):
-        return dataclasses.replace(cls.calibrate(self, stream), epsilon0=BROKEN_EPSILON0 * epsilon)
-
-    broken = dataclasses.make_dataclass(f"Broken{cls.__name__}", [], bases=(cls,), frozen=True,
-                                        namespace={"calibrate": broken_calibrate})(epsilon=epsilon, delta=delta)
-    pair = e2e_pair()
-    g = correct.guarantee()
-    p = correct.calibrate(pair[0])
-    cases = []
-    for variant, copy in (("correct", correct), ("broken", broken)):
-        def sample(side: int, runs: int, rng: np.random.Generator, copy=copy) -> np.ndarray:
-            return np.array([copy.run(pair[side], rng=rng).diagnostics["first_firing"] for _ in range(runs)])
-
-        cases.append(AuditCase(
-            learner=learner, variant=variant, epsilon=g.epsilon, delta=g.delta, neighbours="replace-one",
-            instance=(f"end to end: N=2, T={E2E_T}; every round x=(0,0), y=+1 (cached) vs round 1 x=(1,1) (not cached); "
-                      f"statistic: round of the first firing; eps0={p.epsilon0:.3g}, L={p.threshold:.4g}, M={p.M}"),
-            sample=sample, runs_cap=E2E_RUNS,
-            note=("one example reaches one sparse-vector instance and one release, while the claim composes all M+1: "
-                  "exact law not computed (the release couples the rounds)") if variant == "correct"
-            else f"broken: eps0 = {BROKEN_EPSILON0:g}*eps per instance",
-        ))
-    return cases
-
-
 # ------------------------------------------------------------------ end to end: the releases
 
-#: η multiplier of the release audit's broken copy, per learner: the smallest integer whose
-#: exact ε(δ) on the pair exceeds the claim (advanced composition of (M+1)K draws at 4η is
-#: loose ≈ 9× on the pair at ε = 400: η × 2 gives 120 < 400, η × 5 gives 372)
-RELEASE_BROKEN_ETA = {"dp_winnow": 6.0}
-#: release-pair runs per side whatever the cell's n (one run ≈ 12 ms at ε = 400)
-RELEASE_RUNS = 200
-RELEASE_SECONDS = 1.5e-2
+#: η multiplier of the release audit's broken copy, per learner: the smallest error the
+#: sampled bound catches at :data:`RELEASE_RUNS` (the smallest whose exact ε(δ) exceeds the
+#: claim is computed per row and said in its broken row's note)
+RELEASE_BROKEN_ETA = {"dp_winnow": 5.0, "dp_winnow_batched": 16.0, "dp_winnow_batched_tight": 4.0}
+#: release-pair runs per side of the broken copy whatever the cell's n, per learner (enough
+#: to catch it: the pooled bound's precision grows like √runs), and of the correct copy
+RELEASE_RUNS = {"dp_winnow": 200, "dp_winnow_batched": 500, "dp_winnow_batched_tight": 500}
+CORRECT_RUNS = 200
+#: seconds of one ``run`` on the release pair (one BLAS thread, loaded 2-core machine):
+#: ε = 400 for the source rule (T ≈ 8·10³), ε = 1 for the batched rules (T ≈ 2.3·10⁴, 1.2·10⁴)
+RELEASE_SECONDS = {"dp_winnow": 1.5e-2, "dp_winnow_batched": 1.1e-2, "dp_winnow_batched_tight": 6e-3}
+
+
+def _cost(name: str):
+    return lambda n: 2 * RELEASE_SECONDS[name] * (min(n, CORRECT_RUNS) + min(n, RELEASE_RUNS[name])) + VECTORISED * n
 
 
 def release_pair(T: int):
@@ -368,6 +296,9 @@ def release_cases(learner: str, *, epsilon: float, delta: float) -> list[AuditCa
     T = release_horizon(correct)
     pair = release_pair(T)
     g = correct.guarantee()
+    base = correct.calibrate(pair[0])
+    family = ReleaseSwapFamily(base.M * base.K)
+    smallest = next((f for f in range(2, 65) if family.epsilon(2 * f * base.eta, g.delta) > g.epsilon), math.inf)
     cases = []
     for variant, copy in (("correct", correct), ("broken", broken)):
         p = copy.calibrate(pair[0])
@@ -390,27 +321,31 @@ def release_cases(learner: str, *, epsilon: float, delta: float) -> list[AuditCa
             instance=(f"end to end: N=2, T={T} (the cap M={p.M} is reached); round 1 x=(1,-1) vs (-1,1), y=+1, then x=(0,0) "
                       f"(all cached); statistic: released draws of coordinate 0 over the M releases at firings, "
                       f"Bin(MK={draws}, sigma(+-2 eta)); eta={p.eta:.4g}" + (f" (x{factor:g})" if variant == "broken" else "")),
-            sample=sample, exact=exact, method="pooled", family=ReleaseSwapFamily(draws), runs_cap=RELEASE_RUNS,
-            note=(f"the claim composes M+1 = {p.M + 1} AboveThreshold instances and (M+1)K draws by advanced composition, "
-                  "loose ~9x on this pair (the SV half unused: both sides cache every round)") if variant == "correct"
-            else f"broken: eta x{factor:g} (x2 gives exact ~0.3 of the claim: inside the analysis's slack)",
+            sample=sample, exact=exact, method="pooled", family=ReleaseSwapFamily(draws),
+            runs_cap=CORRECT_RUNS if variant == "correct" else RELEASE_RUNS[learner],
+            note=(f"the claim composes M+1 = {p.M + 1} AboveThreshold instances and (M+1)K = {(p.M + 1) * p.K} draws "
+                  f"({cls.accountant} accounting); on this pair only the M releases after the differing update carry loss "
+                  "(the sparse-vector half is unused: both sides cache every round)") if variant == "correct"
+            else (f"broken: eta x{factor:g}; the smallest integer rate error whose exact eps exceeds the claim is "
+                  f"x{smallest:g}, caught by sampling only with more runs than the default workflow's "
+                  f"{RELEASE_RUNS[learner]}" if smallest < factor else f"broken: eta x{factor:g}, the smallest integer rate error "
+                  "whose exact eps exceeds the claim"),
         ))
     return cases
 
 
-@register_audit("dp_winnow", epsilon=SOURCE_CLAIM, runs=200_000,
-                cost=lambda n: 4 * RELEASE_SECONDS * min(n, RELEASE_RUNS) + VECTORISED * n)
+@register_audit("dp_winnow", epsilon=SOURCE_CLAIM, runs=200_000, cost=_cost("dp_winnow"))
 def dp_winnow_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
     return release_cases("dp_winnow", epsilon=epsilon, delta=delta) + sparse_vector_cases("dp_winnow", epsilon=epsilon, delta=delta)
 
 
-@register_audit("dp_winnow_batched", runs=RUNS, cost=_cost)
+@register_audit("dp_winnow_batched", runs=RUNS, cost=_cost("dp_winnow_batched"))
 def dp_winnow_batched_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
-    return (end_to_end_cases("dp_winnow_batched", epsilon=epsilon, delta=delta)
+    return (release_cases("dp_winnow_batched", epsilon=epsilon, delta=delta)
             + sparse_vector_cases("dp_winnow_batched", epsilon=epsilon, delta=delta))
 
 
-@register_audit("dp_winnow_batched_tight", runs=RUNS, cost=_cost)
+@register_audit("dp_winnow_batched_tight", runs=RUNS, cost=_cost("dp_winnow_batched_tight"))
 def dp_winnow_batched_tight_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
-    return (end_to_end_cases("dp_winnow_batched_tight", epsilon=epsilon, delta=delta)
+    return (release_cases("dp_winnow_batched_tight", epsilon=epsilon, delta=delta)
             + sparse_vector_cases("dp_winnow_batched_tight", epsilon=epsilon, delta=delta))
