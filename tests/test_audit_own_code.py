@@ -21,9 +21,7 @@ from dpbench.audits import cases_for, default_claim
 registry.load_all()
 
 #: private learners without an end-to-end audit row, and why (shown in docs/privacy.md)
-NOT_END_TO_END = {
-    "diffprivlib_logreg": "component audit: 1e5 L-BFGS fits through diffprivlib would take ~10 min",
-}
+NOT_END_TO_END: dict[str, str] = {}
 
 
 def private_learners() -> list[str]:
