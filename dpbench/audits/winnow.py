@@ -280,7 +280,7 @@ def release_cases(learner: str, *, epsilon: float, delta: float) -> list[AuditCa
     recorded (ε, δ), on a stream long enough to reach its cap; statistic: the released draws
     of coordinate 0 over the releases made at firings (``released_draws``). Lower bound: the
     Bin(MK, σ(±η′)) family's pooled Clopper–Pearson bound (:class:`ReleaseSwapFamily`); exact: the same
-    pair at the learner's own η, K, M (its ``run`` diagnostics). Broken copy: η ×
+    pair at the learner's own η, K, M (its ``calibrate``, which ``run`` uses). Broken copy: η ×
     ``RELEASE_BROKEN_ETA`` (a calibration error of the EM layer), claiming the same (ε, δ)."""
     from dpbench import registry
 
