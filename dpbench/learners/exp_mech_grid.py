@@ -33,7 +33,7 @@ import numpy as np
 
 from dpbench.learners.base import Guarantee, Learner
 from dpbench.learners.log_loss_kernel import log_loss_sums
-from dpbench.learners.logistic_common import DEFAULT_LAM, LinearClassifier, check_lam, signs, unit_ball
+from dpbench.learners.logistic_common import DEFAULT_LAM, LinearClassifier, check_lam, projected
 from dpbench.mechanisms.exponential import ExponentialMechanism
 from dpbench.problems.base import Sample
 from dpbench.registry import register_learner
@@ -122,7 +122,7 @@ class ExpMechGrid(Learner):
     def sample_scores(self, sample: Sample) -> np.ndarray:
         """The candidates' scores on ``sample`` (they do not depend on ε: computed once per
         sample for every cell of the shard that sees it, a deterministic function of (X, y))."""
-        X, s = unit_ball(sample.X), signs(sample.y)
+        X, s, _ = projected(sample)
         candidates = grid(X.shape[1], self.points, self.radius)
         return sample.cached(f"exp_mech_grid_scores:{self.points}:{self.radius!r}:{self.lam!r}", lambda: self.scores(X, s, candidates))
 

@@ -23,7 +23,7 @@ from scipy.special import expit
 
 from dpbench.learners.base import Learner
 from dpbench.learners.lane_dot import lane_dot
-from dpbench.logistic_objective import DEFAULT_LAM, LOGISTIC_SMOOTHNESS, minimise, objective, optimum, signs, unit_ball  # noqa: F401 (the learners' imports)
+from dpbench.logistic_objective import DEFAULT_LAM, LOGISTIC_SMOOTHNESS, minimise, objective, optimum, projected, signs, unit_ball  # noqa: F401 (the learners' imports)
 from dpbench.mechanisms.accounting import calibrate_noise_multiplier, compose_gaussian, poisson_gaussian_epsilon
 from dpbench.mechanisms.gaussian import analytic_sigma
 from dpbench.mechanisms.guarantee import REPLACE_ONE
@@ -212,7 +212,7 @@ class NoisyGradientDescent(Learner):
         """``(q, normaliser, noise_std)`` of one step on ``n`` examples (see :meth:`descend`)."""
         raise NotImplementedError
 
-    def descend(self, X: npt.NDArray, s: npt.NDArray, *, runs: int, rng: np.random.Generator) -> npt.NDArray[np.float64]:
+    def descend(self, X: npt.NDArray, s: npt.NDArray, *, runs: int, rng: np.random.Generator, x_norms: npt.NDArray | None = None) -> npt.NDArray[np.float64]:
         """``runs`` independent runs of the noisy descent on ``(X, s)``: ``(runs, d)`` outputs.
 
         From ``θ₀ = 0``, for ``t = 1..T``, with ``B_t`` a Poisson sample of rate ``q``
@@ -224,10 +224,11 @@ class NoisyGradientDescent(Learner):
 
         with ``(q, N, ς)`` from :meth:`step_parameters`; the output is the average of the
         last ⌈T/2⌉ iterates. ``fit`` is one run; the privacy audit uses many (vectorised).
+        ``x_norms``: the row norms of ``X`` if known (:func:`projected` keeps them).
         """
         n, d = X.shape
         q, normaliser, std = self.step_parameters(n)
-        x_norms = np.linalg.norm(X, axis=1)
+        x_norms = np.linalg.norm(X, axis=1) if x_norms is None else x_norms
         eta, clip = self.step_size, self.clip
         theta = np.zeros((runs, d))
         average = np.zeros((runs, d))
