@@ -91,3 +91,21 @@ def test_lane_dot_refuses_strided_arrays():
     a = np.arange(8.0)
     with pytest.raises(numba.core.errors.TypingError, match="contiguous 1-D float64"):
         lane_dot_of(a[::2], a[:4], 4)
+
+
+@pytest.mark.parametrize("d, points, n", [(1, 7, 50), (2, 61, 120), (3, 5, 64), (6, 7, 20), (5, 2, 33), (2, 1, 9)])
+def test_grid_kernel_is_the_generic_kernel_bit_for_bit(d, points, n):
+    """exp_mech_grid's scores by the grid kernel (margins as shared prefixes) are the generic
+    kernel's, bit for bit (a different order of the margin sums would not be)."""
+    from dpbench.learners.exp_mech_grid import ExpMechGrid, grid
+    from dpbench.learners.log_loss_kernel import grid_log_loss_sums, log_loss_sums
+
+    rng = np.random.default_rng(d * 100 + points)
+    X = rng.standard_normal((n, d)) / 2
+    s = np.where(rng.random(n) < 0.5, -1.0, 1.0)
+    learner = ExpMechGrid(epsilon=1.0, points=points, max_candidates=10**6)
+    cands = grid(d, points, learner.radius)
+    np.testing.assert_array_equal(learner.grid_scores(X, s), learner.scores(X, s, cands))
+    if d >= 3:  # the margins summed last coordinate first (for d = 2 the same: a + b = b + a): other bits somewhere
+        flipped = log_loss_sums((s[:, None] * X)[:, ::-1], cands[:, ::-1])
+        assert not np.array_equal(flipped, grid_log_loss_sums(s[:, None] * X, np.linspace(-4, 4, points)))
