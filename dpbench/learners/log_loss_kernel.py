@@ -16,10 +16,15 @@ evaluated here by short polynomials that the compiler vectorises (no libm call):
 - ``ln(1 + e)``, ``0 ≤ e ≤ 1``: ``2 artanh(u)`` with ``u = e/(2 + e) ≤ 1/3``, the odd series
   to ``u^{37}`` (truncation ``< 10⁻¹⁸`` relative).
 
-Every entry agrees with ``np.logaddexp(0, −m)`` to a few ulp (≤ 6e-16 relative, checked by
+Every entry agrees with ``np.logaddexp(0, −m)`` to a few ulp (≤ 8e-16 relative, checked by
 ``tests/test_logistic.py``); ``a`` is capped at 700 (``e^{−700} ≈ 10⁻³⁰⁴``, below any
 sum's ulp). Each candidate's total is summed over the examples in order ``i = 0, 1, …``,
-whatever the vector width, so the result is reproducible bit for bit.
+whatever the vector width, so the result is reproducible bit for bit. The kernels let the
+compiler fuse a multiply and the add after it into one fused multiply–add (numba's
+``fastmath={"contract"}``, nothing else: no reassociation), which rounds once instead of
+twice: ~1.4× faster (``benchmarks/bench_exp_mech_grid.py``), the last bits differ from
+unfused arithmetic, and the results are the same on every x86-64 CPU with FMA (all since
+2013), which the build machine and clusters have.
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ _ROUND = 6755399441055744.0
 _ROUND_BITS = int(np.float64(_ROUND).view(np.int64))
 
 
-@numba.njit(inline="always", error_model="numpy")
+@numba.njit(inline="always", error_model="numpy", fastmath={"contract"})
 def _exp_taylor(r):  # pragma: no cover - compiled
     """``e^r`` for ``|r| ≤ ln2/2``: Taylor polynomial of degree 13 (Horner)."""
     p = 1.0 / 6227020800.0
@@ -55,7 +60,7 @@ def _exp_taylor(r):  # pragma: no cover - compiled
     return p * r + 1.0
 
 
-@numba.njit(inline="always", error_model="numpy")
+@numba.njit(inline="always", error_model="numpy", fastmath={"contract"})
 def _log1p_unit(e):  # pragma: no cover - compiled
     """``ln(1 + e)`` for ``0 ≤ e ≤ 1``: ``2 artanh(u)``, ``u = e/(2+e)``, series to ``u^37``."""
     u = e / (2.0 + e)
@@ -85,7 +90,7 @@ def _log1p_unit(e):  # pragma: no cover - compiled
 _BLOCK = 1024
 
 
-@numba.njit(inline="always", error_model="numpy")
+@numba.njit(inline="always", error_model="numpy", fastmath={"contract"})
 def _add_losses(m, b, poly, rounded, scale_bits, acc):  # pragma: no cover - compiled
     """``acc[j] += ln(1 + e^{−m[j]})`` for ``j < b`` (``rounded``/``scale_bits``: work arrays,
     the second a view of another's bits)."""
@@ -104,7 +109,7 @@ def _add_losses(m, b, poly, rounded, scale_bits, acc):  # pragma: no cover - com
         acc[j] += max(-x, 0.0) + _log1p_unit(poly[j] * scale[j])
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
+@numba.njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
 def _log_loss_sums(Z, Ct):  # pragma: no cover - compiled
     n, d = Z.shape
     c = Ct.shape[1]
@@ -130,7 +135,7 @@ def _log_loss_sums(Z, Ct):  # pragma: no cover - compiled
     return out
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
+@numba.njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
 def _grid_log_loss_sums(Z, axis, tail):  # pragma: no cover - compiled
     n, d = Z.shape
     g = axis.shape[0]
