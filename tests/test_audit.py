@@ -96,14 +96,26 @@ def test_dp_winnow_end_to_end():
     assert {r["verdict"] for r in rows} == {"pass"}
 
 
-def test_the_learners_round_probabilities_are_what_its_kernel_samples_from():
-    """Σ_t p_t of :func:`round_probabilities` = the compiled kernel's own running sum."""
-    from dpbench.learners.experts_common import round_probabilities, run_hedge
+def test_the_recorded_laws_are_what_the_kernel_samples_from():
+    """Inside ``recording_laws`` the Hedge kernel records, per round, the law it draws the
+    action from: the step-by-step reference's p_t, summing to the kernel's own running sum;
+    recording changes nothing in the run (same actions, same trace), and outside the block
+    nothing is recorded."""
+    from dpbench.learners.experts_common import reference_steps, run_hedge
+    from dpbench.learners.laws import recorder, recording_laws
 
     losses = ExpertsLosses(np.random.default_rng(0).integers(0, 3, (60, 4)).astype(np.uint8), 0.5)
     for eta in (0.0, 0.4, math.inf):
-        kernel = run_hedge(losses, eta, rng=np.random.default_rng(1), track_p=True).p_sum
-        assert np.allclose(round_probabilities(losses, eta).sum(axis=0), kernel, rtol=0, atol=1e-12)
+        plain = run_hedge(losses, eta, rng=np.random.default_rng(1), track_p=True)
+        with recording_laws() as laws:
+            recorded = run_hedge(losses, eta, rng=np.random.default_rng(1), track_p=True)
+        assert len(laws) == 1 and laws[0].shape == (60, 4)
+        assert np.array_equal(plain.counts, recorded.counts) and np.array_equal(plain.alg_loss, recorded.alg_loss)
+        p = np.exp(laws[0])
+        assert np.allclose(p.sum(axis=0), plain.p_sum, rtol=0, atol=1e-12)
+        reference = np.array([pt for _, pt, _ in reference_steps(losses, eta, np.random.default_rng(1).random(60))])
+        assert np.allclose(p, reference, rtol=0, atol=1e-12)
+    assert recorder() is None
 
 
 def test_the_audit_runs_the_learners_own_code(monkeypatch):
@@ -119,10 +131,8 @@ def test_the_audit_runs_the_learners_own_code(monkeypatch):
         m.setattr(experts_common, "run_hedge", boom)
         with pytest.raises(RuntimeError, match="own code ran"):
             run_case(correct, runs=10, seed=0)
-    with monkeypatch.context() as m:
-        m.setattr(experts_common, "round_probabilities", boom)
         with pytest.raises(RuntimeError, match="own code ran"):
-            correct.exact()
+            correct.exact()  # the exact value composes the laws the learner's run records
     from dpbench.learners import dp_winnow
 
     with monkeypatch.context() as m:
@@ -135,6 +145,11 @@ def test_the_audit_runs_the_learners_own_code(monkeypatch):
         m.setattr(privdl, "gumbel_max", boom)
         with pytest.raises(RuntimeError, match="own code ran"):
             run_case(cases_for("privdl", epsilon=1.0, delta=1e-6)[0], runs=4, seed=0)
+    with monkeypatch.context() as m:
+        privdl_case = cases_for("privdl", epsilon=1.0, delta=1e-6)[0]
+        m.setattr(privdl, "gumbel_max", boom)
+        with pytest.raises(RuntimeError, match="own code ran"):
+            privdl_case.exact()  # round 1's law as the learner's own fit records it
     from dpbench.learners.dp_gd import DPGD
 
     monkeypatch.setattr(DPGD, "descend", boom)
@@ -282,19 +297,21 @@ def test_the_mixture_family_of_one_component_is_gdp():
         assert family.lower(alpha, beta) == pytest.approx(GaussianFamily.lower(alpha, beta), rel=1e-6)
 
 
-def test_the_hedge_family_bound_never_silently_returns_its_cap():
+def test_the_hedge_family_bound_is_checked_against_the_model_free_bound():
     """An all-or-nothing mechanism (true ε = ln(0.6/0.4) = 0.405) is not in the Hedge-swap
-    family: the family's bound would sit at its cap (ε in the thousands); the goodness-of-fit
-    check rejects it and the row's bound is the model-free threshold bound."""
-    from dpbench.audit import tradeoff_lower_bound
+    family: the family's bound (Hedge at η′ ≥ 0.4 over 100 rounds: ε ≈ 20) would be far above
+    the truth; the goodness-of-fit check rejects it and the row's bound is the model-free
+    threshold bound. All-or-nothing plays that are deterministic per side: rejected too."""
     from dpbench.audits.experts import HedgeSwapFamily
 
     rng = np.random.default_rng(0)
     p = 0.6
-    result = tradeoff_lower_bound(100 * (rng.random(20_000) < p), 100 * (rng.random(20_000) < 1 - p), delta=1e-6,
-                                  confidence=0.999, family=HedgeSwapFamily(100))
+    family = HedgeSwapFamily(100)
+    result = family.lower_bound(100 * (rng.random(20_000) < p), 100 * (rng.random(20_000) < 1 - p), delta=1e-6, confidence=0.999)
     assert 0.3 < result.epsilon_lower <= math.log(p / (1 - p))  # docs/privacy.md: ≈ 0.34
-    assert "AT THE CAP" in result.event and "family rejected" in result.event
+    assert family.epsilon(0.4, 1e-6) > 10 and "family rejected" in result.event
+    capped = family.lower_bound(np.full(50, 100), np.zeros(50, np.int64), delta=1e-6, confidence=0.999)
+    assert "family rejected" in capped.event and capped.epsilon_lower < 2 < family.epsilon(7.0, 1e-6)
 
 
 def test_the_hedge_family_fits_the_hedge_learner():
