@@ -156,18 +156,17 @@ def test_component_rows_sample_the_learners_own_noise(monkeypatch):
         assert row["variant"] == "correct" and row["verdict"] == "violation", row
 
 
-def _eta_times_in_the_kernel(monkeypatch, factor: float) -> None:
-    """The reviewer's defect, inside the learner's code below ``eta()``: the compiled Hedge
-    kernel handed ``factor`` × the step (and its weight table) by ``run_hedge``."""
+def _eta_times_inside_hedge(monkeypatch, factor: float, where: str) -> None:
+    """The reviewer's defect, inside the learner's code below ``eta()``: ``run_hedge`` running
+    the kernel at ``factor`` × the η it is handed, or the kernel's weight table built at
+    ``factor`` × its step (on the audit pair every weight the kernel uses comes from it)."""
     from dpbench.learners import experts_common
 
-    kernel, table = experts_common._hedge_kernel, experts_common.weight_table
-
-    def patched(codes, step, ftl, uniforms, marks, _table, track_p, laws):
-        big = factor * step
-        return kernel(codes, big, ftl, uniforms, marks, table(big, codes.shape[0], max(int(codes.max()), 1)), track_p, laws)
-
-    monkeypatch.setattr(experts_common, "_hedge_kernel", patched)
+    original = getattr(experts_common, where)
+    if where == "run_hedge":
+        monkeypatch.setattr(experts_common, where, lambda losses, eta, **kw: original(losses, factor * eta, **kw))
+    else:
+        monkeypatch.setattr(experts_common, where, lambda step, T, scale_max: original(factor * step, T, scale_max))
 
 
 def _lambda_times_in_the_covering_loop(monkeypatch, factor: float, where: str) -> None:
@@ -183,7 +182,8 @@ def _lambda_times_in_the_covering_loop(monkeypatch, factor: float, where: str) -
         monkeypatch.setattr(privdl, where, lambda pos, neg, available, lam: original(pos, neg, available, factor * lam))
 
 
-INSIDE = [("private_rwm", "kernel"), ("linear_learner", "kernel"), ("private_rwm_tight", "kernel"), ("private_mw_001", "kernel"),
+INSIDE = [("private_rwm", "run_hedge"), ("private_rwm", "weight_table"), ("linear_learner", "run_hedge"),
+          ("private_rwm_tight", "weight_table"), ("private_mw_001", "run_hedge"),
           ("privdl", "exp_mech_select"), ("privdl", "selection_logits"), ("privdl_composition", "exp_mech_select")]
 
 
@@ -193,16 +193,16 @@ def test_a_miscalibration_inside_the_learners_code_is_a_violation(name, where, m
     own code records as it draws (not from a formula beside the sampler): the error the audit's
     broken copy makes through ``eta()``/``lam()`` (the smallest power of 2 whose exact ε clears
     the claim: x2 where the analysis is tight, x8 for private_rwm and linear_learner, x128 for
-    privdl), patched instead deep inside the learner (the kernel's step; λ in the covering
-    loop or its logits), turns the correct row into a ``violation`` by its exact value; the
+    privdl), patched instead deep inside the learner (η in ``run_hedge`` or the kernel's
+    weight table; λ in the covering loop or its logits), turns the correct row into a ``violation`` by its exact value; the
     unpatched audit passes that check."""
     eps, delta = default_claim(name)
     clean = cases_for(name, epsilon=eps, delta=delta)
     factor = float(clean[1].note.split(" x", 1)[1].split(",", 1)[0])  # "broken: eta x8, the smallest ..."
     broken_exact = clean[1].exact()
     assert clean[0].exact() <= eps < broken_exact
-    if where == "kernel":
-        _eta_times_in_the_kernel(monkeypatch, factor)
+    if where in ("run_hedge", "weight_table"):
+        _eta_times_inside_hedge(monkeypatch, factor, where)
     else:
         _lambda_times_in_the_covering_loop(monkeypatch, factor, where)
     correct = cases_for(name, epsilon=eps, delta=delta)[0]

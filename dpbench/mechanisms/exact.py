@@ -10,6 +10,10 @@ and the tightest ε at a given δ is the smallest ε with ``δ(ε) ≤ δ`` (δ(
 non-increasing in ε); at δ = 0 it is ``max_x |ln P(x)/Q(x)|``. Everything is computed
 from log-probabilities (``logsumexp``), so laws with mass ``1e-300`` in the tails are exact.
 
+:func:`product_law_epsilon` composes exactly the laws a learner's own code recorded round by
+round (:mod:`dpbench.learners.laws`): the privacy audit's exact values for the Hedge learners
+and ``privdl``.
+
 :func:`hedge_swap_log_pmfs` gives the pair behind issue 10's defect 1: Hedge / MW with rate
 η on two experts, round-1 loss vector (0, 1) on D versus (1, 0) on D', every later loss
 (0, 0). Round 1 is played uniformly on both sides; from round 2 on expert 0 is played with
@@ -27,7 +31,7 @@ import numpy.typing as npt
 from scipy.optimize import brentq
 from scipy.special import gammaln, logsumexp
 
-__all__ = ["delta_for_epsilon", "epsilon_for_delta", "hedge_swap_log_pmfs", "hedge_swap_delta", "product_law_epsilon"]
+__all__ = ["delta_for_epsilon", "epsilon_for_delta", "hedge_swap_log_pmfs", "hedge_swap_delta", "merge_by_loss", "product_law_epsilon"]
 
 
 def _one_way(logp: npt.NDArray, logq: npt.NDArray, epsilon: float) -> float:
