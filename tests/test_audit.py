@@ -319,3 +319,21 @@ def test_the_hedge_family_fits_the_hedge_learner():
     rows = run_cases(cases_for("private_rwm_tight", epsilon=1.0, delta=1e-6), runs=5_000, confidence=0.999, seed=1)
     for row in rows:
         assert "chi2 p=" in row["instance"] and "family rejected" not in row["instance"], row["instance"]
+
+
+def test_a_row_short_of_its_target_says_why_from_its_numbers():
+    """The ``note`` column: a correct row whose exact ε is far below its claim says the
+    analysis is loose (with the ratio), one below its tightness target says how far and why;
+    a row at its target says nothing; a broken row says which error and why."""
+    from dpbench.audit import shortfall_note
+
+    rows = run_cases(cases_for("private_rwm", epsilon=1.0, delta=1e-6), runs=2_000, confidence=0.999, seed=0)
+    good, bad = rows
+    exact = good["epsilon_exact"]
+    assert f"analysis loose: exact eps {exact:.3g} << claim 1 (claim/exact = {1 / exact:.3g})" in good["note"]
+    assert f"of exact at 2,000 runs/side (target 0.8)" in good["note"] and "runs/side" in good["note"].split("needs ~")[1]
+    assert bad["note"].startswith("broken: eta x8, the smallest power-of-2 error") and "x4: exact" in bad["note"]
+    row = {"variant": "correct", "epsilon_claimed": 1.0, "delta_claimed": 0.0, "method": "threshold", "runs": 10}
+    assert shortfall_note({**row, "epsilon_exact": 0.9, "epsilon_lower_bound": 0.88}) == ""  # 0.98 of exact, pure DP
+    assert "= 0.90 of exact" in shortfall_note({**row, "epsilon_exact": 0.9, "epsilon_lower_bound": 0.81})  # below 0.95
+    assert shortfall_note({**row, "epsilon_exact": math.nan, "epsilon_lower_bound": 0.5}) == ""  # nothing to compare with
