@@ -337,3 +337,22 @@ def test_a_row_short_of_its_target_says_why_from_its_numbers():
     assert shortfall_note({**row, "epsilon_exact": 0.9, "epsilon_lower_bound": 0.88}) == ""  # 0.98 of exact, pure DP
     assert "= 0.90 of exact" in shortfall_note({**row, "epsilon_exact": 0.9, "epsilon_lower_bound": 0.81})  # below 0.95
     assert shortfall_note({**row, "epsilon_exact": math.nan, "epsilon_lower_bound": 0.5}) == ""  # nothing to compare with
+
+
+def test_the_pooled_rate_bound_covers_at_its_confidence():
+    """The Hedge-swap family's pooled lower bound on η′ exceeds the true rate in at most a
+    (1 − confidence) share of audits (round 1's Bernoulli(½) only makes it conservative):
+    400 simulated audits of the family's own law at confidence 0.9."""
+    from dpbench.audits.experts import HedgeSwapFamily
+
+    eta, T, runs, reps = 0.02, 100, 1_000, 400
+    family = HedgeSwapFamily(T)
+    q = 1 / (1 + math.exp(-eta))
+    rng = np.random.default_rng(11)
+    above = 0
+    for _ in range(reps):
+        a = rng.binomial(1, 0.5, runs) + rng.binomial(T - 1, q, runs)
+        b = rng.binomial(1, 0.5, runs) + rng.binomial(T - 1, 1 - q, runs)
+        above += family.rate_lower(a, b, 0.9)[0] > eta
+    assert above <= 0.1 * reps + 3 * math.sqrt(0.1 * 0.9 * reps), above  # ≤ 40 expected (+ 3 sd)
+    assert above >= 10, "the bound is so loose that it never nears the truth"

@@ -188,13 +188,10 @@ class HedgeSwapFamily:
         family fixes the test, no runs are spent selecting it. The bound stands if the
         family fits the plays (:meth:`fit`); otherwise the row takes the smaller of it and
         the model-free threshold bound (:func:`dpbench.audit.audit`)."""
-        from dpbench.analysis import clopper_pearson
         from dpbench.audit import audit
 
         a, b = (np.asarray(x, dtype=np.int64) for x in (outputs_d, outputs_d_prime))
-        favoured, trials = int(a.sum()) + int((self.T - b).sum()), self.T * (len(a) + len(b))
-        q_lo = float(clopper_pearson(favoured, trials, 2 * confidence - 1)[0])
-        eta_lo = math.log(q_lo / (1 - q_lo)) if q_lo > 0.5 else 0.0  # q̲ < 1: a Clopper–Pearson lower bound
+        eta_lo, (favoured, trials, q_lo) = self.rate_lower(a, b, confidence)
         bound = self.epsilon(eta_lo, delta)
         model_free = audit(a, b, delta=delta, confidence=confidence).epsilon_lower
         fits, how = self.fit(a, b)
@@ -204,6 +201,17 @@ class HedgeSwapFamily:
             bound = min(bound, model_free)
         return AuditResult(epsilon_lower=bound, event=event, p_hat=float(a.mean()) / self.T, q_hat=float(b.mean()) / self.T,
                            trials=len(a) + len(b))
+
+    def rate_lower(self, outputs_d: np.ndarray, outputs_d_prime: np.ndarray, confidence: float) -> tuple[float, tuple[int, int, float]]:
+        """One-sided lower confidence bound on the rate η′ from the pooled plays (see
+        :meth:`lower_bound`), and (favoured plays, plays, q̲)."""
+        from dpbench.analysis import clopper_pearson
+
+        favoured = int(np.sum(outputs_d)) + int(np.sum(self.T - np.asarray(outputs_d_prime)))
+        trials = self.T * (len(outputs_d) + len(outputs_d_prime))
+        q_lo = float(clopper_pearson(favoured, trials, 2 * confidence - 1)[0])
+        eta_lo = math.log(q_lo / (1 - q_lo)) if q_lo > 0.5 else 0.0  # q̲ < 1: a Clopper–Pearson lower bound
+        return eta_lo, (favoured, trials, q_lo)
 
     def runs_for(self, eta: float, tightness: float, delta: float, confidence: float) -> float:
         """Runs per side at which :meth:`lower_bound` is expected (plug-in, normal
