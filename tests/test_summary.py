@@ -85,7 +85,7 @@ def test_dpbench_readme_writes_and_checks_the_privacy_docs_audit_table(tmp_path)
     summary_table(_theory()).to_csv(results / "theory" / "summary.csv", index=False)
     pd.DataFrame([{"learner": "laplace", "variant": v, "epsilon_claimed": 1.0, "delta_claimed": 0.0, "epsilon_lower_bound": b,
                    "epsilon_exact": e, "tightness": b / e, "verdict": "pass", "audit": "mechanism", "method": "threshold",
-                   "runs": 1000}  # fmt: skip
+                   "runs": 1000, "note": "bound short" if v == "correct" else "broken: noise halved"}  # fmt: skip
                   for v, b, e in (("correct", 0.9, 1.0), ("broken", 1.9, 2.0))]).to_csv(results / "theory" / "privacy_audit.csv", index=False)
     readme, doc = tmp_path / "README.md", tmp_path / "privacy.md"
     readme.write_text(f"{BEGIN}\n{END}\n")
@@ -94,6 +94,7 @@ def test_dpbench_readme_writes_and_checks_the_privacy_docs_audit_table(tmp_path)
     main(args)
     assert main([*args, "--check"]) == 0
     assert "| `laplace` | mechanism | broken | 1 | 0 | 1.9 (threshold) | 2 | 0.95 | pass | 1,000 |" in doc.read_text()
+    assert "- `laplace` (mechanism): bound short" in doc.read_text() and "noise halved" not in doc.read_text()  # correct rows' notes
     doc.write_text(f"# audits\n{A_BEGIN}\nstale\n{A_END}\n")
     assert main([*args, "--check"]) == 1  # a stale table fails the check
 
