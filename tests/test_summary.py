@@ -115,3 +115,14 @@ def test_a_bound_that_holds_with_another_exponent_is_no_contradiction():
     assert "| winnow |" in differs and "steeper (bound holds)" in differs and "| winnow |" not in contra
     assert "| perceptron |" in contra and "2 cell(s) above the bound" in contra
     assert "| rwm |" in contra and "Where the data contradict the theorem" in contra
+
+
+def test_a_run_of_the_privacy_audit_alone_has_an_empty_summary(tmp_path):
+    """The privacy audit's table has verdicts but no curve (no ``y``): not read as a theory
+    check, so a config with only the audit writes an empty summary instead of failing."""
+    from dpbench.summary import write_summary
+
+    audit_csv = tmp_path / "privacy_audit.csv"
+    pd.DataFrame([{"learner": "laplace", "variant": "correct", "verdict": "pass", "note": ""}]).to_csv(audit_csv, index=False)
+    table = write_summary([audit_csv], tmp_path / "summary.csv")
+    assert table.empty and (tmp_path / "summary.csv").exists()
