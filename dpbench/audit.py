@@ -363,7 +363,7 @@ def shortfall_note(row: dict, explain: Callable[[dict], str] | None = None) -> s
     claim, exact, bound = float(row["epsilon_claimed"]), float(row["epsilon_exact"]), float(row["epsilon_lower_bound"])
     parts = []
     if math.isfinite(exact) and 0 < exact < claim / 1.25:
-        parts.append(f"analysis loose: exact eps {exact:.3g} << claim {claim:.3g} (claim/exact = {claim / exact:.3g})")
+        parts.append(f"analysis loose: exact eps {exact:.3g} < claim {claim:.3g} (claim/exact = {claim / exact:.3g})")
     target = tightness_target(row)
     if math.isfinite(exact) and exact > 0 and bound / exact < target:
         parts.append(f"bound {bound:.3g} = {bound / exact:.2f} of exact at {int(row['runs']):,} runs/side (target {target:g})"

@@ -330,7 +330,7 @@ def test_a_row_short_of_its_target_says_why_from_its_numbers():
     rows = run_cases(cases_for("private_rwm", epsilon=1.0, delta=1e-6), runs=2_000, confidence=0.999, seed=0)
     good, bad = rows
     exact = good["epsilon_exact"]
-    assert f"analysis loose: exact eps {exact:.3g} << claim 1 (claim/exact = {1 / exact:.3g})" in good["note"]
+    assert f"analysis loose: exact eps {exact:.3g} < claim 1 (claim/exact = {1 / exact:.3g})" in good["note"]
     assert f"of exact at 2,000 runs/side (target 0.8)" in good["note"] and "runs/side" in good["note"].split("needs ~")[1]
     assert bad["note"].startswith("broken: eta x8, the smallest power-of-2 error") and "within the claim" in bad["note"]
     assert 5.6 < 1 / exact < 5.8  # docs/privacy.md: advanced composition is loose ≈ 5.7x on this pair
