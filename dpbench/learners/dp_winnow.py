@@ -94,7 +94,7 @@ import numpy.typing as npt
 
 from dpbench.learners.base import Guarantee, Learner
 from dpbench.learners.confident_winnow import ETA_RATIO, GAMMA_RATIO
-from dpbench.learners.online import OnlineTrace, blocked_dot, dp_winnow_block
+from dpbench.learners.online import OnlineTrace, blocked_dot, dp_winnow_block, max_abs
 from dpbench.mechanisms.composition import advanced, advanced_per_step
 from dpbench.mechanisms.sparse_vector import accuracy, accuracy_tight, query_noise, threshold_noise
 from dpbench.registry import register_learner
@@ -240,7 +240,7 @@ def _shadow_update(logw: npt.NDArray[np.float64], g: npt.NDArray, eta: float) ->
 def check_features(X: np.ndarray) -> None:
     """DP-Winnow's sensitivity analysis assumes ``‖x‖∞ ≤ 1`` (each cached example moves a
     weight's update by at most η): reject a block that breaks it (one line)."""
-    top = float(np.abs(X).max()) if X.size else 0.0
+    top = max_abs(X)
     if top > 1.0:
         raise ValueError(f"DP-Winnow needs features with |x_i| <= 1 (||x||_inf <= 1), got {top:g}")
 

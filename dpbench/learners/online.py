@@ -19,6 +19,8 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from dpbench.learners.simd_dot import dot
+
 PERCEPTRON, WINNOW, CONFIDENT_WINNOW = 0, 1, 2
 
 
@@ -35,42 +37,6 @@ class OnlineTrace:
 
 
 # --------------------------------------------------------------------------- kernels
-
-
-@numba.njit(cache=True)
-def _dot(w, x):
-    """``⟨w, x⟩`` in the fixed blocked order of :func:`blocked_dot`: eight partial sums
-    (coordinate i into lane i mod 8), combined pairwise — eight independent chains instead
-    of one serial one, and the same rounding on every machine."""
-    n = w.shape[0]
-    s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0
-    i = 0
-    while i + 8 <= n:
-        s0 += w[i] * x[i]
-        s1 += w[i + 1] * x[i + 1]
-        s2 += w[i + 2] * x[i + 2]
-        s3 += w[i + 3] * x[i + 3]
-        s4 += w[i + 4] * x[i + 4]
-        s5 += w[i + 5] * x[i + 5]
-        s6 += w[i + 6] * x[i + 6]
-        s7 += w[i + 7] * x[i + 7]
-        i += 8
-    r = n - i
-    if r > 0:
-        s0 += w[i] * x[i]
-    if r > 1:
-        s1 += w[i + 1] * x[i + 1]
-    if r > 2:
-        s2 += w[i + 2] * x[i + 2]
-    if r > 3:
-        s3 += w[i + 3] * x[i + 3]
-    if r > 4:
-        s4 += w[i + 4] * x[i + 4]
-    if r > 5:
-        s5 += w[i + 5] * x[i + 5]
-    if r > 6:
-        s6 += w[i + 6] * x[i + 6]
-    return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
 
 
 @numba.njit(cache=True)
@@ -97,7 +63,7 @@ def nonprivate_block(X, y, w, kind, eta, gamma, checkpoints, state, out_m, out_u
     for r in range(X.shape[0]):
         x = X[r]
         yr = float(y[r])
-        margin = yr * _dot(w, x)
+        margin = yr * dot(w, x)
         t += 1
         if margin <= 0.0:
             mistakes += 1
@@ -143,7 +109,7 @@ def dp_winnow_block(X, y, start, wt, gamma_tilde, noise, noisy_threshold, active
     for r in range(start, X.shape[0]):
         x = X[r]
         yr = y[r]
-        margin = yr * _dot(wt, x)
+        margin = yr * dot(wt, x)
         t += 1
         if margin <= 0.0:
             mistakes += 1
@@ -172,13 +138,25 @@ def dp_winnow_block(X, y, start, wt, gamma_tilde, noise, noisy_threshold, active
     return fired
 
 
+@numba.njit(cache=True)
+def max_abs(X):
+    """``max |X_ij|`` as a float (0 for an empty array), without numpy's ``|X|`` temporary."""
+    top = 0.0
+    for v in X.ravel():
+        a = abs(float(v))
+        if a > top:
+            top = a
+    return top
+
+
 # --------------------------------------------------------------------------- drivers
 
 
 def blocked_dot(w: npt.NDArray, x: npt.NDArray) -> float:
-    """``⟨w, x⟩`` in the compiled loops' fixed order: coordinate i summed into lane i mod 8,
-    left to right, then ``((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7))`` (the references
-    must round identically: released weights are multiples of 1/K, so exact ties are common)."""
+    """``⟨w, x⟩`` in the compiled loops' fixed order (:mod:`dpbench.learners.simd_dot`):
+    coordinate i summed into lane i mod 8, left to right, then
+    ``((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7))`` (the references must round
+    identically: released weights are multiples of 1/K, so exact ties are common)."""
     lanes = [0.0] * 8
     for i, (a, b) in enumerate(zip(w.tolist(), x.tolist())):
         lanes[i % 8] += a * b
