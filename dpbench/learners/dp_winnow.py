@@ -96,6 +96,7 @@ from dpbench.learners.base import Guarantee, Learner
 from dpbench.learners.confident_winnow import ETA_RATIO, GAMMA_RATIO
 from dpbench.learners.online import OnlineTrace, blocked_dot, dp_winnow_block, max_abs
 from dpbench.mechanisms.composition import advanced, advanced_per_step
+from dpbench.mechanisms.lazy_laplace import query_uniforms
 from dpbench.mechanisms.sparse_vector import accuracy, accuracy_tight, query_noise, threshold_noise
 from dpbench.registry import register_learner
 from dpbench.theory.winnow import confident_winnow_update_bound
@@ -241,7 +242,7 @@ def check_features(X: np.ndarray) -> None:
     """DP-Winnow's sensitivity analysis assumes ``‖x‖∞ ≤ 1`` (each cached example moves a
     weight's update by at most η): reject a block that breaks it (one line)."""
     top = max_abs(X)
-    if top > 1.0:
+    if not top <= 1.0:
         raise ValueError(f"DP-Winnow needs features with |x_i| <= 1 (||x||_inf <= 1), got {top:g}")
 
 
@@ -264,10 +265,10 @@ def run_dp_winnow(stream: Any, params: DPWinnowParams, *, rng: np.random.Generat
     gbuf = np.zeros(N)
     for X, y in stream.blocks():
         check_features(X)
-        noise = query_noise(eps0, len(y), rng=rng)
+        uniforms, scale = query_uniforms(eps0, len(y), rng=rng)  # query_noise's draws, kept as uniforms
         r = 0
         while r < len(y):
-            fired = dp_winnow_block(X, y, r, wt, params.gamma_tilde, noise, thr, active, params.batch, gbuf, state, cps, out_m, out_u)
+            fired = dp_winnow_block(X, y, r, wt, params.gamma_tilde, uniforms, scale, thr, active, params.batch, gbuf, state, cps, out_m, out_u)
             if fired < 0:
                 break
             if state[5] > 0:  # empty cache: no shadow update (the firing is still public)

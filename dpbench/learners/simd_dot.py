@@ -33,24 +33,27 @@ _INTS = (types.int8, types.int16, types.int32, types.int64)
 _FLOATS = (types.float32, types.float64)
 
 
-def _simd_ok(w, x) -> bool:
-    """Contiguous 1-d float64 ``w`` and contiguous 1-d ``x`` of a signed-integer or float dtype."""
+def _simd_ok(w, X) -> bool:
+    """Contiguous 1-d float64 ``w`` and contiguous 2-d ``X`` of a signed-integer or float dtype."""
     return (isinstance(w, types.Array) and w.ndim == 1 and w.layout == "C" and w.dtype == types.float64
-            and isinstance(x, types.Array) and x.ndim == 1 and x.layout == "C" and x.dtype in _INTS + _FLOATS)
+            and isinstance(X, types.Array) and X.ndim == 2 and X.layout == "C" and X.dtype in _INTS + _FLOATS)
 
 
 @intrinsic
-def _lane_sums_simd(typingctx, w, x):
-    """The eight lane sums over the ``n // 8`` whole blocks, as one ``<8 x double>`` loop."""
-    if not _simd_ok(w, x):
+def _lane_sums_simd(typingctx, w, X, r):
+    """The eight lane sums of ``w`` and row ``r`` of ``X`` over the ``n // 8`` whole blocks,
+    as one ``<8 x double>`` loop (``n = len(w)``; the caller checks the shapes)."""
+    if not (_simd_ok(w, X) and isinstance(r, types.Integer)):
         return None
-    sig = types.UniTuple(types.float64, LANES)(w, x)
+    sig = types.UniTuple(types.float64, LANES)(w, X, r)
 
     def codegen(context, builder, signature, args):
         wa = context.make_array(signature.args[0])(context, builder, args[0])
         xa = context.make_array(signature.args[1])(context, builder, args[1])
         xdtype = signature.args[1].dtype
         n = builder.extract_value(wa.shape, 0)
+        row = context.cast(builder, args[2], signature.args[2], types.intp)
+        xrow = builder.gep(xa.data, [builder.mul(row, builder.extract_value(xa.shape, 1))])  # C order: row r starts at r·ncols
         blocks = builder.ashr(n, ir.Constant(n.type, 3))
         dvec = ir.VectorType(ir.DoubleType(), LANES)
         xvec = ir.VectorType(context.get_data_type(xdtype), LANES)
@@ -58,7 +61,7 @@ def _lane_sums_simd(typingctx, w, x):
         with cgutils.for_range(builder, blocks) as loop:
             start = builder.mul(loop.index, ir.Constant(n.type, LANES))
             wv = builder.load(builder.bitcast(builder.gep(wa.data, [start]), dvec.as_pointer()), align=8)
-            xv = builder.load(builder.bitcast(builder.gep(xa.data, [start]), xvec.as_pointer()), align=1)
+            xv = builder.load(builder.bitcast(builder.gep(xrow, [start]), xvec.as_pointer()), align=1)
             if xdtype in _INTS:
                 xv = builder.sitofp(xv, dvec)  # exact: |x| < 2^53
             elif xdtype == types.float32:
@@ -71,53 +74,56 @@ def _lane_sums_simd(typingctx, w, x):
     return sig, codegen
 
 
-def _lane_sums_scalar(w, x):
-    """The eight lane sums over the whole blocks, one element at a time (any array)."""
+def _lane_sums_scalar(w, X, r):
+    """The eight lane sums of ``w`` and row ``r`` of ``X`` over the whole blocks, one element at
+    a time (any array)."""
     s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0
     for k in range(w.shape[0] // LANES):
         i = k * LANES
-        s0 += w[i] * x[i]
-        s1 += w[i + 1] * x[i + 1]
-        s2 += w[i + 2] * x[i + 2]
-        s3 += w[i + 3] * x[i + 3]
-        s4 += w[i + 4] * x[i + 4]
-        s5 += w[i + 5] * x[i + 5]
-        s6 += w[i + 6] * x[i + 6]
-        s7 += w[i + 7] * x[i + 7]
+        s0 += w[i] * X[r, i]
+        s1 += w[i + 1] * X[r, i + 1]
+        s2 += w[i + 2] * X[r, i + 2]
+        s3 += w[i + 3] * X[r, i + 3]
+        s4 += w[i + 4] * X[r, i + 4]
+        s5 += w[i + 5] * X[r, i + 5]
+        s6 += w[i + 6] * X[r, i + 6]
+        s7 += w[i + 7] * X[r, i + 7]
     return s0, s1, s2, s3, s4, s5, s6, s7
 
 
-def lane_sums(w, x):
-    """Lane sums ``l_j = Σ_k w[8k+j]·x[8k+j]`` over the whole blocks ``8k + 8 ≤ n``."""
-    return _lane_sums_scalar(w, x)
+def lane_sums(w, X, r):
+    """Lane sums ``l_j = Σ_k w[8k+j]·X[r, 8k+j]`` over the whole blocks ``8k + 8 ≤ len(w)``."""
+    return _lane_sums_scalar(w, X, r)
 
 
 @overload(lane_sums)
-def _lane_sums_overload(w, x):
-    if _simd_ok(w, x):
-        return lambda w, x: _lane_sums_simd(w, x)
+def _lane_sums_overload(w, X, r):
+    if _simd_ok(w, X):
+        return lambda w, X, r: _lane_sums_simd(w, X, r)
     return _lane_sums_scalar
 
 
-@numba.njit(cache=True)
-def dot(w, x):
-    """``⟨w, x⟩`` in the fixed blocked order of the module docstring."""
+@numba.njit(cache=True, inline="always")
+def row_dot(w, X, r):
+    """``⟨w, X[r]⟩`` in the fixed blocked order of the module docstring (``len(w)`` columns).
+    Takes the matrix and a row index, not the row: no array view (and no reference count)
+    is made per round, and it is inlined into the per-round loops."""
     n = w.shape[0]
-    s0, s1, s2, s3, s4, s5, s6, s7 = lane_sums(w, x)
+    s0, s1, s2, s3, s4, s5, s6, s7 = lane_sums(w, X, r)
     i = n - n % LANES
-    r = n - i  # the tail: one more term in lanes 0 … r−1
-    if r > 0:
-        s0 += w[i] * x[i]
-    if r > 1:
-        s1 += w[i + 1] * x[i + 1]
-    if r > 2:
-        s2 += w[i + 2] * x[i + 2]
-    if r > 3:
-        s3 += w[i + 3] * x[i + 3]
-    if r > 4:
-        s4 += w[i + 4] * x[i + 4]
-    if r > 5:
-        s5 += w[i + 5] * x[i + 5]
-    if r > 6:
-        s6 += w[i + 6] * x[i + 6]
+    m = n - i  # the tail: one more term in lanes 0 … m−1
+    if m > 0:
+        s0 += w[i] * X[r, i]
+    if m > 1:
+        s1 += w[i + 1] * X[r, i + 1]
+    if m > 2:
+        s2 += w[i + 2] * X[r, i + 2]
+    if m > 3:
+        s3 += w[i + 3] * X[r, i + 3]
+    if m > 4:
+        s4 += w[i + 4] * X[r, i + 4]
+    if m > 5:
+        s5 += w[i + 5] * X[r, i + 5]
+    if m > 6:
+        s6 += w[i + 6] * X[r, i + 6]
     return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
