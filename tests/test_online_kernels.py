@@ -16,6 +16,7 @@ from dpbench.mechanisms.lazy_laplace import laplace_from_uniform, laplace_unifor
 from dpbench.problems.block_kernels import decision_list_block
 from dpbench.problems.dl_as_halfspace import DlAsHalfspace
 from dpbench.problems.halfspace import Halfspace, enforce_margin
+from dpbench.problems.pcg64 import random_below
 
 
 @numba.njit
@@ -180,5 +181,20 @@ def test_decision_list_block_equals_the_numpy_reference():
         np.testing.assert_array_equal(y, y0)
         assert F.dtype == np.int8 and y.dtype == np.int8
     with pytest.raises(AssertionError):  # the comparison sees a wrong label rule
-        wrong = decision_list_block(np.random.default_rng(7).random((4000, 9)), 0.3, target.variables[::-1].copy(), target.bits)
+        wrong = decision_list_block((np.random.default_rng(7).random((4000, 9)) < 0.3).astype(np.uint8), target.variables[::-1].copy(), target.bits)
         np.testing.assert_array_equal(wrong[1], y0)
+
+
+@pytest.mark.parametrize("shape", [(2000, 20), (7, 3), (1, 1), (0, 5), (333, 9)])
+@pytest.mark.parametrize("bit_generator", [np.random.PCG64, np.random.Philox])
+def test_random_below_makes_numpys_draws(shape, bit_generator):
+    """``rng.random(shape) < p`` bit for bit, and the generator continues identically (also
+    after a 32-bit draw left a half word buffered); other bit generators take numpy's path."""
+    a, b = np.random.Generator(bit_generator(4)), np.random.Generator(bit_generator(4))
+    a.integers(0, 2, size=3)
+    b.integers(0, 2, size=3)
+    expected = (a.random(shape) < 0.3).astype(np.uint8)
+    got = random_below(b, shape, 0.3)
+    np.testing.assert_array_equal(got, expected)
+    assert got.dtype == np.uint8 and repr(a.bit_generator.state) == repr(b.bit_generator.state)
+    assert a.integers(0, 2**40, size=5).tolist() == b.integers(0, 2**40, size=5).tolist()

@@ -38,11 +38,11 @@ def single_coordinate_labels(X, j, sign, coin):
 
 
 @numba.njit(cache=True)
-def decision_list_block(R, p, variables, bits):
-    """A block of the decision-list stream from its uniforms ``R`` (n, d): ``x_i = [R_i < p]``,
+def decision_list_block(B, variables, bits):
+    """A block of the decision-list stream from its Boolean inputs ``B`` (n, d; 0/1):
     features ``(1, x, −1, −x)`` (int8, n × 2(d+1)) and labels ``y`` = the bit of the first
     list item whose variable is 1, else the default ``bits[-1]``."""
-    n, d = R.shape
+    n, d = B.shape
     l = variables.shape[0]  # noqa: E741
     F = np.empty((n, 2 * (d + 1)), dtype=np.int8)
     y = np.empty(n, dtype=np.int8)
@@ -50,12 +50,12 @@ def decision_list_block(R, p, variables, bits):
         F[r, 0] = 1
         F[r, d + 1] = -1
         for i in range(d):
-            v = 1 if R[r, i] < p else 0
+            v = 1 if B[r, i] else 0
             F[r, 1 + i] = v
             F[r, d + 2 + i] = -v
         label = bits[l]
         for k in range(l):
-            if F[r, 1 + variables[k]] > 0:
+            if B[r, variables[k]]:
                 label = bits[k]
                 break
         y[r] = label

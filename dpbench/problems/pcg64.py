@@ -1,18 +1,18 @@
-"""numpy's default bit generator, PCG64, stepped inside compiled loops.
+"""numpy's default bit generator, PCG64, run inside a compiled loop: ``rng.random(size) < p``
+as bytes, the same draws and the generator left in the same state.
 
-A stream block of ``dl_as_halfspace`` needs ``d`` uniforms per example — at T = 10^7 and
-d = 20, 2·10^8 draws, which numpy makes one indirect call at a time into a 1.6 GB of
-temporaries per stream. :func:`next_double` makes the very same draw inline (the state in
-two 64-bit words, the 128-bit step as one LLVM ``i128`` multiply–add), so a compiled loop
-consumes the uniforms as it makes them; :func:`load_state` / :func:`store_state` move the
-state out of and back into the ``numpy.random.Generator``, which then continues exactly as
-if it had made the draws itself (``tests/test_online_kernels.py`` checks the draws and the
-state after, bit for bit).
+Why: a block of the ``dl_as_halfspace`` stream is ``rng.random((b, d)) < p`` — at T = 10^7
+and d = 20, 2·10^8 draws per stream, which numpy makes one indirect call and one serial
+128-bit step at a time (≈ 3 ns a draw, most of such a cell's time). :func:`fill_below`
+makes them with four interleaved copies of the generator, each jumping four steps at a
+time, so four independent multiply chains overlap; the values are the same draws in the
+same order (``tests/test_online_kernels.py`` checks them and the state after, bit for bit).
 
 PCG64 as in numpy (O'Neill, "PCG: A family of simple fast space-efficient statistically
 good algorithms for random number generation", 2014; numpy's ``pcg64.h``): the 128-bit LCG
 ``s ← s·M + inc`` (mod 2^128), then the output ``rotr64(hi(s) ⊕ lo(s), s >> 122)``;
-``random()`` is ``(out >> 11)·2⁻⁵³`` (numpy's ``next_double``).
+``random()`` is ``(out >> 11)·2⁻⁵³`` (numpy's ``next_double``). Four steps at once:
+``s ← s·M⁴ + inc·(M³ + M² + M + 1)``.
 """
 
 from __future__ import annotations
@@ -22,22 +22,29 @@ import numpy as np
 import numpy.typing as npt
 from llvmlite import ir
 from numba import types
+from numba.core import cgutils
 from numba.extending import intrinsic
 
-#: numpy's PCG_DEFAULT_MULTIPLIER_128 (high, low 64-bit words).
+#: numpy's PCG_DEFAULT_MULTIPLIER_128.
 MULTIPLIER = (2549297995355413924 << 64) + 4865540595714422341
+_MOD = 1 << 128
 _MASK64 = (1 << 64) - 1
+#: Interleaved copies of the generator.
+LANES = 4
 
 
-def is_pcg64(rng: np.random.Generator) -> bool:
+def is_pcg64(rng: object) -> bool:
     return isinstance(rng, np.random.Generator) and type(rng.bit_generator) is np.random.PCG64
 
 
 def load_state(rng: np.random.Generator) -> npt.NDArray[np.uint64]:
-    """``[lo(s), hi(s), lo(inc), hi(inc)]`` of a PCG64 generator."""
+    """``[lo(s), hi(s), lo(inc), hi(inc), lo(M⁴), hi(M⁴), lo(c₄), hi(c₄)]`` of a PCG64
+    generator, ``c₄ = inc·(M³ + M² + M + 1)`` (the four-step jump)."""
     st = rng.bit_generator.state["state"]
     s, inc = int(st["state"]), int(st["inc"])
-    return np.array([s & _MASK64, s >> 64, inc & _MASK64, inc >> 64], dtype=np.uint64)
+    m4 = pow(MULTIPLIER, LANES, _MOD)
+    c4 = inc * sum(pow(MULTIPLIER, k, _MOD) for k in range(LANES)) % _MOD
+    return np.array([v >> shift & _MASK64 for v in (s, inc, m4, c4) for shift in (0, 64)], dtype=np.uint64)
 
 
 def store_state(rng: np.random.Generator, words: npt.NDArray[np.uint64]) -> None:
@@ -48,33 +55,80 @@ def store_state(rng: np.random.Generator, words: npt.NDArray[np.uint64]) -> None
 
 
 @intrinsic
-def next_uint64(typingctx, words):
-    """One PCG64 step on ``words`` (see :func:`load_state`, updated in place); its 64-bit output."""
-    if not (isinstance(words, types.Array) and words.dtype == types.uint64 and words.ndim == 1):
+def fill_below(typingctx, words, p, out):
+    """``out[j] = 1 if (j-th draw of random()) < p else 0`` for every j, stepping ``words``
+    (:func:`load_state`) past the ``len(out)`` draws."""
+    if not (isinstance(words, types.Array) and words.dtype == types.uint64 and words.ndim == 1 and words.layout == "C"
+            and isinstance(p, types.Float) and isinstance(out, types.Array) and out.dtype == types.uint8 and out.layout == "C"):
         return None
 
     def codegen(context, builder, signature, args):
-        arr = context.make_array(signature.args[0])(context, builder, args[0])
-        i64, i128 = ir.IntType(64), ir.IntType(128)
-        ptr = [builder.gep(arr.data, [ir.Constant(i64, k)]) for k in range(4)]
+        wa = context.make_array(signature.args[0])(context, builder, args[0])
+        oa = context.make_array(signature.args[2])(context, builder, args[2])
+        p_value = context.cast(builder, args[1], signature.args[1], types.float64)
+        i8, i64, i128 = ir.IntType(8), ir.IntType(64), ir.IntType(128)
+        word = [builder.load(builder.gep(wa.data, [ir.Constant(i64, k)])) for k in range(8)]
 
         def wide(lo, hi):
-            return builder.or_(builder.zext(builder.load(lo), i128), builder.shl(builder.zext(builder.load(hi), i128), ir.Constant(i128, 64)))
+            return builder.or_(builder.zext(lo, i128), builder.shl(builder.zext(hi, i128), ir.Constant(i128, 64)))
 
-        state = builder.add(builder.mul(wide(ptr[0], ptr[1]), ir.Constant(i128, MULTIPLIER)), wide(ptr[2], ptr[3]))
-        lo = builder.trunc(state, i64)
-        hi = builder.trunc(builder.lshr(state, ir.Constant(i128, 64)), i64)
-        builder.store(lo, ptr[0])
-        builder.store(hi, ptr[1])
-        rot = builder.lshr(hi, ir.Constant(i64, 58))  # s >> 122
-        x = builder.xor(hi, lo)
-        left = builder.and_(builder.sub(ir.Constant(i64, 64), rot), ir.Constant(i64, 63))
-        return builder.or_(builder.lshr(x, rot), builder.shl(x, left))  # rotate right by rot
+        inc, m4, c4 = wide(word[2], word[3]), wide(word[4], word[5]), wide(word[6], word[7])
+        mult = ir.Constant(i128, MULTIPLIER)
 
-    return types.uint64(words), codegen
+        def step(s, m, c):
+            return builder.add(builder.mul(s, m), c)
+
+        def emit(s, index):
+            """out[index] = (random() from state s) < p."""
+            lo = builder.trunc(s, i64)
+            hi = builder.trunc(builder.lshr(s, ir.Constant(i128, 64)), i64)
+            x, rot = builder.xor(hi, lo), builder.lshr(hi, ir.Constant(i64, 58))
+            left = builder.and_(builder.sub(ir.Constant(i64, 64), rot), ir.Constant(i64, 63))
+            draw = builder.or_(builder.lshr(x, rot), builder.shl(x, left))  # rotate right by rot
+            u = builder.fmul(builder.uitofp(builder.lshr(draw, ir.Constant(i64, 11)), ir.DoubleType()), ir.Constant(ir.DoubleType(), 2.0**-53))
+            bit = builder.zext(builder.fcmp_ordered("<", u, p_value), i8)
+            builder.store(bit, builder.gep(oa.data, [index]))
+
+        n = oa.nitems
+        chunks = builder.sdiv(n, ir.Constant(n.type, LANES))
+        state = cgutils.alloca_once_value(builder, wide(word[0], word[1]))  # s_j, the last state consumed
+        lanes = []  # lane k holds s_{4c + k + 1}
+        s = builder.load(state)
+        for _ in range(LANES):
+            s = step(s, mult, inc)
+            lanes.append(cgutils.alloca_once_value(builder, s))
+        with cgutils.for_range(builder, chunks) as loop:
+            base = builder.mul(loop.index, ir.Constant(n.type, LANES))
+            values = [builder.load(lane) for lane in lanes]
+            for k, v in enumerate(values):
+                emit(v, builder.add(base, ir.Constant(n.type, k)))
+            builder.store(values[-1], state)
+            for lane, v in zip(lanes, values):
+                builder.store(step(v, m4, c4), lane)
+        with cgutils.for_range(builder, builder.sub(n, builder.mul(chunks, ir.Constant(n.type, LANES)))) as loop:  # the rest, one step at a time
+            s = step(builder.load(state), mult, inc)
+            emit(s, builder.add(builder.mul(chunks, ir.Constant(n.type, LANES)), loop.index))
+            builder.store(s, state)
+        final = builder.load(state)
+        builder.store(builder.trunc(final, i64), builder.gep(wa.data, [ir.Constant(i64, 0)]))
+        builder.store(builder.trunc(builder.lshr(final, ir.Constant(i128, 64)), i64), builder.gep(wa.data, [ir.Constant(i64, 1)]))
+        return context.get_dummy_value()
+
+    return types.none(words, p, out), codegen
 
 
-@numba.njit(cache=True, inline="always")
-def next_double(words):
-    """numpy's ``Generator.random()`` draw: ``(next_uint64 >> 11)·2⁻⁵³``."""
-    return (next_uint64(words) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+def random_below(rng: np.random.Generator, shape: tuple[int, int], p: float) -> npt.NDArray[np.uint8]:
+    """``(rng.random(shape) < p)`` as uint8 — the same draws, the generator left in the same
+    state; compiled for PCG64, numpy otherwise."""
+    if not is_pcg64(rng):
+        return (rng.random(shape) < p).astype(np.uint8)
+    words = load_state(rng)
+    out = np.empty(shape, dtype=np.uint8)
+    _fill(words, float(p), out)
+    store_state(rng, words)
+    return out
+
+
+@numba.njit(cache=True)
+def _fill(words, p, out):
+    fill_below(words, p, out)
