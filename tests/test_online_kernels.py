@@ -16,7 +16,8 @@ from dpbench.mechanisms.lazy_laplace import laplace_from_uniform, laplace_unifor
 from dpbench.problems.block_kernels import decision_list_block
 from dpbench.problems.dl_as_halfspace import DlAsHalfspace
 from dpbench.problems.halfspace import Halfspace, enforce_margin
-from dpbench.problems.pcg64 import random_below
+from dpbench import pcg64
+from dpbench.pcg64 import random_below, skip_coin_flips
 
 
 @numba.njit
@@ -198,3 +199,29 @@ def test_random_below_makes_numpys_draws(shape, bit_generator):
     np.testing.assert_array_equal(got, expected)
     assert got.dtype == np.uint8 and repr(a.bit_generator.state) == repr(b.bit_generator.state)
     assert a.integers(0, 2**40, size=5).tolist() == b.integers(0, 2**40, size=5).tolist()
+
+
+@pytest.mark.parametrize("before", [0, 1, 2, 3])
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 100, 101, 131072, 524287])
+def test_skipped_coin_flips_leave_numpys_state(before, n):
+    """The whole PCG64 state (LCG and half-word buffer) after skipping n coins equals numpy's
+    after drawing them, from a buffered and an empty half word; a skip of n − 1 does not."""
+    a, b = np.random.default_rng(n), np.random.default_rng(n)
+    a.integers(0, 2, size=before)
+    b.integers(0, 2, size=before)
+    a.integers(0, 2, size=n)
+    skip_coin_flips(b, n)
+    assert a.bit_generator.state == b.bit_generator.state
+    if n:
+        c = np.random.default_rng(n)
+        c.integers(0, 2, size=before)
+        skip_coin_flips(c, n - 1)
+        assert c.bit_generator.state != a.bit_generator.state
+
+
+def test_compiled_random_is_numpys():
+    a, b = np.random.default_rng(9), np.random.default_rng(9)
+    a.integers(0, 2, size=1)
+    b.integers(0, 2, size=1)
+    np.testing.assert_array_equal(pcg64.random(b, 1001), a.random(1001))
+    assert a.bit_generator.state == b.bit_generator.state

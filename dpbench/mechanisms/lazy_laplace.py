@@ -24,6 +24,8 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from dpbench import pcg64
+
 #: Absolute slack in the uniform (a few of its 2⁻⁵³ steps, and the roundings of ``2 − U − U``).
 _U_SLACK = 2.0**-50
 
@@ -31,7 +33,7 @@ _U_SLACK = 2.0**-50
 def laplace_uniforms(size: int, rng: np.random.Generator) -> npt.NDArray[np.float64]:
     """The ``size`` uniforms ``rng.laplace(0, b, size)`` would use, consuming the same draws
     (zeros rejected, each replaced by the next draw, as numpy does)."""
-    u = rng.random(size)
+    u = pcg64.random(rng, size)  # rng.random(size), compiled
     zeros = int(np.count_nonzero(u == 0.0))
     while zeros:
         u = np.concatenate([u[u != 0.0], rng.random(zeros)])

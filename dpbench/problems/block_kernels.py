@@ -13,23 +13,38 @@ import numba
 import numpy as np
 
 
-@numba.njit(cache=True)
+#: ``SIGNS[b, k] = 2·bit_k(b) − 1``, bit k of byte b in ``np.unpackbits``'s big-endian order.
+SIGNS = (2 * np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).astype(np.int8) - 1).astype(np.int8)
+
+
 def signs_from_bytes(raw, d):
     """``X[r, j] = 2·bit_j(raw[r]) − 1`` (int8, shape ``(n, d)``), bit j being bit ``7 − j mod 8``
-    of byte ``j // 8`` (``np.unpackbits``'s big-endian order): the Boolean inputs from the
-    random bytes in one pass (was ``unpackbits``, a slice, two casts and an affine map)."""
+    of byte ``j // 8`` (``np.unpackbits``'s order): the Boolean inputs from the random bytes
+    in one pass (was ``unpackbits``, a slice, two casts and an affine map)."""
+    return _signs_from_bytes(raw, d, SIGNS)
+
+
+@numba.njit(cache=True)
+def _signs_from_bytes(raw, d, table):
     n = raw.shape[0]
     X = np.empty((n, d), dtype=np.int8)
+    full, rest = d >> 3, d & 7
     for r in range(n):
-        for j in range(d):
-            X[r, j] = 2 * ((raw[r, j >> 3] >> (7 - (j & 7))) & 1) - 1
+        for c in range(full):
+            b = raw[r, c]
+            for k in range(8):
+                X[r, 8 * c + k] = table[b, k]
+        if rest:
+            b = raw[r, full]
+            for k in range(rest):
+                X[r, 8 * full + k] = table[b, k]
     return X
 
 
 @numba.njit(cache=True)
-def single_coordinate_labels(X, j, sign, coin):
+def single_coordinate_labels(X, j, sign):
     """Labels of the one-coordinate target ``u = sign·e_j`` on Boolean rows:
-    ``y = sign(sign·x_j)`` (never 0 on ±1 inputs, so the fair ``coin`` is never used)."""
+    ``y = sign(sign·x_j)`` (never 0 on ±1 inputs: no tie for a coin to break)."""
     n = X.shape[0]
     y = np.empty(n, dtype=np.int8)
     for r in range(n):

@@ -29,7 +29,7 @@ import numpy.typing as npt
 
 from dpbench.problems.base import Problem, Sample
 from dpbench.problems.block_kernels import decision_list_block
-from dpbench.problems.pcg64 import random_below
+from dpbench.pcg64 import random_below
 from dpbench.problems.halfspace import OnlineStream
 from dpbench.registry import register_problem
 from dpbench.validation import check_positive_int, check_probability

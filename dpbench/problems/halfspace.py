@@ -37,6 +37,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dpbench.problems.base import Problem, Sample
+from dpbench.pcg64 import skip_coin_flips
 from dpbench.problems.block_kernels import signs_from_bytes, single_coordinate_labels
 from dpbench.registry import register_problem
 from dpbench.validation import check_positive_int, check_probability
@@ -176,9 +177,9 @@ class HalfspaceTarget:
         else:
             X = rng.uniform(-1.0, 1.0, size=(n, self.d))
         support = np.flatnonzero(self.u)
-        if self._single_boolean():  # the same draws as below; y = sign(u_j x_j) exactly
-            coin = rng.integers(0, 2, size=n)
-            return X, single_coordinate_labels(X, int(support[0]), int(np.sign(self.u[support[0]])), coin)
+        if self._single_boolean():  # y = sign(u_j x_j) exactly, never a tie: the coins below are drawn
+            skip_coin_flips(rng, n)  # only to keep the generator in step (not made: same state after)
+            return X, single_coordinate_labels(X, int(support[0]), int(np.sign(self.u[support[0]])))
         Xs = X[:, support].astype(np.float64)  # only the target's coordinates matter
         us = self.u[support]
         score = Xs @ us

@@ -55,11 +55,12 @@ def store_state(rng: np.random.Generator, words: npt.NDArray[np.uint64]) -> None
 
 
 @intrinsic
-def fill_below(typingctx, words, p, out):
-    """``out[j] = 1 if (j-th draw of random()) < p else 0`` for every j, stepping ``words``
-    (:func:`load_state`) past the ``len(out)`` draws."""
+def fill_random(typingctx, words, p, out):
+    """The next ``out.size`` draws of ``random()``, in order: ``out[j] = U_j`` (float64 out) or
+    ``out[j] = 1 if U_j < p else 0`` (uint8 out); ``words`` (:func:`load_state`) is stepped
+    past them."""
     if not (isinstance(words, types.Array) and words.dtype == types.uint64 and words.ndim == 1 and words.layout == "C"
-            and isinstance(p, types.Float) and isinstance(out, types.Array) and out.dtype == types.uint8 and out.layout == "C"):
+            and isinstance(p, types.Float) and isinstance(out, types.Array) and out.dtype in (types.uint8, types.float64) and out.layout == "C"):
         return None
 
     def codegen(context, builder, signature, args):
@@ -86,8 +87,10 @@ def fill_below(typingctx, words, p, out):
             left = builder.and_(builder.sub(ir.Constant(i64, 64), rot), ir.Constant(i64, 63))
             draw = builder.or_(builder.lshr(x, rot), builder.shl(x, left))  # rotate right by rot
             u = builder.fmul(builder.uitofp(builder.lshr(draw, ir.Constant(i64, 11)), ir.DoubleType()), ir.Constant(ir.DoubleType(), 2.0**-53))
-            bit = builder.zext(builder.fcmp_ordered("<", u, p_value), i8)
-            builder.store(bit, builder.gep(oa.data, [index]))
+            if signature.args[2].dtype == types.float64:
+                builder.store(u, builder.gep(oa.data, [index]))
+            else:
+                builder.store(builder.zext(builder.fcmp_ordered("<", u, p_value), i8), builder.gep(oa.data, [index]))
 
         n = oa.nitems
         chunks = builder.sdiv(n, ir.Constant(n.type, LANES))
@@ -117,13 +120,23 @@ def fill_below(typingctx, words, p, out):
     return types.none(words, p, out), codegen
 
 
-def random_below(rng: np.random.Generator, shape: tuple[int, int], p: float) -> npt.NDArray[np.uint8]:
+def random_below(rng: np.random.Generator, shape: tuple[int, ...], p: float) -> npt.NDArray[np.uint8]:
     """``(rng.random(shape) < p)`` as uint8 — the same draws, the generator left in the same
     state; compiled for PCG64, numpy otherwise."""
     if not is_pcg64(rng):
         return (rng.random(shape) < p).astype(np.uint8)
+    return _compiled(rng, p, np.empty(shape, dtype=np.uint8))
+
+
+def random(rng: np.random.Generator, size: int) -> npt.NDArray[np.float64]:
+    """``rng.random(size)`` — the same draws and state; compiled for PCG64, numpy otherwise."""
+    if not is_pcg64(rng):
+        return rng.random(size)
+    return _compiled(rng, 0.0, np.empty(size))
+
+
+def _compiled(rng: np.random.Generator, p: float, out: np.ndarray) -> np.ndarray:
     words = load_state(rng)
-    out = np.empty(shape, dtype=np.uint8)
     _fill(words, float(p), out)
     store_state(rng, words)
     return out
@@ -131,4 +144,32 @@ def random_below(rng: np.random.Generator, shape: tuple[int, int], p: float) -> 
 
 @numba.njit(cache=True)
 def _fill(words, p, out):
-    fill_below(words, p, out)
+    fill_random(words, p, out)
+
+
+def skip_coin_flips(rng: np.random.Generator, n: int) -> None:
+    """Step ``rng`` exactly as ``rng.integers(0, 2, size=n)`` does, without making the draws.
+
+    numpy makes each fair coin from one 32-bit draw (Lemire's method never rejects for two
+    outcomes); a 64-bit output gives two of them, low half first, the high half kept in the
+    generator's buffer (``has_uint32``, ``uinteger``; a consumed buffer keeps its stale value).
+    So ``n`` coins are a ``PCG64.advance`` over all but the last output they use, that output
+    drawn, and the buffer set as numpy leaves it (``tests/test_online_kernels.py`` compares
+    the whole state with numpy's). Other bit generators: the draws are made."""
+    if not is_pcg64(rng):
+        rng.integers(0, 2, size=n)
+        return
+    bitgen = rng.bit_generator
+    state = bitgen.state
+    has, stale = state["has_uint32"], state["uinteger"]
+    n = int(n)
+    if n and has:  # the first coin takes the buffered half word
+        n, has = n - 1, 0
+    if n:
+        outputs = (n + 1) // 2
+        bitgen.advance(outputs - 1)
+        stale = int(bitgen.random_raw()) >> 32  # the last output's high half: buffered (n odd) or used
+        has = n % 2
+    state = bitgen.state
+    state["has_uint32"], state["uinteger"] = has, stale
+    bitgen.state = state
