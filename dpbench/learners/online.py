@@ -119,7 +119,8 @@ def dp_winnow_block(X, y, start, wt, gamma_tilde, uniforms, scale, noisy_thresho
     t, mistakes, updates, ck, first, m, count, fires = state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7]
     n_ck = checkpoints.shape[0]
     fired = -1
-    cut = uniform_cut(count, noisy_threshold, scale)
+    cut_count = count + cut_reach(count, noisy_threshold)
+    cut = uniform_cut(cut_count, noisy_threshold, scale)  # valid (conservative) while count ≤ cut_count
     for r in range(start, X.shape[0]):
         yr = y[r]
         margin = yr * row_dot(wt, X, r)
@@ -132,7 +133,9 @@ def dp_winnow_block(X, y, start, wt, gamma_tilde, uniforms, scale, noisy_thresho
                     gbuf[i] += yr * X[r, i]
                 m += 1
             count += 1
-            cut = uniform_cut(count, noisy_threshold, scale)
+            if count > cut_count:
+                cut_count = count + cut_reach(count, noisy_threshold)
+                cut = uniform_cut(cut_count, noisy_threshold, scale)
         if active and uniforms[r] >= cut and count + laplace_from_uniform(uniforms[r], scale) >= noisy_threshold:
             fires += 1
             if state[8] < 0:
@@ -150,6 +153,15 @@ def dp_winnow_block(X, y, start, wt, gamma_tilde, uniforms, scale, noisy_thresho
             break
     state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7] = t, mistakes, updates, ck, first, m, count, fires
     return fired
+
+
+@numba.njit(cache=True)
+def cut_reach(count, noisy_threshold):
+    """How many cached rounds one noise cut covers: the cut is computed for the query
+    ``count + reach`` (a lower, still valid cut for every smaller count, as the cut falls
+    with the query), a quarter of the way to the threshold — one ``exp`` per many cached
+    rounds far from a firing, one per round next to it."""
+    return max(0, int((noisy_threshold - count) / 4))
 
 
 @numba.njit(cache=True)
