@@ -382,7 +382,13 @@ class DPWinnow(Learner):
 
     @classmethod
     def cost(cls, cell: Any) -> float:
-        return 1.4e-9 * cell.size * 64
+        """Seconds per repetition, ``T·(2.9e-8 + 7.4e-10·d + 5.4e-8·[decision list])`` (stream
+        generation and noise included). Recalibrated 2026-11-24 (issue 22: SIMD margins,
+        lazily evaluated noise, one-pass stream blocks) on the process time of repetition 0
+        of every DP-Winnow cell of config/paper.yaml (predicted/measured 0.52–1.34, median 0.97)."""
+        from dpbench.cost import dimension
+
+        return cell.size * (2.9e-8 + 7.4e-10 * dimension(cell) + 5.4e-8 * (cell.problem == "dl_as_halfspace"))
 
     @classmethod
     def test_params(cls) -> Iterator[dict[str, object]]:
