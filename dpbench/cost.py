@@ -10,6 +10,14 @@ A cell's cost has two parts, both in seconds of one CPU:
   that contains such a cell — :func:`shard_seconds` does this, and
   :func:`dpbench.grid.shard` keeps cells that share a key together where it can.
 
+and **per-job** work: what a shard job imports and compiles the first time one of its cells
+needs it (numba, scipy, dp-accounting, scikit-learn; a learner's module and the numba
+kernels it loads from the on-disk cache). It is keyed ``("job", "import", library)`` and
+``("job", "first_use", learner)`` (:func:`job_costs`, measured by
+``python benchmarks/bench_first_use.py``: :data:`LIBRARY_SECONDS`, :data:`FIRST_USE`) and
+charged once per shard like the shared keys, whatever the cell's repetitions. Before it, a
+job pays :data:`JOB_OVERHEAD_SECONDS` for the runner itself.
+
 Where the prediction comes from, in order:
 
 1. a classmethod ``cost(cell) -> float`` on the learner class (seconds per repetition, own
@@ -73,6 +81,51 @@ SAMPLE_SECONDS = 3e-8
 
 #: Enumerating the mistakes of a whole finite class: seconds per (hypothesis × 64-bit word).
 CLASS_WORD_SECONDS = 3e-9
+
+#: Libraries a shard job imports on first use: name → the modules that import it
+#: (``"module:function"``: import, then call the function; measured in this order by
+#: ``benchmarks/bench_first_use.py``, each after the ones above, so the costs of a learner's
+#: libraries add up; ``"module:"``: only a marker, not imported). A library is a learner's if
+#: one of its modules is among those the learner's first cell imports.
+LIBRARY_IMPORTS: dict[str, tuple[str, ...]] = {
+    "numba": ("numba",),
+    "scipy": ("scipy.special", "scipy.optimize"),
+    "scipy.stats": ("scipy.stats",),
+    "dp_accounting": ("dp_accounting", "dp_accounting.pld", "dp_accounting.rdp"),
+    "sklearn": ("sklearn.tree", "sklearn.linear_model"),
+    "diffprivlib": ("diffprivlib:", "dpbench.peers:diffprivlib"),  # adapted to the installed sklearn
+}
+
+#: CPU seconds of importing each of :data:`LIBRARY_IMPORTS` in a shard job (after the ones
+#: above it). Measured 2026-11-24 by ``benchmarks/bench_first_use.py`` (2-core build
+#: machine under load, compiled bytecode).
+LIBRARY_SECONDS: dict[str, float] = {}
+
+#: learner (or audit experiment, whose cells have no learner) → (CPU seconds of its first
+#: cell beyond a later one's and beyond its libraries: its modules, numba cache loads,
+#: one-off tables; the libraries it imports). Measured with :data:`LIBRARY_SECONDS`, numba's
+#: cache warm (the first run of a checkout compiles: a one-off, not modelled).
+FIRST_USE: dict[str, tuple[float, tuple[str, ...]]] = {}
+
+#: A learner the table does not know (a plugin, a new learner): numba and scipy, 1 s.
+DEFAULT_FIRST_USE: tuple[float, tuple[str, ...]] = (1.0, ("numba", "scipy"))
+
+
+def libraries_of(modules: Iterable[str]) -> tuple[str, ...]:
+    """The :data:`LIBRARY_IMPORTS` of which a module (not a ``"module:function"`` entry) is
+    among ``modules``."""
+    present = set(modules)
+    return tuple(name for name, mods in LIBRARY_IMPORTS.items() if any(m.rstrip(":") in present for m in mods if not m.rstrip(":").count(":")))
+
+
+@functools.lru_cache(maxsize=1024)
+def job_costs(name: str) -> dict[tuple, float]:
+    """Per-job keys of a learner (or audit experiment) ``name``: its libraries' imports and
+    its own first use, each paid once by a shard job that runs such a cell."""
+    seconds, libraries = FIRST_USE.get(name, DEFAULT_FIRST_USE)
+    out = {("job", "import", lib): LIBRARY_SECONDS.get(lib, 0.0) for lib in libraries}
+    out[("job", "first_use", name)] = seconds
+    return out
 
 
 @dataclass(frozen=True)
@@ -221,7 +274,7 @@ def cell_cost(cell: Cell) -> CellCost:
 
     units = registry.experiment(cell.experiment).units
     if units is not None:  # not a learner (privacy_audit's audits)
-        return CellCost(own=(max(float(units.cost(cell)), 0.0) + PER_REP_SECONDS) * cell.repetitions, shared={})
+        return CellCost(own=(max(float(units.cost(cell)), 0.0) + PER_REP_SECONDS) * cell.repetitions, shared=dict(job_costs(cell.experiment)))
     learner_cls = registry.learner(cell.learner)
     hook = getattr(learner_cls, "cost", None)
     shared = _sample_cost(cell) if learner_cls.family == "batch" else {}
@@ -239,17 +292,20 @@ def cell_cost(cell: Cell) -> CellCost:
     if callable(shared_hook):  # seconds per repetition of work shared with other cells
         shared = {**shared, **{(*key, cell.first_rep): seconds * cell.repetitions for key, seconds in shared_hook(cell).items()}}
     own = (max(own, 0.0) + PER_REP_SECONDS) * cell.repetitions
-    return CellCost(own=own, shared=shared)
+    return CellCost(own=own, shared={**shared, **job_costs(cell.learner)})
 
 
-def shard_seconds(cells: Iterable[Cell], costs: Mapping[Cell, CellCost] | None = None) -> float:
-    """Predicted seconds of a shard's cells: own work, plus each shared key once."""
+def shard_seconds(cells: Iterable[Cell], costs: Mapping[Cell, CellCost] | None = None, *, jobs: bool = True) -> float:
+    """Predicted seconds of a shard's cells: own work, plus each shared key once
+    (``jobs=False``: without the per-job keys, e.g. to weigh groups of cells that will be
+    packed into jobs)."""
     own, shared = 0.0, {}
     for cell in cells:
         c = costs[cell] if costs is not None else cell_cost(cell)
         own += c.own
         for key, seconds in c.shared.items():
-            shared[key] = max(shared.get(key, 0.0), seconds)
+            if jobs or key[0] != "job":
+                shared[key] = max(shared.get(key, 0.0), seconds)
     return own + sum(shared.values())
 
 
