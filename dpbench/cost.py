@@ -61,11 +61,13 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # dpbench.grid imports this module (to size shards), not the reverse
     from dpbench.grid import Cell
 
-#: Seconds a shard job spends before its first cell (interpreter, imports of numpy, numba,
-#: pandas, pyarrow and the registry, reading the targets) and after its last (Parquet
-#: write), measured at ≈ 3–4 s on the build machine. Added per job by the plan, not part
-#: of the cells' cost.
-JOB_OVERHEAD_SECONDS = 4.0
+#: CPU seconds a shard job spends before its first cell and after its last, whatever its
+#: cells: the interpreter, imports of numpy, pandas, pyarrow and the runner, the first
+#: target, the Parquet write (1.1 s: a shard of one small ``elimination`` cell, fresh
+#: interpreter, 2026-11-24), and Snakemake's script preamble (0.3 s). What a job imports
+#: for its cells' learners (numba, scipy, …) is in :func:`job_costs`. Added per job by the
+#: plan, not part of the cells' cost. (It was 4 s of wall time, libraries included, before.)
+JOB_OVERHEAD_SECONDS = 1.5
 
 #: Memory of a shard job before any sample is held (interpreter + libraries), in MB.
 BASE_MEMORY_MB = 600.0
@@ -99,13 +101,51 @@ LIBRARY_IMPORTS: dict[str, tuple[str, ...]] = {
 #: CPU seconds of importing each of :data:`LIBRARY_IMPORTS` in a shard job (after the ones
 #: above it). Measured 2026-11-24 by ``benchmarks/bench_first_use.py`` (2-core build
 #: machine under load, compiled bytecode).
-LIBRARY_SECONDS: dict[str, float] = {}
+LIBRARY_SECONDS: dict[str, float] = {
+    "numba": 0.27,
+    "scipy": 0.2,
+    "scipy.stats": 0.44,
+    "dp_accounting": 0.17,
+    "sklearn": 0.35,
+    "diffprivlib": 0.07,
+}
 
 #: learner (or audit experiment, whose cells have no learner) → (CPU seconds of its first
 #: cell beyond a later one's and beyond its libraries: its modules, numba cache loads,
 #: one-off tables; the libraries it imports). Measured with :data:`LIBRARY_SECONDS`, numba's
 #: cache warm (the first run of a checkout compiles: a one-off, not modelled).
-FIRST_USE: dict[str, tuple[float, tuple[str, ...]]] = {}
+FIRST_USE: dict[str, tuple[float, tuple[str, ...]]] = {
+    "confident_winnow": (0.29, ("numba",)),
+    "decision_tree": (0.55, ("scipy.stats", "sklearn")),
+    "diffprivlib_logreg": (0.50, ("numba", "scipy.stats", "sklearn", "diffprivlib")),
+    "dp_gd": (0.67, ("numba", "scipy.stats", "dp_accounting")),
+    "dp_sgd": (0.58, ("numba", "scipy.stats", "dp_accounting")),
+    "dp_winnow": (0.66, ("numba",)),
+    "dp_winnow_batched": (0.65, ("numba",)),
+    "dp_winnow_batched_tight": (0.70, ("numba", "scipy.stats", "dp_accounting")),
+    "elimination": (0.00, ()),
+    "erm": (0.28, ("numba",)),
+    "exp_mech_erm": (0.32, ("numba",)),
+    "exp_mech_grid": (0.55, ("numba",)),
+    "ftl": (0.34, ("numba",)),
+    "linear_learner": (0.75, ("numba",)),
+    "objective_perturbation": (0.31, ("numba",)),
+    "output_perturbation": (0.34, ("numba",)),
+    "perceptron": (0.34, ("numba",)),
+    "privacy_audit": (0.86, ("numba", "scipy.stats")),
+    "private_mw_001": (0.54, ("numba", "scipy.stats", "dp_accounting")),
+    "private_rwm": (0.86, ("numba",)),
+    "private_rwm_tight": (0.65, ("numba", "scipy.stats", "dp_accounting")),
+    "private_sq_conjunction": (0.23, ()),
+    "privdl": (0.52, ("numba",)),
+    "privdl_composition": (0.77, ("numba",)),
+    "rivest": (0.46, ("numba",)),
+    "rwm": (0.39, ("numba",)),
+    "sklearn_logreg": (0.63, ("numba", "scipy.stats", "sklearn")),  # 0.98 measured, sklearn's 0.35 in it (undetected then)
+    "sq_conjunction": (0.00, ()),
+    "sv_experts": (0.53, ("numba", "scipy.stats", "dp_accounting")),
+    "winnow": (0.34, ("numba",)),
+}
 
 #: A learner the table does not know (a plugin, a new learner): numba and scipy, 1 s.
 DEFAULT_FIRST_USE: tuple[float, tuple[str, ...]] = (1.0, ("numba", "scipy"))

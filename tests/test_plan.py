@@ -199,5 +199,7 @@ def test_cli_plan_by_learner(capsys):
     assert main(["plan", str(TINY_SLURM), "--by", "learner"]) == 0
     out = capsys.readouterr().out
     assert "CPU-hours by learner" in out and re.search(r"^total\s+[\d.]+\s+100\.0%$", out, flags=re.M), out
-    assert main(["plan", str(TINY_SLURM), "--by", "nonsense"]) == 2
+    with pytest.raises(SystemExit) as bad:
+        main(["plan", str(TINY_SLURM), "--by", "nonsense"])
+    assert bad.value.code == 2
     assert "--by" in capsys.readouterr().err
