@@ -12,8 +12,8 @@ first runs a warm-up shard of one small ``elimination`` cell (the runner's own s
   that order (each after the ones before it, so the costs add up);
 - learners (and audit experiments): the learner's smallest cell (one repetition) run twice;
   first use = first run − second run − the libraries the first run imported (their
-  measured cost above) − the cell's own one-off work the model charges per cell
-  (``dp_sgd``'s accounting: the model's cost at ε − at ε = ∞).
+  measured cost above) − the one-off work the model charges per job through the
+  learner's ``job_cost`` hook (``dp_sgd``'s accounting).
 
 Run it twice after a change to a kernel: the first run after an edit compiles and writes
 numba's cache (a one-off per checkout), the second measures loading it, as every later
@@ -110,7 +110,7 @@ def main() -> None:
         for name, cell in sorted(cells.items()):
             r = child(LEARNER, warm, tmp, cells_to_json([cell]))
             libs = used[name] = libraries_of(r["modules"])
-            once = max(0.0, cell_cost(cell).own - cell_cost(dataclasses.replace(cell, epsilon=float("inf"))).own)
+            once = sum(v for k, v in cell_cost(cell).shared.items() if k[0] == "job" and k[1] not in ("import", "first_use"))
             own[name] = max(0.0, r["cold"] - r["warm"] - once - sum(libraries[lib] for lib in libs))
             print(f"{name:<26} {cell.size:>7} {r['cold']:>7.2f} {r['warm']:>7.2f} {once:>10.2f} {own[name]:>11.2f}  {','.join(libs)}", flush=True)
     print("LIBRARY_SECONDS =", json.dumps({k: round(v, 2) for k, v in libraries.items()}))

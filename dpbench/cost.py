@@ -23,7 +23,9 @@ Where the prediction comes from, in order:
 1. a classmethod ``cost(cell) -> float`` on the learner class (seconds per repetition, own
    work only) — the override hook for learners whose cost the model below gets wrong —
    and optionally ``shared_cost(cell) -> {key: seconds per repetition}`` for work the
-   learner caches on the sample (shared with the shard's other cells of the same sample);
+   learner caches on the sample (shared with the shard's other cells of the same sample)
+   and ``job_cost(cell) -> {key: seconds}`` for work it caches per process, paid once by a
+   job that runs the cell whatever its repetitions (``dp_sgd``'s privacy accounting);
 2. :data:`MODELS`, per learner, calibrated on measured times (see below);
 3. :data:`FAMILY_DEFAULTS`, per learner family, for learners the model does not know:
    linear in the size (n or T) × the problem's dimension, with a per-family constant.
@@ -331,6 +333,9 @@ def cell_cost(cell: Cell) -> CellCost:
     shared_hook = getattr(learner_cls, "shared_cost", None)
     if callable(shared_hook):  # seconds per repetition of work shared with other cells
         shared = {**shared, **{(*key, cell.first_rep): seconds * cell.repetitions for key, seconds in shared_hook(cell).items()}}
+    job_hook = getattr(learner_cls, "job_cost", None)
+    if callable(job_hook):  # seconds once per job (a calibration cached in the process)
+        shared = {**shared, **{("job", *key): seconds for key, seconds in job_hook(cell).items()}}
     own = (max(own, 0.0) + PER_REP_SECONDS) * cell.repetitions
     return CellCost(own=own, shared={**shared, **job_costs(cell.learner)})
 

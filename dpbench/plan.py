@@ -111,7 +111,7 @@ def format_plan(plan: Plan, source: str = "") -> str:
     )
     lines.append(
         f"CPU-hours are predicted by dpbench.cost (calibrated per learner; per-family defaults for others) "
-        f"and include {JOB_OVERHEAD_SECONDS:.0f} s start-up per shard job."
+        f"and include {JOB_OVERHEAD_SECONDS:.1f} s start-up per shard job."
     )
     return "\n".join(lines)
 

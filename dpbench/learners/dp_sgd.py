@@ -75,17 +75,27 @@ class DPSGD(NoisyGradientDescent):
 
     @classmethod
     def cost(cls, cell) -> float:
-        """Seconds per repetition (shard balancing): the PLD calibration, once per cell, spread
-        over the repetitions, plus the fit (steps × batch × d multiply-adds, ≈ 10 ms at the
-        defaults). The calibration grows with ε and with ``L = log10(1/q)``: fitted to
-        ``0.4 + 0.47 ε^0.39 L²`` CPU-s on measured calibrations (T = 300, δ = 1e-6: 0.4–0.85 s
-        at n = 10³, 0.65 / 3.6 / 8.1 s at n = 10⁵ and ε = 0.1 / 1 / 10; 2026-11-24)."""
+        """Seconds per repetition (shard balancing): the fit, steps × batch × d multiply-adds
+        (≈ 10 ms at the defaults); the noise calibration is :meth:`job_cost`."""
         d = int(dict(cell.problem_params).get("d", 10))
         params = dict(cell.learner_params)
         steps, batch = int(params.get("steps", 300)), int(params.get("batch_size", 256))
+        return 1.3e-8 * steps * min(batch, cell.size) * d
+
+    @classmethod
+    def job_cost(cls, cell) -> dict:
+        """Seconds paid once by a job that runs the cell, whatever its repetitions
+        (:mod:`dpbench.cost` hook): the PLD calibration, cached per process on
+        ``(ε, δ, q, T)`` (:func:`.logistic_common.calibrate_sgd`). It grows with ε and with
+        ``L = log10(1/q)``: fitted to ``0.4 + 0.47 ε^0.39 L²`` CPU-s on measured calibrations
+        (T = 300, δ = 1e-6: 0.4–0.85 s at n = 10³, 0.65 / 3.6 / 8.1 s at n = 10⁵ and
+        ε = 0.1 / 1 / 10; 2026-11-24)."""
+        if math.isinf(cell.epsilon):
+            return {}
+        steps = int(dict(cell.learner_params).get("steps", 300))
+        batch = int(dict(cell.learner_params).get("batch_size", 256))
         q = sampling_rate(batch, max(cell.size, 1))
-        calibration = 0.0 if math.isinf(cell.epsilon) else 0.4 + 0.47 * cell.epsilon**0.39 * math.log10(1 / q) ** 2
-        return calibration / cell.repetitions + 1.3e-8 * steps * min(batch, cell.size) * d
+        return {("calibrate_sgd", cell.epsilon, cell.delta, q, steps): 0.4 + 0.47 * cell.epsilon**0.39 * math.log10(1 / q) ** 2}
 
     def calibration(self, n: int) -> tuple[float, float]:
         """``(z, ε_achieved)`` for a sample of size ``n``."""
