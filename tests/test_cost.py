@@ -23,7 +23,7 @@ def test_first_use_is_paid_once_per_job_not_per_cell_or_repetition():
     assert jobs[("job", "first_use", "dp_sgd")] == FIRST_USE["dp_sgd"][0]
     assert ("job", "import", "dp_accounting") in jobs and ("job", "import", "numba") in jobs
     for c in (one, two):
-        assert {k: v for k, v in cell_cost(c).shared.items() if k[0] == "job" and k[1] != "calibrate_sgd"} == jobs  # not scaled by repetitions
+        assert {k: v for k, v in cell_cost(c).shared.items() if k[0] == "job" and k[1] != "dp_sgd_calibration"} == jobs  # not scaled by repetitions
     # two cells of one learner: the job pays its first use once; a second learner sharing
     # numba adds its own first use and only the libraries dp_sgd did not import
     a, b = _cell("dp_sgd", eps=1.0), _cell("dp_sgd", eps=2.0)
@@ -87,7 +87,7 @@ def test_dp_sgd_accounting_is_paid_once_per_job_and_grows_with_epsilon_and_n():
     pays it in every piece's job (not a fraction), two cells of one (ε, n) in a job once,
     and it is 8 s at ε = 10, n = 1e5 (measured 8.1 s) against ~0.5 s at n = 1e3."""
     def accounting(c):
-        return {k: v for k, v in cell_cost(c).shared.items() if k[0] == "job" and k[1] == "calibrate_sgd"}
+        return {k: v for k, v in cell_cost(c).shared.items() if k[0] == "job" and k[1] == "dp_sgd_calibration"}
 
     big, small = _cell("dp_sgd", size=100_000, eps=10.0), _cell("dp_sgd", size=1000, eps=10.0)
     (seconds,) = accounting(big).values()
@@ -98,6 +98,6 @@ def test_dp_sgd_accounting_is_paid_once_per_job_and_grows_with_epsilon_and_n():
     pieces = [p for s in shard([big], target_seconds=0.05, costs=costs) for p in s]
     assert len(pieces) > 1
     for p in pieces:
-        assert {k: v for k, v in costs[p].shared.items() if k[1] == "calibrate_sgd"} == accounting(big)
+        assert {k: v for k, v in costs[p].shared.items() if k[1] == "dp_sgd_calibration"} == accounting(big)
     twin = dataclasses.replace(big, learner_params=freeze({"clip": 1.0}))  # another cell, same (ε, δ, q, T)
     assert shard_seconds([big, twin]) - shard_seconds([big]) < cell_cost(twin).alone - seconds + 1e-9
