@@ -101,3 +101,21 @@ def test_dp_sgd_accounting_is_paid_once_per_job_and_grows_with_epsilon_and_n():
         assert {k: v for k, v in costs[p].shared.items() if k[1] == "dp_sgd_calibration"} == accounting(big)
     twin = dataclasses.replace(big, learner_params=freeze({"clip": 1.0}))  # another cell, same (ε, δ, q, T)
     assert shard_seconds([big, twin]) - shard_seconds([big]) < cell_cost(twin).alone - seconds + 1e-9
+
+
+class _FakeWithJobCost:
+    family = "online"
+
+    @classmethod
+    def job_cost(cls, cell):
+        return {("table", cell.size): 2.0}
+
+
+def test_job_cost_hook_is_paid_once_per_job_whatever_the_repetitions(monkeypatch):
+    from dpbench import registry
+
+    monkeypatch.setitem(registry.LEARNERS, "fake_job", _FakeWithJobCost)
+    one, many = (Cell("conjunctions", "conjunction", freeze({"d": 8}), "fake_job", (), math.inf, 0.0, 100, r) for r in (1, 50))
+    assert cell_cost(one).shared[("job", "table", 100)] == cell_cost(many).shared[("job", "table", 100)] == 2.0
+    other = dataclasses.replace(one, epsilon=1.0)  # another cell, same table: paid once in a job
+    assert shard_seconds([one, other]) == pytest.approx(cell_cost(one).alone + cell_cost(other).own)
