@@ -60,11 +60,14 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 def _cmd_plan(args: argparse.Namespace) -> int:
     import time
 
-    from dpbench.plan import format_plan, make_plan
+    from dpbench.plan import format_learner_hours, format_plan, learner_hours, make_plan
 
     start = time.perf_counter()
     grid = _load(args.config)
-    print(format_plan(make_plan(grid), source=args.config))
+    if args.by == "learner":
+        print(format_learner_hours(learner_hours(grid), source=args.config))
+    else:
+        print(format_plan(make_plan(grid), source=args.config))
     print(f"(planned in {time.perf_counter() - start:.1f} s)")
     return 0
 
@@ -315,6 +318,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("plan", "cells, jobs and predicted CPU-hours of a config",
                 "cells, shards, jobs and predicted CPU-hours of a config, before submitting")
     p.add_argument("config", help="YAML config file")
+    p.add_argument("--by", choices=("experiment", "learner"), default="experiment",
+                   help="one line per experiment (default), or per (experiment, learner): where the CPU-hours go")
     p.set_defaults(func=_cmd_plan)
 
     p = command("shrink", "a config of the same shape that runs in minutes",

@@ -10,12 +10,22 @@ A cell's cost has two parts, both in seconds of one CPU:
   that contains such a cell — :func:`shard_seconds` does this, and
   :func:`dpbench.grid.shard` keeps cells that share a key together where it can.
 
+and **per-job** work: what a shard job imports and compiles the first time one of its cells
+needs it (numba, scipy, dp-accounting, scikit-learn; a learner's module and the numba
+kernels it loads from the on-disk cache). It is keyed ``("job", "import", library)`` and
+``("job", "first_use", learner)`` (:func:`job_costs`, measured by
+``python benchmarks/bench_first_use.py``: :data:`LIBRARY_SECONDS`, :data:`FIRST_USE`) and
+charged once per shard like the shared keys, whatever the cell's repetitions. Before it, a
+job pays :data:`JOB_OVERHEAD_SECONDS` for the runner itself.
+
 Where the prediction comes from, in order:
 
 1. a classmethod ``cost(cell) -> float`` on the learner class (seconds per repetition, own
    work only) — the override hook for learners whose cost the model below gets wrong —
    and optionally ``shared_cost(cell) -> {key: seconds per repetition}`` for work the
-   learner caches on the sample (shared with the shard's other cells of the same sample);
+   learner caches on the sample (shared with the shard's other cells of the same sample)
+   and ``job_cost(cell) -> {key: seconds}`` for work it caches per process, paid once by a
+   job that runs the cell whatever its repetitions (``dp_sgd``'s privacy accounting);
 2. :data:`MODELS`, per learner, calibrated on measured times (see below);
 3. :data:`FAMILY_DEFAULTS`, per learner family, for learners the model does not know:
    linear in the size (n or T) × the problem's dimension, with a per-family constant.
@@ -53,11 +63,13 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # dpbench.grid imports this module (to size shards), not the reverse
     from dpbench.grid import Cell
 
-#: Seconds a shard job spends before its first cell (interpreter, imports of numpy, numba,
-#: pandas, pyarrow and the registry, reading the targets) and after its last (Parquet
-#: write), measured at ≈ 3–4 s on the build machine. Added per job by the plan, not part
-#: of the cells' cost.
-JOB_OVERHEAD_SECONDS = 4.0
+#: CPU seconds a shard job spends before its first cell and after its last, whatever its
+#: cells: the interpreter, imports of numpy, pandas, pyarrow and the runner, the first
+#: target, the Parquet write (1.1 s: a shard of one small ``elimination`` cell, fresh
+#: interpreter, 2026-11-24), and Snakemake's script preamble (0.3 s). What a job imports
+#: for its cells' learners (numba, scipy, …) is in :func:`job_costs`. Added per job by the
+#: plan, not part of the cells' cost. (It was 4 s of wall time, libraries included, before.)
+JOB_OVERHEAD_SECONDS = 1.5
 
 #: Memory of a shard job before any sample is held (interpreter + libraries), in MB.
 BASE_MEMORY_MB = 600.0
@@ -73,6 +85,89 @@ SAMPLE_SECONDS = 3e-8
 
 #: Enumerating the mistakes of a whole finite class: seconds per (hypothesis × 64-bit word).
 CLASS_WORD_SECONDS = 3e-9
+
+#: Libraries a shard job imports on first use: name → the modules that import it
+#: (``"module:function"``: import, then call the function; measured in this order by
+#: ``benchmarks/bench_first_use.py``, each after the ones above, so the costs of a learner's
+#: libraries add up; ``"module:"``: only a marker, not imported). A library is a learner's if
+#: one of its modules is among those the learner's first cell imports.
+LIBRARY_IMPORTS: dict[str, tuple[str, ...]] = {
+    "numba": ("numba",),
+    "scipy": ("scipy.special", "scipy.optimize"),
+    "scipy.stats": ("scipy.stats",),
+    "dp_accounting": ("dp_accounting", "dp_accounting.pld", "dp_accounting.rdp"),
+    "sklearn": ("sklearn.tree", "sklearn.linear_model"),
+    "diffprivlib": ("diffprivlib:", "dpbench.peers:diffprivlib"),  # adapted to the installed sklearn
+}
+
+#: CPU seconds of importing each of :data:`LIBRARY_IMPORTS` in a shard job (after the ones
+#: above it). Measured 2026-11-24 by ``benchmarks/bench_first_use.py`` (2-core build
+#: machine under load, compiled bytecode).
+LIBRARY_SECONDS: dict[str, float] = {
+    "numba": 0.27,
+    "scipy": 0.2,
+    "scipy.stats": 0.44,
+    "dp_accounting": 0.17,
+    "sklearn": 0.35,
+    "diffprivlib": 0.07,
+}
+
+#: learner (or audit experiment, whose cells have no learner) → (CPU seconds of its first
+#: cell beyond a later one's and beyond its libraries: its modules, numba cache loads,
+#: one-off tables; the libraries it imports). Measured with :data:`LIBRARY_SECONDS`, numba's
+#: cache warm (the first run of a checkout compiles: a one-off, not modelled).
+FIRST_USE: dict[str, tuple[float, tuple[str, ...]]] = {
+    "confident_winnow": (0.29, ("numba",)),
+    "decision_tree": (0.55, ("scipy.stats", "sklearn")),
+    "diffprivlib_logreg": (0.50, ("numba", "scipy.stats", "sklearn", "diffprivlib")),
+    "dp_gd": (0.67, ("numba", "scipy.stats", "dp_accounting")),
+    "dp_sgd": (0.58, ("numba", "scipy.stats", "dp_accounting")),
+    "dp_winnow": (0.66, ("numba",)),
+    "dp_winnow_batched": (0.65, ("numba",)),
+    "dp_winnow_batched_tight": (0.70, ("numba", "scipy.stats", "dp_accounting")),
+    "elimination": (0.00, ()),
+    "erm": (0.28, ("numba",)),
+    "exp_mech_erm": (0.32, ("numba",)),
+    "exp_mech_grid": (0.55, ("numba",)),
+    "ftl": (0.34, ("numba",)),
+    "linear_learner": (0.75, ("numba",)),
+    "objective_perturbation": (0.31, ("numba",)),
+    "output_perturbation": (0.34, ("numba",)),
+    "perceptron": (0.34, ("numba",)),
+    "privacy_audit": (0.86, ("numba", "scipy.stats")),
+    "private_mw_001": (0.54, ("numba", "scipy.stats", "dp_accounting")),
+    "private_rwm": (0.86, ("numba",)),
+    "private_rwm_tight": (0.65, ("numba", "scipy.stats", "dp_accounting")),
+    "private_sq_conjunction": (0.23, ()),
+    "privdl": (0.52, ("numba",)),
+    "privdl_composition": (0.77, ("numba",)),
+    "rivest": (0.46, ("numba",)),
+    "rwm": (0.39, ("numba",)),
+    "sklearn_logreg": (0.63, ("numba", "scipy.stats", "sklearn")),  # 0.98 measured, sklearn's 0.35 in it (undetected then)
+    "sq_conjunction": (0.00, ()),
+    "sv_experts": (0.53, ("numba", "scipy.stats", "dp_accounting")),
+    "winnow": (0.34, ("numba",)),
+}
+
+#: A learner the table does not know (a plugin, a new learner): numba and scipy, 1 s.
+DEFAULT_FIRST_USE: tuple[float, tuple[str, ...]] = (1.0, ("numba", "scipy"))
+
+
+def libraries_of(modules: Iterable[str]) -> tuple[str, ...]:
+    """The :data:`LIBRARY_IMPORTS` of which a module (not a ``"module:function"`` entry) is
+    among ``modules``."""
+    present = set(modules)
+    return tuple(name for name, mods in LIBRARY_IMPORTS.items() if any(m.rstrip(":") in present for m in mods if not m.rstrip(":").count(":")))
+
+
+@functools.lru_cache(maxsize=1024)
+def job_costs(name: str) -> dict[tuple, float]:
+    """Per-job keys of a learner (or audit experiment) ``name``: its libraries' imports and
+    its own first use, each paid once by a shard job that runs such a cell."""
+    seconds, libraries = FIRST_USE.get(name, DEFAULT_FIRST_USE)
+    out = {("job", "import", lib): LIBRARY_SECONDS.get(lib, 0.0) for lib in libraries}
+    out[("job", "first_use", name)] = seconds
+    return out
 
 
 @dataclass(frozen=True)
@@ -255,7 +350,7 @@ def cell_cost(cell: Cell) -> CellCost:
 
     units = registry.experiment(cell.experiment).units
     if units is not None:  # not a learner (privacy_audit's audits)
-        return CellCost(own=(max(float(units.cost(cell)), 0.0) + PER_REP_SECONDS) * cell.repetitions, shared={})
+        return CellCost(own=(max(float(units.cost(cell)), 0.0) + PER_REP_SECONDS) * cell.repetitions, shared=dict(job_costs(cell.experiment)))
     learner_cls = registry.learner(cell.learner)
     hook = getattr(learner_cls, "cost", None)
     shared = _sample_cost(cell) if learner_cls.family == "batch" else {}
@@ -272,18 +367,24 @@ def cell_cost(cell: Cell) -> CellCost:
     shared_hook = getattr(learner_cls, "shared_cost", None)
     if callable(shared_hook):  # seconds per repetition of work shared with other cells
         shared = {**shared, **{(*key, cell.first_rep): seconds * cell.repetitions for key, seconds in shared_hook(cell).items()}}
+    job_hook = getattr(learner_cls, "job_cost", None)
+    if callable(job_hook):  # seconds once per job (a calibration cached in the process)
+        shared = {**shared, **{("job", *key): seconds for key, seconds in job_hook(cell).items()}}
     own = (max(own, 0.0) + PER_REP_SECONDS) * cell.repetitions
-    return CellCost(own=own, shared=shared)
+    return CellCost(own=own, shared={**shared, **job_costs(cell.learner)})
 
 
-def shard_seconds(cells: Iterable[Cell], costs: Mapping[Cell, CellCost] | None = None) -> float:
-    """Predicted seconds of a shard's cells: own work, plus each shared key once."""
+def shard_seconds(cells: Iterable[Cell], costs: Mapping[Cell, CellCost] | None = None, *, jobs: bool = True) -> float:
+    """Predicted seconds of a shard's cells: own work, plus each shared key once
+    (``jobs=False``: without the per-job keys, e.g. to weigh groups of cells that will be
+    packed into jobs)."""
     own, shared = 0.0, {}
     for cell in cells:
         c = costs[cell] if costs is not None else cell_cost(cell)
         own += c.own
         for key, seconds in c.shared.items():
-            shared[key] = max(shared.get(key, 0.0), seconds)
+            if jobs or key[0] != "job":
+                shared[key] = max(shared.get(key, 0.0), seconds)
     return own + sum(shared.values())
 
 

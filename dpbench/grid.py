@@ -209,7 +209,7 @@ def _split_reps(cells: list[Cell], target_seconds: float, costs: dict[Cell, Cell
     most about ``target_seconds`` (at most one piece per repetition); every piece keeps the
     group's cells together, so their shared work is still paid once per piece. The pieces'
     costs go into ``costs`` (scaled from the whole cells': a cell's cost is per repetition)."""
-    seconds = shard_seconds(cells, costs)
+    seconds = shard_seconds(cells, costs, jobs=False)
     reps = max(c.repetitions for c in cells)
     pieces = min(reps, math.ceil(seconds / target_seconds))
     if pieces <= 1:
@@ -229,7 +229,8 @@ def _split_reps(cells: list[Cell], target_seconds: float, costs: dict[Cell, Cell
 
 
 def _units(ordered: Sequence[Cell], target_seconds: float | None, costs: dict[Cell, CellCost]) -> list[tuple[list[Cell], float]]:
-    """Groups of cells that share work (same samples), with their predicted cost.
+    """Groups of cells that share work (same samples), with their predicted cost (without
+    the per-job keys, :func:`dpbench.cost.job_costs`: paid once by whichever job they land in).
 
     A run of cells sharing a sample is kept whole (its shared work is paid once) unless it
     costs more than ``target_seconds``. Then, if its cells' own work alone exceeds the
@@ -241,7 +242,7 @@ def _units(ordered: Sequence[Cell], target_seconds: float | None, costs: dict[Ce
     """
     units = []
     for run in _runs(ordered):
-        seconds = shard_seconds(run, costs)
+        seconds = shard_seconds(run, costs, jobs=False)
         if target_seconds is None or seconds <= target_seconds:
             units.append((run, seconds))
             continue
@@ -258,7 +259,7 @@ def _units(ordered: Sequence[Cell], target_seconds: float | None, costs: dict[Ce
                 acc += c
         for chunk in chunks:
             if chunk:
-                units += [(piece, shard_seconds(piece, costs)) for piece in _split_reps(chunk, target_seconds, costs)]
+                units += [(piece, shard_seconds(piece, costs, jobs=False)) for piece in _split_reps(chunk, target_seconds, costs)]
     return units
 
 

@@ -111,6 +111,52 @@ def format_plan(plan: Plan, source: str = "") -> str:
     )
     lines.append(
         f"CPU-hours are predicted by dpbench.cost (calibrated per learner; per-family defaults for others) "
-        f"and include {JOB_OVERHEAD_SECONDS:.0f} s start-up per shard job."
+        f"and include {JOB_OVERHEAD_SECONDS:.1f} s start-up per shard job."
     )
+    return "\n".join(lines)
+
+
+#: the row of :func:`learner_hours` that holds the per-job start-up
+#: (:data:`dpbench.cost.JOB_OVERHEAD_SECONDS` per shard), which belongs to no learner
+STARTUP = "(job start-up)"
+
+
+def learner_hours(grid: Grid) -> dict[tuple[str, str], float]:
+    """Predicted CPU-hours per (experiment, learner) — where a grid's time goes.
+
+    Each learner gets its cells' own work; the work a shard's cells share (a sample, a
+    class's mistakes, a feature matrix, a library's import, :mod:`dpbench.cost`) is split
+    equally among the learners of that shard whose cells carry its key; the start-up of
+    every shard job is the row ``(experiment, STARTUP)``. The rows add up to
+    :attr:`Plan.cpu_hours` (same shards and costs as :func:`make_plan`). Audit cells (no
+    learner) are counted under the audited mechanism's name, as their rows name it.
+    """
+    out: dict[tuple[str, str], float] = {}
+    for exp_id, plan in grid.experiments.items():
+        costs = plan.cell_costs()
+        for cells in plan.shards():
+            holders: dict[tuple, dict[str, float]] = {}
+            for cell in cells:
+                cost = costs[cell]
+                out[exp_id, cell.learner] = out.get((exp_id, cell.learner), 0.0) + cost.own
+                for key, seconds in cost.shared.items():
+                    by_learner = holders.setdefault(key, {})
+                    by_learner[cell.learner] = max(by_learner.get(cell.learner, 0.0), seconds)
+            for by_learner in holders.values():
+                share = max(by_learner.values()) / len(by_learner)  # shard_seconds pays the key's max once
+                for learner in by_learner:
+                    out[exp_id, learner] += share
+            out[exp_id, STARTUP] = out.get((exp_id, STARTUP), 0.0) + JOB_OVERHEAD_SECONDS
+    return {key: seconds / 3600.0 for key, seconds in out.items()}
+
+
+def format_learner_hours(hours: dict[tuple[str, str], float], source: str = "") -> str:
+    """One line per (experiment, learner), most CPU-hours first, with its share of the total."""
+    total = sum(hours.values())
+    head = f"{'experiment':<20} {'learner':<28} {'CPU-h':>8} {'share':>7}"
+    lines = [f"CPU-hours by learner of {source}" if source else "CPU-hours by learner", head, "-" * len(head)]
+    for (exp_id, learner), h in sorted(hours.items(), key=lambda kv: (-kv[1], kv[0])):
+        lines.append(f"{exp_id:<20} {learner:<28} {h:>8.3f} {100 * h / total if total else 0.0:>6.1f}%")
+    lines.append("-" * len(head))
+    lines.append(f"{'total':<20} {'':<28} {total:>8.3f} {100.0 if total else 0.0:>6.1f}%")
     return "\n".join(lines)

@@ -169,3 +169,37 @@ def test_more_than_1000_shards_in_one_experiment_are_all_in_the_dag(tmp_path):
     assert int(counts["run_shard"]) == 1010
     names = set(re.findall(r"/runs/conjunctions/(\d+)\.parquet", out))
     assert names == {f"{i:03d}" for i in range(1010)}
+
+
+def test_plan_by_learner_adds_up_to_the_plan_and_follows_the_work():
+    """`dpbench plan --by learner`: CPU-hours per (experiment, learner) sum to the plan's
+    total, and a learner given 16× the examples gets more of them (so the table can point
+    at the wrong learner if the cost model says so)."""
+    from dpbench.plan import STARTUP, learner_hours
+
+    grid = load(TINY_SLURM)
+    hours = learner_hours(grid)
+    assert sum(hours.values()) == pytest.approx(make_plan(grid).cpu_hours)
+    learners = {c.learner for plan in grid.experiments.values() for c in plan.cells}
+    assert {l for _, l in hours} == learners | {STARTUP}
+    config = _config()
+    block = config["experiments"]["conjunctions"]
+    assert len(block["learners"]) >= 2, block
+    heavy = block["learners"][0]
+    base = learner_hours(from_dict(config))
+    config["experiments"]["conjunctions"]["sweeps"] = [{}, {"learners": [heavy], "n": [16 * max(block["n"])]}]
+    more = learner_hours(from_dict(config))
+    assert more["conjunctions", heavy] > base["conjunctions", heavy]
+    others = [l for l in learners if l != heavy]
+    share = lambda h, l: h["conjunctions", l] / sum(h.values())  # noqa: E731
+    assert all(share(more, l) < share(base, l) for l in others)
+
+
+def test_cli_plan_by_learner(capsys):
+    assert main(["plan", str(TINY_SLURM), "--by", "learner"]) == 0
+    out = capsys.readouterr().out
+    assert "CPU-hours by learner" in out and re.search(r"^total\s+[\d.]+\s+100\.0%$", out, flags=re.M), out
+    with pytest.raises(SystemExit) as bad:
+        main(["plan", str(TINY_SLURM), "--by", "nonsense"])
+    assert bad.value.code == 2
+    assert "--by" in capsys.readouterr().err
