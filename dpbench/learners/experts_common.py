@@ -128,6 +128,7 @@ def _hedge_kernel(codes, uniforms, marks, table, track_p):  # pragma: no cover -
     best = np.zeros(n_marks, dtype=np.float64)
     last = np.uint64(table.shape[0] - 1)
     big = np.iinfo(np.int64).max
+    as_float = np.arange(256, dtype=np.float64)  # a code as a float: a load, not a conversion
     real_acc = 0
     exp_acc = 0.0
     m = 0
@@ -158,22 +159,22 @@ def _hedge_kernel(codes, uniforms, marks, table, track_p):  # pragma: no cover -
             li = L[i]
             w = table[min(np.uint64(li - m0), last)]
             z0 += w
-            d0 += w * c0
+            d0 += w * as_float[c0]
             cum[i, 0] = z0
             li += c0
             w = table[min(np.uint64(li - m1), last)]
             z1 += w
-            d1 += w * c1
+            d1 += w * as_float[c1]
             cum[i, 1] = z1
             li += c1
             w = table[min(np.uint64(li - m2), last)]
             z2 += w
-            d2 += w * c2
+            d2 += w * as_float[c2]
             cum[i, 2] = z2
             li += c2
             w = table[min(np.uint64(li - m3), last)]
             z3 += w
-            d3 += w * c3
+            d3 += w * as_float[c3]
             cum[i, 3] = z3
             L[i] = li + c3
         # (3) draws and bookkeeping, round by round
