@@ -11,8 +11,10 @@ calling ``exp`` per entry — the same numbers numpy's ``exp`` gives, without it
 Weights below ``1e-300`` of the leader's are exactly 0 (they cannot change Z at double
 precision, nor be drawn by a 53-bit uniform).
 
-The kernel is one fused, compiled pass over the (T, k) codes per repetition: no Python
-loop per round. The slow river-style reference :func:`reference_hedge` (one round at a
+The kernel is compiled and processes four rounds per pass over the experts: the rounds'
+weight sums are independent chains (a round-by-round loop is bound by the latency of its
+one running sum), each summed in the round-by-round order, so the draws and sums are
+those of one round at a time; the action is found by binary search on the running sums. The slow river-style reference :func:`reference_hedge` (one round at a
 time, numpy) exists only for the tests.
 """
 
@@ -104,7 +106,7 @@ def _block_weight(L, block, r, i, lmin, table):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _hedge_kernel(codes, uniforms, marks, table, track_p):  # pragma: no cover - compiled
+def _hedge_kernel(codes, uniforms, marks, table, wbuf):  # pragma: no cover - compiled
     """Hedge over the (T, k) codes, :data:`BLOCK_ROUNDS` = 4 rounds at a time.
 
     The rounds of a block are independent given the cumulative losses (oblivious losses:
@@ -121,7 +123,7 @@ def _hedge_kernel(codes, uniforms, marks, table, track_p):  # pragma: no cover -
     cum = np.empty((k, 4), dtype=np.float64)  # running weight sums of the block's rounds
     pad = np.zeros((4, k), dtype=codes.dtype)
     counts = np.zeros(k, dtype=np.int64)
-    p_sum = np.zeros(k if track_p else 1, dtype=np.float64)
+    p_sum = np.zeros(k if wbuf is not None else 1, dtype=np.float64)
     n_marks = marks.shape[0]
     alg = np.zeros(n_marks, dtype=np.float64)
     expd = np.zeros(n_marks, dtype=np.float64)
@@ -161,21 +163,29 @@ def _hedge_kernel(codes, uniforms, marks, table, track_p):  # pragma: no cover -
             z0 += w
             d0 += w * as_float[c0]
             cum[i, 0] = z0
+            if wbuf is not None:
+                wbuf[i, 0] = w
             li += c0
             w = table[min(np.uint64(li - m1), last)]
             z1 += w
             d1 += w * as_float[c1]
             cum[i, 1] = z1
+            if wbuf is not None:
+                wbuf[i, 1] = w
             li += c1
             w = table[min(np.uint64(li - m2), last)]
             z2 += w
             d2 += w * as_float[c2]
             cum[i, 2] = z2
+            if wbuf is not None:
+                wbuf[i, 2] = w
             li += c2
             w = table[min(np.uint64(li - m3), last)]
             z3 += w
             d3 += w * as_float[c3]
             cum[i, 3] = z3
+            if wbuf is not None:
+                wbuf[i, 3] = w
             L[i] = li + c3
         # (3) draws and bookkeeping, round by round
         zs = (z0, z1, z2, z3)
@@ -187,10 +197,10 @@ def _hedge_kernel(codes, uniforms, marks, table, track_p):  # pragma: no cover -
             a = _draw(cum[:, r], uniforms[t] * zr)
             while _block_weight(L, block, r, a, leaders[r], table) == 0.0:
                 a -= 1  # rounding at the top end: take the last positive weight
-            if track_p:
+            if wbuf is not None:
                 inv = 1.0 / zr
                 for i in range(k):
-                    p_sum[i] += _block_weight(L, block, r, i, leaders[r], table) * inv
+                    p_sum[i] += wbuf[i, r] * inv
             counts[a] += 1
             real_acc += block[r, a]
             exp_acc += dots[r] / zr
@@ -278,7 +288,8 @@ def run_hedge(
     marks = checkpoints(T, n_checkpoints)
     uniforms = rng.random(T)
     table = complete_weight_table(losses, float(eta))
-    alg, expd, best, counts, p_sum = _hedge_kernel(losses.codes, uniforms, marks, table, track_p)
+    wbuf = np.empty((losses.k, 4)) if track_p else None  # the block's weights, for Σ_t p_t
+    alg, expd, best, counts, p_sum = _hedge_kernel(losses.codes, uniforms, marks, table, wbuf)
     s = losses.scale
     return ExpertsTrace(
         t=marks,
