@@ -83,24 +83,56 @@ def unsupported_features(target: Any) -> str | None:
     return None
 
 
-@numba.njit(cache=True)
-def _accumulate(packed, rows, y, pos, neg, sign):  # pragma: no cover - compiled
+#: ``_BITS[v, b]`` = bit b of the byte v (little-endian), to add a byte's 8 bits at once.
+_BITS = ((np.arange(256)[:, None] >> np.arange(8)) & 1).astype(np.int64)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _add_row(packed, i, target, bits):  # pragma: no cover - compiled
+    """``target[f] += Φ[i, f]`` for every feature (8 at a time from the byte table)."""
+    for byte in range(packed.shape[1]):
+        v = packed[i, byte]
+        if v != 0:
+            base = byte * 8
+            for b in range(8):
+                target[base + b] += bits[v, b]
+
+
+@numba.njit(cache=True, nogil=True)
+def _accumulate_bits(packed, rows, y, bits):  # pragma: no cover - compiled
+    """Per label, the column sums of the packed rows ``rows`` (``(2, 8·bytes)``)."""
+    n_bytes = packed.shape[1]
+    out = np.zeros((2, n_bytes * 8), dtype=np.int64)
+    for i in rows:
+        _add_row(packed, i, out[1] if y[i] else out[0], bits)
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _split_covered(packed, rows, f, y, bits):  # pragma: no cover - compiled
+    """``rows`` without the examples feature ``f`` covers (order kept), and per label the
+    column sums of the covered rows (``(2, 8·bytes)``) — one pass."""
+    n_bytes = packed.shape[1]
+    byte, shift = f >> 3, f & 7
+    keep = np.empty_like(rows)
+    n_keep = 0
+    out = np.zeros((2, n_bytes * 8), dtype=np.int64)
+    for i in rows:
+        if (packed[i, byte] >> shift) & 1:
+            _add_row(packed, i, out[1] if y[i] else out[0], bits)
+        else:
+            keep[n_keep] = i
+            n_keep += 1
+    return keep[:n_keep].copy(), out
+
+
+def _accumulate(packed, rows, y, pos, neg, sign):
     """``pos/neg += sign·Φ[i]`` for each example ``i`` in ``rows`` by its label (in place;
     ``packed`` is Φ packed by rows, little-endian bits)."""
-    m = pos.shape[0]
-    n_bytes = packed.shape[1]
-    for i in rows:
-        target = pos if y[i] else neg
-        for byte in range(n_bytes):
-            v = packed[i, byte]
-            if v == 0:
-                continue
-            base = byte * 8
-            for bit in range(8):
-                if (v >> bit) & 1:
-                    f = base + bit
-                    if f < m:
-                        target[f] += sign
+    sums = _accumulate_bits(packed, rows, y, _BITS)
+    m = len(pos)
+    pos += sign * sums[1, :m]
+    neg += sign * sums[0, :m]
 
 
 class CoverLearner(Learner):
@@ -146,11 +178,14 @@ class CoverState:
     def cover(self, f: int) -> None:
         """Use feature ``f``: remove it and the remaining examples it covers."""
         self.available[f] = False
-        hit = ((self.packed[self.alive, f >> 3] >> (f & 7)) & 1).astype(bool)
-        removed, self.alive = self.alive[hit], self.alive[~hit]
         if self.incremental:
-            _accumulate(self.packed, removed, self.y, self.pos, self.neg, -1)
+            self.alive, sums = _split_covered(self.packed, self.alive, f, self.y, _BITS)
+            m = len(self.pos)
+            self.pos -= sums[1, :m]
+            self.neg -= sums[0, :m]
         else:
+            hit = ((self.packed[self.alive, f >> 3] >> (f & 7)) & 1).astype(bool)
+            self.alive = self.alive[~hit]
             self.pos[:] = 0
             self.neg[:] = 0
             _accumulate(self.packed, self.alive, self.y, self.pos, self.neg, 1)
