@@ -44,18 +44,24 @@ from dpbench.validation import check_positive_int
 
 KINDS = ("stochastic", "coin", "switching", "ftl_trap", "realizable")
 
-#: Rows generated per chunk (fixed, so sequences are prefix-consistent across T).
-CHUNK_ROWS = 1 << 15
+#: Uniforms drawn per call (float32 entries): a buffer that stays in cache. The stream is
+#: the same for any chunking (consecutive draws continue it), so sequences are
+#: prefix-consistent across T.
+CHUNK_ENTRIES = 1 << 16
 
 
 def bernoulli_codes(T: int, means: np.ndarray, *, rng: np.random.Generator) -> np.ndarray:
-    """(T, k) uint8 Bernoulli(means) draws, generated in fixed chunks of rows."""
+    """(T, k) uint8 Bernoulli(means) draws: ``u < mean`` for float32 uniforms ``u`` drawn in
+    row order, a few rows at a time into one reused buffer."""
     k = len(means)
     out = np.empty((T, k), dtype=np.uint8)
     thresholds = np.asarray(means, dtype=np.float32)
-    for start in range(0, T, CHUNK_ROWS):
-        stop = min(T, start + CHUNK_ROWS)
-        u = rng.random((stop - start, k), dtype=np.float32)
+    rows = max(1, CHUNK_ENTRIES // k)
+    buffer = np.empty((min(rows, T), k), dtype=np.float32)
+    for start in range(0, T, rows):
+        stop = min(T, start + rows)
+        u = buffer[: stop - start]
+        rng.random(out=u, dtype=np.float32)
         np.less(u, thresholds, out=out[start:stop], casting="unsafe")
     return out
 
