@@ -97,9 +97,8 @@ class ExpertsTarget:
         if self.kind == "ftl_trap":
             codes = np.zeros((T, 2), dtype=np.uint8)
             codes[0] = (1, 0)  # (½, 0) with scale ½
-            odd = np.arange(1, T) % 2 == 1
-            codes[1:][odd] = (0, 2)
-            codes[1:][~odd] = (2, 0)
+            codes[1::2] = (0, 2)  # odd rounds
+            codes[2::2] = (2, 0)  # even rounds
             return ExpertsLosses(codes, 0.5)
         if self.kind == "switching":
             half = T // 2
