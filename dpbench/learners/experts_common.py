@@ -83,16 +83,18 @@ BLOCK_ROUNDS = 4
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def _draw(cum, target):  # pragma: no cover - compiled
-    """The first index whose running weight sum exceeds ``target``, k − 1 if none (binary
-    search on the non-decreasing ``cum``: the index a linear scan finds)."""
-    lo, hi = 0, cum.shape[0] - 1
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if cum[mid] > target:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
+    """The first index whose running weight sum exceeds ``target``, k − 1 if none (a
+    branch-free binary search on the non-decreasing ``cum``: the index a linear scan finds)."""
+    base = 0
+    n = cum.shape[0]
+    while n > 1:
+        half = n >> 1
+        if cum[base + half - 1] <= target:
+            base += half
+        n -= half
+    if cum[base] <= target:
+        base += 1
+    return min(base, cum.shape[0] - 1)
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
