@@ -374,12 +374,48 @@ class HedgeLearner:
 
     track_p: bool = False
 
+    #: Cost model (seconds, one CPU; measured 2026-11-24 on the 2-core shared build machine
+    #: by CPU time, after the four-round kernel): the kernel ≈ 2 ns per loss entry + 40 ns
+    #: per round + 0.5 ms per run; drawing the losses ≈ 5 ns per entry + 5 ns per round.
+    KERNEL_ENTRY_SECONDS = 2e-9
+    KERNEL_ROUND_SECONDS = 4e-8
+    RUN_SECONDS = 5e-4
+    LOSS_ENTRY_SECONDS = 5e-9
+    LOSS_ROUND_SECONDS = 5e-9
+
     @staticmethod
-    def cost(cell) -> float:
-        """Seconds per repetition (shard balancing): ~6 ns per loss entry drawn and processed."""
+    def _shape(cell) -> tuple[int, int]:
         params = dict(cell.problem_params)
-        k = int(params.get("k") or params.get("d") or 10)
-        return 6e-9 * cell.size * k + 1e-4
+        return int(cell.size), int(params.get("k") or params.get("d") or 10)
+
+    @classmethod
+    def _losses_shared(cls, cell) -> bool:
+        """The cell's sequences fit the experiments' loss cache, so the cells of a shard with
+        the same problem and T draw them once (else every cell redraws them)."""
+        from dpbench.experiments.experts import CACHE_ENTRIES
+
+        T, k = cls._shape(cell)
+        return T * k * cell.repetitions <= CACHE_ENTRIES
+
+    @classmethod
+    def _loss_seconds(cls, cell) -> float:
+        T, k = cls._shape(cell)
+        return cls.LOSS_ENTRY_SECONDS * T * k + cls.LOSS_ROUND_SECONDS * T
+
+    @classmethod
+    def cost(cls, cell) -> float:
+        """Own seconds per repetition (shard balancing): the kernel, plus drawing the losses
+        where the cache cannot share them (:meth:`shared_cost` otherwise)."""
+        T, k = cls._shape(cell)
+        own = cls.KERNEL_ENTRY_SECONDS * T * k + cls.KERNEL_ROUND_SECONDS * T + cls.RUN_SECONDS
+        return own + (0.0 if cls._losses_shared(cell) else cls._loss_seconds(cell))
+
+    @classmethod
+    def shared_cost(cls, cell) -> dict:
+        """Drawing the loss sequences, once per shard for the cells of one problem and T."""
+        if not cls._losses_shared(cell):
+            return {}
+        return {("losses", cell.problem_id, cell.size): cls._loss_seconds(cell)}
 
     def eta(self, T: int, k: int) -> float:  # pragma: no cover - abstract
         raise NotImplementedError
