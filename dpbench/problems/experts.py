@@ -37,6 +37,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from dpbench.pcg64 import bernoulli_fill
 from dpbench.problems.losses import ExpertsLosses
 from dpbench.problems.base import Problem
 from dpbench.registry import register_problem
@@ -44,18 +45,21 @@ from dpbench.validation import check_positive_int
 
 KINDS = ("stochastic", "coin", "switching", "ftl_trap", "realizable")
 
-#: Uniforms drawn per call (float32 entries): a buffer that stays in cache. The stream is
-#: the same for any chunking (consecutive draws continue it), so sequences are
-#: prefix-consistent across T.
+#: Uniforms drawn per numpy call (float32 entries) where the compiled stream does not apply:
+#: a buffer that stays in cache. The stream is the same for any chunking (consecutive
+#: draws continue it), so sequences are prefix-consistent across T.
 CHUNK_ENTRIES = 1 << 16
 
 
 def bernoulli_codes(T: int, means: np.ndarray, *, rng: np.random.Generator) -> np.ndarray:
     """(T, k) uint8 Bernoulli(means) draws: ``u < mean`` for float32 uniforms ``u`` drawn in
-    row order, a few rows at a time into one reused buffer."""
+    row order — compiled for PCG64 (:func:`dpbench.pcg64.bernoulli_fill`, the same numbers
+    and final state), else numpy a few rows at a time into one reused buffer."""
     k = len(means)
     out = np.empty((T, k), dtype=np.uint8)
     thresholds = np.asarray(means, dtype=np.float32)
+    if bernoulli_fill(out, thresholds, rng):
+        return out
     rows = max(1, CHUNK_ENTRIES // k)
     buffer = np.empty((min(rows, T), k), dtype=np.float32)
     for start in range(0, T, rows):
