@@ -376,12 +376,13 @@ class HedgeLearner:
 
     #: Cost model (seconds, one CPU; measured 2026-11-24 on the 2-core shared build machine
     #: by CPU time, after the four-round kernel): the kernel ≈ 2 ns per loss entry + 40 ns
-    #: per round + 0.5 ms per run; drawing the losses ≈ 5 ns per entry + 5 ns per round.
+    #: per round + 0.5 ms per run; drawing the losses (compiled PCG64 stream) ≈ 1.7 ns per
+    #: entry + 3 ns per round.
     KERNEL_ENTRY_SECONDS = 2e-9
     KERNEL_ROUND_SECONDS = 4e-8
     RUN_SECONDS = 5e-4
-    LOSS_ENTRY_SECONDS = 5e-9
-    LOSS_ROUND_SECONDS = 5e-9
+    LOSS_ENTRY_SECONDS = 1.7e-9
+    LOSS_ROUND_SECONDS = 3e-9
 
     @staticmethod
     def _shape(cell) -> tuple[int, int]:
