@@ -58,6 +58,7 @@ from dpbench.learners.base import ADD_REMOVE, REPLACE_ONE, Guarantee
 from dpbench.learners.rivest import (
     CoverLearner,
     feature_class,
+    feature_counts,
     feature_matrix,
     run_cover,
 )
@@ -137,7 +138,8 @@ def covering_list(sample: Sample, lam: float, *, rng: np.random.Generator, incre
     """Run the exponential-mechanism covering loop with parameter ``λ`` on ``sample``."""
     packed = feature_matrix(sample)
     select = lambda p, n, a, r: exp_mech_select(p, n, a, r, lam)
-    features, bits, state = run_cover(packed, sample.y, feature_class(sample).size, select, rng=rng, incremental=incremental)
+    counts = feature_counts(sample) if incremental else None
+    features, bits, state = run_cover(packed, sample.y, feature_class(sample).size, select, rng=rng, incremental=incremental, counts=counts)
     rest = np.flatnonzero(state.available)
     if len(rest):  # S is empty: every remaining round is uniform over the remaining pairs
         order = rng.permutation(rest)

@@ -52,6 +52,16 @@ def feature_matrix(sample: Sample) -> npt.NDArray[np.uint8]:
     return sample.cached("dl_feature_matrix_packed", lambda: feature_class(sample).evaluate_packed(sample.X))
 
 
+def feature_counts(sample: Sample) -> npt.NDArray[np.int64]:
+    """``(2, |F|)``: per feature, how many negative (row 0) and positive (row 1) examples of
+    the sample satisfy it — where every covering run starts; cached on the sample."""
+    def count():
+        sums = _accumulate_bits(feature_matrix(sample), np.arange(len(sample.y)), np.asarray(sample.y, dtype=bool), _BITS)
+        return sums[:, : feature_class(sample).size]
+
+    return sample.cached("dl_feature_counts", count)
+
+
 def _n_features(cell: Any) -> int:
     from dpbench import registry
 
@@ -60,18 +70,19 @@ def _n_features(cell: Any) -> int:
 
 def cover_cost(cell: Any) -> float:
     """Predicted own seconds per repetition of a covering learner (:mod:`dpbench.cost` hook):
-    the counts and rounds (≈ 1.2e-9 s per example × feature) and the held-out error
-    (≈ 3e-3 s); Φ is :func:`feature_matrix_cost`, shared. Measured by CPU time on
+    the rounds and the training error (≈ 1e-9 s per example × feature) and the held-out
+    error (≈ 3e-3 s); Φ and its starting counts are :func:`feature_matrix_cost`, shared. Measured by CPU time on
     paper-grid cells (n = 1024 … 262144, |F| = 201 and 1153), 2-core shared build
     machine, 2026-11-24, after the compiled Φ and covering passes."""
     f = _n_features(cell)
-    return 3e-3 + 1.2e-9 * cell.size * f + 1e-9 * f * f
+    return 3e-3 + 1e-9 * cell.size * f + 1e-9 * f * f
 
 
 def feature_matrix_cost(cell: Any) -> dict:
-    """Φ (:func:`feature_matrix`, cached on the sample): ≈ 1e-9 s per example × feature,
-    once per sample for the covering cells of a shard that see it."""
-    return {("dl_feature_matrix", cell.problem_id, cell.size): 1e-9 * cell.size * _n_features(cell)}
+    """Φ and its starting counts (:func:`feature_matrix`, :func:`feature_counts`, cached on
+    the sample): ≈ 1.1e-9 s per example × feature, once per sample for the covering cells
+    of a shard that see it."""
+    return {("dl_feature_matrix", cell.problem_id, cell.size): 1.1e-9 * cell.size * _n_features(cell)}
 
 
 def cover_memory_mb(cell: Any) -> float:
@@ -175,15 +186,18 @@ class CoverState:
     recounts from scratch after every rule (``O(n|F|)`` per round; the benchmark's baseline).
     """
 
-    def __init__(self, packed: npt.NDArray[np.uint8], y: npt.NDArray, n_features: int, *, incremental: bool = True):
+    def __init__(self, packed: npt.NDArray[np.uint8], y: npt.NDArray, n_features: int, *, incremental: bool = True, counts: npt.NDArray | None = None):
         self.packed = np.ascontiguousarray(packed)
         self.y = np.asarray(y, dtype=bool)
         self.incremental = incremental
         self.alive = np.arange(len(self.y))
         self.available = np.ones(n_features, dtype=bool)
-        self.pos = np.zeros(n_features, dtype=np.int64)
-        self.neg = np.zeros(n_features, dtype=np.int64)
-        _accumulate(self.packed, self.alive, self.y, self.pos, self.neg, 1)
+        if counts is not None:  # the sample's counts (:func:`feature_counts`), copied
+            self.neg, self.pos = np.array(counts[0], dtype=np.int64), np.array(counts[1], dtype=np.int64)
+        else:
+            self.pos = np.zeros(n_features, dtype=np.int64)
+            self.neg = np.zeros(n_features, dtype=np.int64)
+            _accumulate(self.packed, self.alive, self.y, self.pos, self.neg, 1)
 
     @property
     def remaining(self) -> int:
@@ -205,13 +219,14 @@ class CoverState:
             _accumulate(self.packed, self.alive, self.y, self.pos, self.neg, 1)
 
 
-def run_cover(packed: npt.NDArray[np.uint8], y: npt.NDArray, n_features: int, select: Select, *, rng: np.random.Generator, incremental: bool = True) -> tuple[list[int], list[int], CoverState]:
+def run_cover(packed: npt.NDArray[np.uint8], y: npt.NDArray, n_features: int, select: Select, *, rng: np.random.Generator, incremental: bool = True, counts: npt.NDArray | None = None) -> tuple[list[int], list[int], CoverState]:
     """The covering loop on packed ``Φ``: while examples remain, ``select`` a pair and cover with it.
 
     Returns the chosen features, bits and the final state (``select`` returning ``None``
-    stops early, e.g. when no consistent pair exists).
+    stops early, e.g. when no consistent pair exists). ``counts``: the starting counts if
+    known (:func:`feature_counts`), else computed.
     """
-    state = CoverState(packed, y, n_features, incremental=incremental)
+    state = CoverState(packed, y, n_features, incremental=incremental, counts=counts)
     features: list[int] = []
     bits: list[int] = []
     while state.remaining and state.available.any():
@@ -263,6 +278,6 @@ class Rivest(CoverLearner):
         return f, int(pos[f] > 0)
 
     def fit(self, sample: Sample, *, rng: np.random.Generator) -> DecisionList:
-        features, bits, state = run_cover(feature_matrix(sample), sample.y, feature_class(sample).size, self._select, rng=rng)
+        features, bits, state = run_cover(feature_matrix(sample), sample.y, feature_class(sample).size, self._select, rng=rng, counts=feature_counts(sample))
         left = sample.y[state.alive] if state.remaining else sample.y
         return DecisionList.from_features(feature_class(sample), features, bits, _majority(left))
