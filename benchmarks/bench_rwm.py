@@ -51,6 +51,7 @@ def main() -> None:
     T, K = args.T, args.k
     entries = T * K
     target = ExpertsProblem(kind="stochastic", k=K, gap=0.1).draw_target(rng=np.random.default_rng(0))
+    target.losses(10, rng=np.random.default_rng(1))  # compile / load the cache
     start = time.thread_time()
     losses = target.losses(T, rng=np.random.default_rng(1))
     gen = time.thread_time() - start
