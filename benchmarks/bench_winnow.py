@@ -1,51 +1,67 @@
-"""Throughput of the compiled online loops (issue 4): Winnow and DP-Winnow at T = 1e5,
-N = 2,000, in rounds·coordinates per second, against a plain ``X @ w`` over the same data
-(the memory-bound limit of any per-round linear prediction). Run by hand:
-``python benchmarks/bench_winnow.py``. One BLAS thread (as the workflow); the ratio column is
-each case's rate over single-thread float64 ``X @ w`` of the same shape, timed in the same
-run (issue 22's target: ≥ 1.0 for the Winnow family and DP-Winnow). The kernels' margins are
-summed in a fixed blocked order (:func:`dpbench.learners.online.blocked_dot`), the references' too."""
+"""Throughput of the compiled online loops (issues 4 and 22): every Winnow-family learner and
+every DP-Winnow, in rounds·coordinates per second, against a plain single-thread float64
+``X @ w`` over the same rows (the memory-bound limit of any per-round linear prediction),
+timed in the same run, interleaved, best of ``--repeat``; one BLAS thread (as the workflow,
+``pinned``). Run by hand: ``python benchmarks/bench_winnow.py``.
 
-import time
+Shapes: issue 22's (T = 10^5 rounds, N = 2,000 features; target ≥ 1.0× ``X @ w`` for the
+Winnow family and DP-Winnow) and the paper grid's long streams (N = 2, 8, 32 on margin-1
+halfspaces, N = 42 the decision lists; T = 10^6 here). The stream hands out precomputed
+blocks, so the times are the learners' (kernel, per-block driver, DP-Winnow's noise draws
+and feature check), not the data generation (``benchmarks/bench_cost.py`` times whole cells).
+The margins are summed in a fixed blocked order (:mod:`dpbench.learners.simd_dot`), the
+references' too: the ratio is reached without changing a single rounding.
+"""
+
+import argparse
 
 import pinned  # noqa: F401  (one BLAS thread; before numpy)
 import numpy as np
 
-from dpbench.learners.dp_winnow_batched_tight import DPWinnowBatchedTight
-from dpbench.learners.online import WINNOW, nonprivate_block
-from dpbench.learners.winnow import Winnow
+from dpbench import registry
+from dpbench.problems.dl_as_halfspace import DlAsHalfspace
 from dpbench.problems.halfspace import Halfspace, OnlineStream
 
-T, N = 100_000, 2_000
+LEARNERS = ["perceptron", "winnow", "confident_winnow", "dp_winnow", "dp_winnow_batched", "dp_winnow_batched_tight"]
 
 
-def best(fn, repeat=3):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
+def fixed_stream(problem, T: int) -> OnlineStream:
+    """The first T examples of ``problem``'s stream, handed out as one precomputed block."""
+    target = problem.draw_target(rng=np.random.default_rng(0))
+    X, y = target.stream(T, rng=np.random.default_rng(1)).materialise()
+    return OnlineStream(T=T, n_features=X.shape[1], rho=target.rho, make_block=lambda b, rng: (X, y), rng=np.random.default_rng(0), block_size=T)
 
 
-target = Halfspace(d=N, s=10, rho=0.1).draw_target(rng=np.random.default_rng(0))
-X, y = target.stream(T, rng=np.random.default_rng(1)).materialise()
-stream = OnlineStream(T=T, n_features=N, rho=0.1, make_block=lambda b, rng: (X, y), rng=np.random.default_rng(0), block_size=T)
-w = np.full(N, 1.0 / N)
-Xf = X.astype(np.float64)
-rng = np.random.default_rng(2)
-Winnow().run(stream, rng=rng)
-DPWinnowBatchedTight(epsilon=10.0, delta=1e-6).run(stream, rng=rng)
-cases = {
-    "X @ w (int8 X, float64 w)": lambda: X @ w,
-    "X @ w (float64 X)": lambda: Xf @ w,
-    "winnow.run": lambda: Winnow().run(stream, rng=rng),
-    "winnow kernel only": lambda: nonprivate_block(X, y, w.copy(), WINNOW, 0.1, 0.0, np.array([T]), np.array([0, 0, 0, 0, -1]), np.zeros(1, np.int64), np.zeros(1, np.int64)),
-    "dp_winnow_batched_tight.run (eps=10)": lambda: DPWinnowBatchedTight(epsilon=10.0, delta=1e-6).run(stream, rng=rng),
-}
-times = {name: best(fn) for name, fn in cases.items()}
-base = T * N / times["X @ w (float64 X)"]
-print(f"T = {T:,}, N = {N:,}: rounds·coordinates per second (best of 3)")
-for name, s in times.items():
-    rate = T * N / s
-    print(f"  {name:38s} {s * 1e3:8.1f} ms  {rate:10.3e} /s  ({rate / base:5.2f}× float64 X @ w)")
+def learner(name: str, epsilon: float):
+    cls = registry.learner(name)
+    return cls(epsilon=epsilon, delta=1e-6) if cls.private else cls()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--epsilon", type=float, default=1.0, help="the DP-Winnows' ε (default 1)")
+    parser.add_argument("--quick", action="store_true", help="issue 22's shape only")
+    args = parser.parse_args()
+    registry.load_all()
+    shapes = [("issue 22", Halfspace(d=2000, s=10, rho=0.1), 100_000)]
+    if not args.quick:
+        shapes += [(f"paper N = {d}", Halfspace(d=d, s=1, rho=1.0), 1_000_000) for d in (2, 8, 32)]
+        shapes.append(("paper N = 42 (decision list)", DlAsHalfspace(d=20, l=1, p=0.3), 1_000_000))
+    for label, problem, T in shapes:
+        stream = fixed_stream(problem, T)
+        X, _ = stream.materialise()
+        Xf, w = X.astype(np.float64), np.full(X.shape[1], 1.0 / X.shape[1])
+        runs = {name: (lambda name=name: learner(name, args.epsilon).run(stream, rng=np.random.default_rng(2))) for name in LEARNERS}
+        for run in runs.values():
+            run()  # compile / warm
+        times = pinned.interleaved({"X @ w (float64)": lambda: Xf @ w, **runs}, repeat=args.repeat)
+        base = times["X @ w (float64)"]
+        N = X.shape[1]
+        print(f"{label}: T = {T:,}, N = {N:,} (rounds·coordinates per second, best of {args.repeat}; DP-Winnows at ε = {args.epsilon:g})")
+        for name, seconds in times.items():
+            print(f"  {name:26s} {seconds * 1e3:8.1f} ms  {T * N / seconds:10.3e} /s  {base / seconds:6.2f}× float64 X @ w")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,19 +1,26 @@
 """Privacy audits of ``dp_winnow``, ``dp_winnow_batched`` and ``dp_winnow_batched_tight``:
-end to end through the learner's own ``run`` (:func:`end_to_end_cases`), plus the sparse
+end to end through the learner's own ``run`` (:func:`release_cases`), plus the sparse
 vector (AboveThreshold) instance that carries their privacy per firing, with the learner's
 own (ε₀, L), as an extra labelled component row.
 
-End to end. The whole learner — sparse vector, shadow update (first cached example or the
-batch), cache, K-draw release — runs on two streams differing in one example
-(:func:`e2e_pair`) at its recorded (ε, δ); the statistic is the round of the first firing.
-One example reaches one sparse-vector instance (the cache is emptied at each firing) and
-one release, while the claim composes all M+1 instances and releases, so the correct copy's
-loss is far below its claim and a 2× error stays inside that slack: the broken copy
-calibrates every instance at ε₀ = :data:`BROKEN_EPSILON0`·ε (the composition not accounted,
-and more) and is caught. The source rule (``dp_winnow``) is calibrated to millions of
-firings (L ≈ 2·10⁶ rounds at ε = 1), so it is run end to end at its audit claim ε = 50
-(L ≈ 1.8·10³), where no sampled bound can reach the claim: its end-to-end row reports
-``no_power`` honestly, and its component row carries the power.
+End to end (:func:`release_cases`): the whole learner — sparse vector, shadow update,
+cache, K-draw release — runs through its own ``run`` on two streams differing in round 1
+only (:func:`release_pair`: x = (1, −1) vs (−1, 1), then zeros, every round cached), long
+enough to reach its firing cap M, at its recorded (ε, δ). The differing example is the first
+shadow update's, so each of the M releases at firings draws K times from ``σ(±2η)``: the
+statistic (the learner's ``released_draws`` diagnostic, coordinate 0) is ``Bin(MK, σ(2η))``
+vs ``Bin(MK, σ(−2η))``, each draw the 4η-bounded-range step the claim composes. The lower
+bound is a Clopper–Pearson bound on the pooled favoured draws of all runs within that
+binomial family (:class:`ReleaseSwapFamily`, checked by a χ² fit on every audit); the exact
+ε(δ) is the same pair at the learner's own (η, K, M). Broken copies: η × the factor of
+:data:`RELEASE_BROKEN_ETA` (a rate error of the EM layer), claiming the same (ε, δ); each
+row's note names the smallest integer error whose exact ε exceeds the claim (the
+analysis's slack on the pair: both sides' sparse vectors see the same queries, so the SV
+half of the budget is unused, and advanced composition is loose).
+
+The source rule's cap is ≈ 2·10⁶ firings at ε = 1, so ``dp_winnow`` is audited at
+:data:`SOURCE_CLAIM` = 400, where M ≈ 93 firings fit in ≈ 8·10³ rounds; the batched rules
+(M = 6) are audited at ε = 1.
 
 Component. Each AboveThreshold instance is pure ε₀-DP and its loss is attained by events
 of probability a few per cent, so its 2× error is visible with ~10⁶–10⁷ runs.
@@ -35,11 +42,10 @@ law (a 1-D integral over the threshold noise). The claim audited is ε₀ (δ = 
 Runs: ε₀ ≈ 0.06 at ε = 1 (batched learners), so the broken copy's bound clears ε₀ only
 with ~1e6 runs per side (:data:`RUNS`; a run is six Laplace draws, ~1 s per case).
 
-The source's rule (``dp_winnow``) is calibrated to millions of firings, so its per-instance
-ε₀ is tiny (6.5·10⁻⁵ at ε = 1): a sampled bound would need ~10¹² runs to separate 1.63 ε₀
-from ε₀. Its default claim is therefore ε = :data:`SOURCE_CLAIM` (ε₀ ≈ 0.07, the same power
-as the batched learners' ε = 1) — the same code path and calibration function, at a claim
-where the broken copy is visible; the exact ε of the pair is computed at any claim.
+The source's rule (``dp_winnow``) is calibrated to millions of firings at ε = 1, so its
+per-instance ε₀ is tiny (6.5·10⁻⁵): a sampled bound would need ~10¹² runs to separate
+1.63 ε₀ from ε₀. Its claim is therefore ε = :data:`SOURCE_CLAIM` (ε₀ ≈ 1.5) — the same code
+path and calibration function; the exact ε of the pair is computed at any claim.
 """
 
 from __future__ import annotations
@@ -53,6 +59,7 @@ from scipy import stats
 from dpbench.audit import AuditCase
 from dpbench.audits import SMALL_PURE_EPSILON, VECTORISED, register_audit
 from dpbench.learners.dp_winnow import calibrate
+from dpbench.mechanisms.exact import epsilon_for_delta
 
 #: The default grid's private stream (config.yaml, halfspaces_online sweep 1).
 STREAM = {"n_features": 2, "rho": 1.0, "T": 10**6, "beta": 0.1}
@@ -60,8 +67,81 @@ STREAM = {"n_features": 2, "rho": 1.0, "T": 10**6, "beta": 0.1}
 N_BELOW = 4
 #: Runs per side at which the broken copy's bound exceeds ε₀ at ε = 1 (confidence 0.999).
 RUNS = 3_000_000
-#: The claim at which the source rule's AboveThreshold is audited (ε₀ ≈ 0.069 at N = 2, T = 1e6).
-SOURCE_CLAIM = 50.0
+#: The claim at which the source rule is audited (end to end and its AboveThreshold, ε₀ ≈ 1.5):
+#: at ε = 400 (N = 2, ρ = 1) its cap is M ≈ 93 firings of L ≈ 66 rounds, so one stream of
+#: ≈ 8·10³ rounds reaches the cap and the pair's loss is the whole EM layer's (at ε = 50 the
+#: cap needs ≈ 2.7·10⁶ rounds a run, and its end-to-end audit had no power).
+SOURCE_CLAIM = 400.0
+
+
+@dataclasses.dataclass(frozen=True)
+class ReleaseSwapFamily:
+    """The claimed learner's own family on :func:`release_pair`: the released draws of
+    coordinate 0 are ``Bin(n, σ(η′))`` on D and ``Bin(n, σ(−η′))`` on D′ (n = MK draws,
+    η′ = 2η: the log-odds of coordinate 0 after the differing update). Valid for the
+    DP-Winnow learners on this pair (a rate error changes η′, not the form), checked on every
+    audit by :meth:`fit`. The same construction as the Hedge-swap family of
+    :mod:`dpbench.audits.experts`, without its data-independent first round."""
+
+    n: int
+    #: p-value below which the goodness-of-fit check rejects the family
+    fit_level: float = 1e-3
+    name: str = "release-swap"
+
+    def epsilon(self, eta: float, delta: float) -> float:
+        """Exact ε(δ) of the member η′ (:func:`~dpbench.mechanisms.exact.hedge_swap_log_pmfs`
+        is the Bin(T − 1, σ(±η′)) pair)."""
+        from dpbench.mechanisms.exact import hedge_swap_log_pmfs
+
+        return float(epsilon_for_delta(*hedge_swap_log_pmfs(eta, self.n + 1), delta)) if eta > 0 else 0.0
+
+    def lower_bound(self, outputs_d: np.ndarray, outputs_d_prime: np.ndarray, *, delta: float, confidence: float):
+        """Lower bound on ε(δ) from all runs of both sides (``method = "pooled"``): within the
+        family every draw is Bernoulli(q) for the side's favoured coordinate (0 on D, 1 on
+        D′), q = σ(η′), independently, so the favoured draws ``Y ~ Bin(n·(runs_D + runs_D′), q)``
+        give a one-sided Clopper–Pearson bound q̲ at ``confidence``, ``η′ ≥ logit(q̲)`` and
+        ``ε ≥ ε_{η̲′}(δ)``. No runs are spent choosing a test (the family fixes it). If
+        :meth:`fit` rejects the family, the row takes the smaller of this and the model-free
+        threshold bound (:func:`dpbench.audit.audit`)."""
+        from dpbench.analysis import clopper_pearson
+        from dpbench.audit import AuditResult, audit
+
+        a, b = (np.asarray(x, dtype=np.int64) for x in (outputs_d, outputs_d_prime))
+        favoured, trials = int(a.sum()) + int((self.n - b).sum()), self.n * (len(a) + len(b))
+        q_lo = float(clopper_pearson(favoured, trials, 2 * confidence - 1)[0])
+        eta_lo = math.log(q_lo / (1 - q_lo)) if q_lo > 0.5 else 0.0
+        bound = self.epsilon(eta_lo, delta)
+        model_free = audit(a, b, delta=delta, confidence=confidence).epsilon_lower
+        fits, how = self.fit(a, b)
+        event = f"{self.name} pooled draws {favoured}/{trials}: q >= {q_lo:.6g}, eta' >= {eta_lo:.4g}; threshold bound {model_free:.4g}; {how}"
+        if not fits:
+            event += "; family rejected: the smaller bound"
+            bound = min(bound, model_free)
+        return AuditResult(epsilon_lower=bound, event=event, p_hat=float(a.mean()) / self.n, q_hat=float(b.mean()) / self.n,
+                           trials=len(a) + len(b))
+
+    def fit(self, outputs_d: np.ndarray, outputs_d_prime: np.ndarray) -> tuple[bool, str]:
+        """Goodness of fit: the maximum-likelihood η̂ of both sides' draws, then Pearson's χ²
+        of each side's counts in the deciles of its draws against the member η̂ (one fitted
+        parameter). ``(passes, description)``; passes iff the p-value ≥ :attr:`fit_level`."""
+        from scipy import optimize
+        from scipy.special import expit
+
+        a, b = (np.asarray(x, dtype=np.int64) for x in (outputs_d, outputs_d_prime))
+        if min(a.min(initial=0), b.min(initial=0)) < 0 or max(a.max(initial=0), b.max(initial=0)) > self.n:
+            return False, f"draws outside 0..{self.n}"
+        nll = lambda eta: -float(stats.binom.logpmf(a, self.n, expit(eta)).sum() + stats.binom.logpmf(b, self.n, expit(-eta)).sum())  # noqa: E731
+        eta = float(optimize.minimize_scalar(nll, bounds=(0.0, 10.0), method="bounded", options={"xatol": 1e-9}).x)  # σ(10) ≈ 1
+        stat, bins = 0.0, 0
+        for x, q in ((a, expit(eta)), (b, expit(-eta))):
+            edges = np.unique(np.quantile(x, np.linspace(0, 1, 11)[1:-1]).round())
+            expected = np.diff(np.r_[0.0, stats.binom.cdf(edges, self.n, q), 1.0]) * len(x)
+            observed = np.bincount(np.searchsorted(edges, x, side="left"), minlength=len(edges) + 1)
+            keep = expected > 0
+            stat += float(np.sum((observed[keep] - expected[keep]) ** 2 / expected[keep]))
+            bins += int(keep.sum())
+        pvalue = float(stats.chi2.sf(stat, max(bins - 2 - 1, 1)))
+        return pvalue >= self.fit_level, f"fit eta={eta:.4g}, chi2 p={pvalue:.3g}"
 
 
 def _queries(side: int, L: float) -> np.ndarray:
@@ -120,9 +200,9 @@ def sparse_vector_cases(learner: str, *, epsilon: float, delta: float) -> list[A
     cls = registry.learner(learner)
     p = calibrate(epsilon=epsilon, delta=delta, accountant=cls.accountant, update=cls.update, **STREAM)
     eps0, L = p.epsilon0, p.threshold
-    why = (f"end to end a 2x error is invisible (M+1 = {p.M + 1} instances of eps0 = {eps0:.3g} and K-draw releases with "
-           f"Gaussian-like loss, sd 2*eta*sqrt(K) = {2 * p.eta * math.sqrt(p.K):.2g}); each AboveThreshold instance is pure eps0-DP "
-           "and carries the learner's privacy per firing")
+    why = (f"end to end a 2x error of eps0 is invisible (on the release pair both sides' sparse vectors see equal queries; "
+           f"a pair moving one query reaches one of the M+1 = {p.M + 1} instances of eps0 = {eps0:.3g}); each AboveThreshold "
+           "instance is pure eps0-DP and carries the learner's privacy per firing")
     cases = []
     for variant, scale in (("correct", 1.0), ("broken", 0.5)):
         def sample(side: int, runs: int, rng: np.random.Generator, scale=scale) -> np.ndarray:
@@ -139,92 +219,133 @@ def sparse_vector_cases(learner: str, *, epsilon: float, delta: float) -> list[A
     return cases
 
 
-# ------------------------------------------------------------------ end to end
+# ------------------------------------------------------------------ end to end: the releases
 
-#: rounds of the end-to-end pair (the first firing comes at ≈ the threshold L: 1.5e3–2.7e3
-#: rounds for the audited claims)
-E2E_T = 4000
-#: end-to-end runs per side, whatever the cell's n (one run of the learner is ~3 ms)
-E2E_RUNS = 300
-#: seconds of one end-to-end ``run`` (loaded 2-core machine)
-E2E_SECONDS = 3e-3
-
-
-def _cost(n: int) -> float:
-    return 4 * E2E_SECONDS * min(n, E2E_RUNS) + VECTORISED * n
-
-
-#: the broken copy's per-instance ε₀, as a multiple of the claimed total ε
-BROKEN_EPSILON0 = 32.0
+#: η multiplier of the release audit's broken copy, per learner: the smallest error the
+#: sampled bound catches at :data:`RELEASE_RUNS` (the smallest whose exact ε(δ) exceeds the
+#: claim is computed per row and said in its broken row's note)
+RELEASE_BROKEN_ETA = {"dp_winnow": 5.0, "dp_winnow_batched": 16.0, "dp_winnow_batched_tight": 4.0}
+#: release-pair runs per side of the broken copy whatever the cell's n, per learner (enough
+#: to catch it: the pooled bound's precision grows like √runs), and of the correct copy
+RELEASE_RUNS = {"dp_winnow": 200, "dp_winnow_batched": 500, "dp_winnow_batched_tight": 500}
+CORRECT_RUNS = 200
+#: seconds of one ``run`` on the release pair (one BLAS thread, loaded 2-core machine):
+#: ε = 400 for the source rule (T ≈ 8·10³), ε = 1 for the batched rules (T ≈ 2.3·10⁴, 1.2·10⁴)
+RELEASE_SECONDS = {"dp_winnow": 1.5e-2, "dp_winnow_batched": 1.1e-2, "dp_winnow_batched_tight": 6e-3}
 
 
-def e2e_pair(T: int = E2E_T):
-    """Two oblivious streams (N = 2, ρ = 1) differing in round 1 only: on D every round is
-    ``x = (0, 0), y = +1`` (margin 0 < γ̃: cached, so the sparse vector's query |C| grows by
-    one a round), on D' round 1 is ``x = (1, 1)`` (margin ⟨w̃, x⟩ = 1 ≥ γ̃: not cached), so
-    every query of the first AboveThreshold instance is one lower on D'."""
+def _cost(name: str):
+    return lambda n: 2 * RELEASE_SECONDS[name] * (min(n, CORRECT_RUNS) + min(n, RELEASE_RUNS[name])) + VECTORISED * n
+
+
+def release_pair(T: int):
+    """Two oblivious streams (N = 2, ρ = 1) differing in round 1 only: ``x = (1, −1)`` on D,
+    ``(−1, 1)`` on D′, ``y = +1``; every later round ``x = (0, 0), y = +1``. Every round is
+    cached on both sides (margins |⟨w̃, x⟩| < γ̃ w.p. ≥ 1 − 10⁻⁶), so the sparse vector's
+    queries — and the firing rounds — have the same law on both sides; round 1 is the first
+    cached example of every shadow update, the later ones add 0: after the first firing
+    ``log w = ±η(1, −1)`` (``η B`` per unit of ``B`` examples summed: the same here, the other
+    batch members are zero), and each of the M releases made at firings draws K times from
+    ``w₀ = σ(±2η)``. The released draws of coordinate 0 are ``Bin(MK, σ(2η))`` on D and
+    ``Bin(MK, σ(−2η))`` on D′ — each draw the 4η-bounded-range step the claim composes —
+    once the stream reaches the cap M."""
     from dpbench.problems.halfspace import OnlineStream
 
-    X = np.zeros((T, 2))
     y = np.ones(T)
-    X_prime = X.copy()
-    X_prime[0] = 1.0
 
-    def stream(features: np.ndarray) -> OnlineStream:
-        return OnlineStream(T=T, n_features=2, rho=1.0, make_block=lambda b, rng: (features, y), rng=np.random.default_rng(0),
+    def stream(first: tuple[float, float]) -> OnlineStream:
+        X = np.zeros((T, 2))
+        X[0] = first
+        return OnlineStream(T=T, n_features=2, rho=1.0, make_block=lambda b, rng: (X, y), rng=np.random.default_rng(0),
                             checkpoints=np.array([T], dtype=np.int64), block_size=T)
 
-    return stream(X), stream(X_prime)
+    return stream((1.0, -1.0)), stream((-1.0, 1.0))
 
 
-def end_to_end_cases(learner: str, *, epsilon: float, delta: float) -> list[AuditCase]:
-    """``[correct, broken]``: the whole learner (``run``: sparse vector, shadow update, cache,
-    K-draw release) on :func:`e2e_pair` at its recorded (ε, δ); statistic: the round of the
-    first firing (public: the released weights are redrawn there). Broken copy: the same
-    learner with every sparse-vector instance calibrated at ε₀ = BROKEN_EPSILON0·ε (the
-    composition over instances not accounted, and more), claiming the same (ε, δ)."""
+def release_horizon(learner) -> int:
+    """The shortest stream (rounds) on which ``learner``'s calibration reaches its firing cap
+    with margin: ``T ≥ 1.3 M L`` at the calibration of that T (K, L grow like ln T)."""
+    T = 1000
+    for _ in range(20):
+        p = learner.calibrate(release_pair(T)[0])
+        need = int(math.ceil(1.3 * p.M * p.threshold)) + 100
+        if need <= T:
+            return T
+        T = need
+    raise ValueError(f"{learner.name}: its firing cap is out of an end-to-end run's reach (M = {p.M}, L = {p.threshold:.3g})")
+
+
+def release_cases(learner: str, *, epsilon: float, delta: float) -> list[AuditCase]:
+    """``[correct, broken]``: the whole learner (``run``) on :func:`release_pair` at its
+    recorded (ε, δ), on a stream long enough to reach its cap; statistic: the released draws
+    of coordinate 0 over the releases made at firings (``released_draws``). Lower bound: the
+    Bin(MK, σ(±η′)) family's pooled Clopper–Pearson bound (:class:`ReleaseSwapFamily`); exact: the same
+    pair at the learner's own η, K, M (its ``calibrate``, which ``run`` uses). Broken copy: η ×
+    ``RELEASE_BROKEN_ETA`` (a calibration error of the EM layer), claiming the same (ε, δ)."""
     from dpbench import registry
 
     cls = registry.learner(learner)
     correct = cls(epsilon=epsilon, delta=delta)
+    factor = RELEASE_BROKEN_ETA[learner]
 
     def broken_calibrate(self, stream):
-        return dataclasses.replace(cls.calibrate(self, stream), epsilon0=BROKEN_EPSILON0 * epsilon)
+        return dataclasses.replace(cls.calibrate(self, stream), eta=factor * cls.calibrate(self, stream).eta)
 
     broken = dataclasses.make_dataclass(f"Broken{cls.__name__}", [], bases=(cls,), frozen=True,
                                         namespace={"calibrate": broken_calibrate})(epsilon=epsilon, delta=delta)
-    pair = e2e_pair()
+    T = release_horizon(correct)
+    pair = release_pair(T)
     g = correct.guarantee()
-    p = correct.calibrate(pair[0])
+    base = correct.calibrate(pair[0])
+    family = ReleaseSwapFamily(base.M * base.K)
+    smallest = next((f for f in range(2, 65) if family.epsilon(2 * f * base.eta, g.delta) > g.epsilon), math.inf)
     cases = []
     for variant, copy in (("correct", correct), ("broken", broken)):
-        def sample(side: int, runs: int, rng: np.random.Generator, copy=copy) -> np.ndarray:
-            return np.array([copy.run(pair[side], rng=rng).diagnostics["first_firing"] for _ in range(runs)])
+        p = copy.calibrate(pair[0])
+        draws = p.M * p.K
+
+        def sample(side: int, runs: int, rng: np.random.Generator, copy=copy, draws=draws) -> np.ndarray:
+            out = np.empty(runs, dtype=np.int64)
+            for i in range(runs):
+                d = copy.run(pair[side], rng=rng).diagnostics
+                if d["firings"] != d["M"]:
+                    raise RuntimeError(f"{learner}: {d['firings']} firings < cap {d['M']} on the {T}-round release pair")
+                out[i] = d["released_draws"][0]
+            return out
+
+        def exact(eta=p.eta, draws=draws) -> float:
+            return ReleaseSwapFamily(draws).epsilon(2 * eta, g.delta)
 
         cases.append(AuditCase(
             learner=learner, variant=variant, epsilon=g.epsilon, delta=g.delta, neighbours="replace-one",
-            instance=(f"end to end: N=2, T={E2E_T}; every round x=(0,0), y=+1 (cached) vs round 1 x=(1,1) (not cached); "
-                      f"statistic: round of the first firing; eps0={p.epsilon0:.3g}, L={p.threshold:.4g}, M={p.M}"),
-            sample=sample, runs_cap=E2E_RUNS,
-            note=("one example reaches one sparse-vector instance and one release, while the claim composes all M+1: "
-                  "exact law not computed (the release couples the rounds)") if variant == "correct"
-            else f"broken: eps0 = {BROKEN_EPSILON0:g}*eps per instance",
+            instance=(f"end to end: N=2, T={T} (the cap M={p.M} is reached); round 1 x=(1,-1) vs (-1,1), y=+1, then x=(0,0) "
+                      f"(all cached); statistic: released draws of coordinate 0 over the M releases at firings, "
+                      f"Bin(MK={draws}, sigma(+-2 eta)); eta={p.eta:.4g}" + (f" (x{factor:g})" if variant == "broken" else "")),
+            sample=sample, exact=exact, method="pooled", family=ReleaseSwapFamily(draws),
+            runs_cap=CORRECT_RUNS if variant == "correct" else RELEASE_RUNS[learner],
+            note=(f"the claim composes M+1 = {p.M + 1} AboveThreshold instances and (M+1)K = {(p.M + 1) * p.K} draws "
+                  f"({cls.accountant} accounting); on this pair only the M releases after the differing update carry loss "
+                  "(the sparse-vector half is unused: both sides cache every round)") if variant == "correct"
+            else (f"broken: eta x{factor:g}; the smallest integer rate error whose exact eps exceeds the claim is "
+                  f"x{smallest:g}, caught by sampling only with more runs than the default workflow's "
+                  f"{RELEASE_RUNS[learner]}" if smallest < factor else f"broken: eta x{factor:g}, the smallest integer rate error "
+                  "whose exact eps exceeds the claim"),
         ))
     return cases
 
 
-@register_audit("dp_winnow", epsilon=SOURCE_CLAIM, runs=RUNS, cost=_cost)
+@register_audit("dp_winnow", epsilon=SOURCE_CLAIM, runs=200_000, cost=_cost("dp_winnow"))
 def dp_winnow_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
-    return end_to_end_cases("dp_winnow", epsilon=epsilon, delta=delta) + sparse_vector_cases("dp_winnow", epsilon=epsilon, delta=delta)
+    return release_cases("dp_winnow", epsilon=epsilon, delta=delta) + sparse_vector_cases("dp_winnow", epsilon=epsilon, delta=delta)
 
 
-@register_audit("dp_winnow_batched", runs=RUNS, cost=_cost)
+@register_audit("dp_winnow_batched", runs=RUNS, cost=_cost("dp_winnow_batched"))
 def dp_winnow_batched_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
-    return (end_to_end_cases("dp_winnow_batched", epsilon=epsilon, delta=delta)
+    return (release_cases("dp_winnow_batched", epsilon=epsilon, delta=delta)
             + sparse_vector_cases("dp_winnow_batched", epsilon=epsilon, delta=delta))
 
 
-@register_audit("dp_winnow_batched_tight", runs=RUNS, cost=_cost)
+@register_audit("dp_winnow_batched_tight", runs=RUNS, cost=_cost("dp_winnow_batched_tight"))
 def dp_winnow_batched_tight_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
-    return (end_to_end_cases("dp_winnow_batched_tight", epsilon=epsilon, delta=delta)
+    return (release_cases("dp_winnow_batched_tight", epsilon=epsilon, delta=delta)
             + sparse_vector_cases("dp_winnow_batched_tight", epsilon=epsilon, delta=delta))

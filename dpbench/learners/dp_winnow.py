@@ -94,8 +94,9 @@ import numpy.typing as npt
 
 from dpbench.learners.base import Guarantee, Learner
 from dpbench.learners.confident_winnow import ETA_RATIO, GAMMA_RATIO
-from dpbench.learners.online import OnlineTrace, blocked_dot, dp_winnow_block
+from dpbench.learners.online import OnlineTrace, blocked_dot, dp_winnow_block, max_abs
 from dpbench.mechanisms.composition import advanced, advanced_per_step
+from dpbench.mechanisms.lazy_laplace import query_uniforms
 from dpbench.mechanisms.sparse_vector import accuracy, accuracy_tight, query_noise, threshold_noise
 from dpbench.registry import register_learner
 from dpbench.theory.winnow import confident_winnow_update_bound
@@ -230,6 +231,11 @@ def _draw_released(w: npt.NDArray[np.float64], K: int, rng: np.random.Generator)
     return rng.multinomial(K, w / w.sum()).astype(np.float64) / K
 
 
+def _draw_totals(released: npt.NDArray[np.float64], K: int) -> tuple[int, ...]:
+    """``Σ w̃ · K`` over releases as integer draw counts per coordinate (``K = 0``: zeros)."""
+    return tuple(int(c) for c in np.rint(released * K))
+
+
 def _shadow_update(logw: npt.NDArray[np.float64], g: npt.NDArray, eta: float) -> npt.NDArray[np.float64]:
     """``log w += η g`` in place (g = Σ y·x over the batch); return the normalised weights."""
     logw += eta * g
@@ -240,16 +246,18 @@ def _shadow_update(logw: npt.NDArray[np.float64], g: npt.NDArray, eta: float) ->
 def check_features(X: np.ndarray) -> None:
     """DP-Winnow's sensitivity analysis assumes ``‖x‖∞ ≤ 1`` (each cached example moves a
     weight's update by at most η): reject a block that breaks it (one line)."""
-    top = float(np.abs(X).max()) if X.size else 0.0
-    if top > 1.0:
+    top = max_abs(X)
+    if not top <= 1.0:
         raise ValueError(f"DP-Winnow needs features with |x_i| <= 1 (||x||_inf <= 1), got {top:g}")
 
 
 def run_dp_winnow(stream: Any, params: DPWinnowParams, *, rng: np.random.Generator, sv_noise: bool = True) -> OnlineTrace:
     """Compiled DP-Winnow run with fixed ``params``. ``sv_noise=False`` removes the sparse
     vector's noise (a deliberately *broken* variant for the privacy tests only).
-    Diagnostics: ``eta``, ``firings`` (sparse-vector firings, ≥ updates) and
-    ``first_firing`` (its round, −1 if none: the public event, unlike ``first_update``)."""
+    Diagnostics: ``eta``, ``firings`` (sparse-vector firings, ≥ updates),
+    ``first_firing`` (its round, −1 if none: the public event, unlike ``first_update``) and
+    ``released_draws`` (per coordinate, the K-draw counts summed over the releases made at
+    firings: a post-processing of the released w̃, the privacy audit's statistic)."""
     N = stream.n_features
     cps = np.asarray(stream.checkpoints, dtype=np.int64)
     out_m = np.zeros(len(cps), dtype=np.int64)
@@ -262,23 +270,25 @@ def run_dp_winnow(stream: Any, params: DPWinnowParams, *, rng: np.random.Generat
     thr = params.threshold + threshold_noise(eps0, rng=rng)
     active = params.M > 0
     gbuf = np.zeros(N)
+    released = np.zeros(N)
     for X, y in stream.blocks():
         check_features(X)
-        noise = query_noise(eps0, len(y), rng=rng)
+        uniforms, scale = query_uniforms(eps0, len(y), rng=rng)  # query_noise's draws, kept as uniforms
         r = 0
         while r < len(y):
-            fired = dp_winnow_block(X, y, r, wt, params.gamma_tilde, noise, thr, active, params.batch, gbuf, state, cps, out_m, out_u)
+            fired = dp_winnow_block(X, y, r, wt, params.gamma_tilde, uniforms, scale, thr, active, params.batch, gbuf, state, cps, out_m, out_u)
             if fired < 0:
                 break
             if state[5] > 0:  # empty cache: no shadow update (the firing is still public)
                 w = _shadow_update(logw, gbuf, params.eta)
             wt = _draw_released(w, params.K, rng)
+            released += wt
             gbuf[:] = 0.0
             state[5] = state[6] = 0
             active = bool(state[7] < params.M)
             thr = params.threshold + threshold_noise(eps0, rng=rng)
             r = fired + 1
-    diag = {"eta": params.eta, "firings": int(state[7]), "first_firing": int(state[8])}
+    diag = {"eta": params.eta, "firings": int(state[7]), "first_firing": int(state[8]), "released_draws": _draw_totals(released, params.K)}
     return OnlineTrace(t=cps, mistakes=out_m, updates=out_u, diagnostics=diag, first_update=int(state[4]))
 
 
@@ -291,6 +301,7 @@ def reference_dp_winnow(stream: Any, params: DPWinnowParams, *, rng: np.random.G
     wt = _draw_released(w, params.K, rng)
     thr = params.threshold + threshold_noise(eps0, rng=rng)
     cache: list[tuple[np.ndarray, float]] = []
+    released = np.zeros(N)
     k = updates = mistakes = 0
     first = first_firing = -1
     ms, us, t = [], [], 0
@@ -314,13 +325,15 @@ def reference_dp_winnow(stream: Any, params: DPWinnowParams, *, rng: np.random.G
                     updates += 1
                     first = t if first < 0 else first
                 wt = _draw_released(w, params.K, rng)
+                released += wt
                 cache = []
                 thr = params.threshold + threshold_noise(eps0, rng=rng)
             ms.append(mistakes)
             us.append(updates)
     cps = np.asarray(stream.checkpoints, dtype=np.int64)
     return OnlineTrace(t=cps, mistakes=np.array(ms)[cps - 1], updates=np.array(us)[cps - 1],
-                       diagnostics={"eta": params.eta, "firings": k, "first_firing": first_firing}, first_update=first)
+                       diagnostics={"eta": params.eta, "firings": k, "first_firing": first_firing,
+                                    "released_draws": _draw_totals(released, params.K)}, first_update=first)
 
 
 @register_learner
@@ -381,7 +394,13 @@ class DPWinnow(Learner):
 
     @classmethod
     def cost(cls, cell: Any) -> float:
-        return 1.4e-9 * cell.size * 64
+        """Seconds per repetition, ``T·(2.9e-8 + 7.4e-10·d + 5.4e-8·[decision list])`` (stream
+        generation and noise included). Recalibrated 2026-11-24 (issue 22: SIMD margins,
+        lazily evaluated noise, one-pass stream blocks) on the process time of repetition 0
+        of every DP-Winnow cell of config/paper.yaml (predicted/measured 0.52–1.34, median 0.97)."""
+        from dpbench.cost import dimension
+
+        return cell.size * (2.9e-8 + 7.4e-10 * dimension(cell) + 5.4e-8 * (cell.problem == "dl_as_halfspace"))
 
     @classmethod
     def test_params(cls) -> Iterator[dict[str, object]]:

@@ -29,6 +29,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from dpbench.learners.laws import recorder
 from dpbench.problems.losses import ExpertsLosses  # noqa: F401 (re-exported)
 
 #: Largest lookup table of weights (entries); beyond it the kernel calls exp per entry.
@@ -108,7 +109,7 @@ def _block_weight(L, block, r, i, lmin, table):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _hedge_kernel(codes, uniforms, marks, table, wbuf):  # pragma: no cover - compiled
+def _hedge_kernel(codes, uniforms, marks, table, wbuf, track_p, laws):  # pragma: no cover - compiled
     """Hedge over the (T, k) codes, :data:`BLOCK_ROUNDS` = 4 rounds at a time.
 
     The rounds of a block are independent given the cumulative losses (oblivious losses:
@@ -125,7 +126,7 @@ def _hedge_kernel(codes, uniforms, marks, table, wbuf):  # pragma: no cover - co
     cum = np.empty((k, 4), dtype=np.float64)  # running weight sums of the block's rounds
     pad = np.zeros((4, k), dtype=codes.dtype)
     counts = np.zeros(k, dtype=np.int64)
-    p_sum = np.zeros(k if wbuf is not None else 1, dtype=np.float64)
+    p_sum = np.zeros(k if track_p else 1, dtype=np.float64)
     n_marks = marks.shape[0]
     alg = np.zeros(n_marks, dtype=np.float64)
     expd = np.zeros(n_marks, dtype=np.float64)
@@ -199,10 +200,14 @@ def _hedge_kernel(codes, uniforms, marks, table, wbuf):  # pragma: no cover - co
             a = _draw(cum[:, r], uniforms[t] * zr)
             while _block_weight(L, block, r, a, leaders[r], table) == 0.0:
                 a -= 1  # rounding at the top end: take the last positive weight
-            if wbuf is not None:
-                inv = 1.0 / zr
-                for i in range(k):
-                    p_sum[i] += wbuf[i, r] * inv
+            if wbuf is not None:  # Σ_t p_t (linear_learner) and the audit's hook
+                if track_p:
+                    inv = 1.0 / zr
+                    for i in range(k):
+                        p_sum[i] += wbuf[i, r] * inv
+                if laws.shape[0]:  # dpbench.learners.laws: the law a is drawn from
+                    for i in range(k):
+                        laws[t, i] = wbuf[i, r] / zr
             counts[a] += 1
             real_acc += block[r, a]
             exp_acc += dots[r] / zr
@@ -282,7 +287,9 @@ def run_hedge(
 ) -> ExpertsTrace:
     """Hedge / RWM with learning rate ``eta`` (``inf`` = follow the leader, uniform among
     leaders) on an oblivious loss sequence; one uniform per round from ``rng`` draws the
-    action by inverse CDF."""
+    action by inverse CDF. Inside :func:`dpbench.learners.laws.recording_laws` the kernel
+    also writes the law of every round's action (``w/Z``, what the draw uses), appended to
+    the recording as a ``(T, k)`` log-pmf (the privacy audit composes them)."""
     if not eta >= 0:
         raise ValueError(f"eta must be >= 0, got {eta!r}")
     check_losses(losses)
@@ -290,8 +297,13 @@ def run_hedge(
     marks = checkpoints(T, n_checkpoints)
     uniforms = rng.random(T)
     table = complete_weight_table(losses, float(eta))
-    wbuf = np.empty((losses.k, 4)) if track_p else None  # the block's weights, for Σ_t p_t
-    alg, expd, best, counts, p_sum = _hedge_kernel(losses.codes, uniforms, marks, table, wbuf)
+    recording = recorder()
+    laws = np.empty((T if recording is not None else 0, losses.k))
+    wbuf = np.empty((losses.k, 4)) if track_p or recording is not None else None  # the block's weights
+    alg, expd, best, counts, p_sum = _hedge_kernel(losses.codes, uniforms, marks, table, wbuf, track_p, laws)
+    if recording is not None:
+        with np.errstate(divide="ignore"):
+            recording.append(np.log(laws))
     s = losses.scale
     return ExpertsTrace(
         t=marks,
@@ -310,27 +322,6 @@ def check_losses(losses: ExpertsLosses) -> None:
     top = float(losses.codes.max()) * losses.scale if losses.T else 0.0
     if top > 1.0:
         raise ValueError(f"expert losses must lie in [0, 1], got a loss of {top:g}")
-
-
-def round_probabilities(losses: ExpertsLosses, eta: float) -> npt.NDArray[np.float64]:
-    """``p_t`` of every round, ``(T, k)``: the distributions :func:`_hedge_kernel` draws its
-    actions from (the same weight table, ``w = table[L − min L]``, normalised), so a privacy
-    audit composes the learner's own per-round laws. On an oblivious sequence the actions are
-    independent given the losses, so the output law is the product ``⊗_t p_t``."""
-    check_losses(losses)
-    T, k = losses.codes.shape
-    if math.isinf(eta):
-        L = np.vstack([np.zeros((1, k), np.int64), np.cumsum(losses.codes[:-1], axis=0, dtype=np.int64)])
-        w = (L == L.min(axis=1, keepdims=True)).astype(np.float64)
-        return w / w.sum(axis=1, keepdims=True)
-    step = float(eta) * losses.scale
-    max_code = int(losses.codes.max()) if T else 1
-    table = weight_table(step, T, max(max_code, 1)) if step > 0 else np.ones(1)
-    L = np.vstack([np.zeros((1, k), np.int64), np.cumsum(losses.codes[:-1], axis=0, dtype=np.int64)])
-    D = L - L.min(axis=1, keepdims=True)
-    x = step * D
-    w = np.where(D < len(table), table[np.minimum(D, len(table) - 1)], np.where(x < EXP_CUTOFF, np.exp(-x), 0.0))
-    return w / w.sum(axis=1, keepdims=True)
 
 
 def reference_steps(losses: ExpertsLosses, eta: float, uniforms: npt.NDArray[np.float64]) -> Iterator[tuple[int, npt.NDArray, float]]:
@@ -424,11 +415,6 @@ class HedgeLearner:
     def supports_horizon(self, T: int, k: int) -> str | None:
         """``None`` if the learner can run with horizon T and k experts, else why not."""
         return None
-
-    def action_probabilities(self, losses: ExpertsLosses) -> npt.NDArray[np.float64]:
-        """``(T, k)``: the law of each round's action on ``losses`` at this learner's η
-        (:func:`round_probabilities`; the privacy audit composes them exactly)."""
-        return round_probabilities(losses, self.eta(losses.T, losses.k))
 
     def run(self, losses: ExpertsLosses, *, rng: np.random.Generator, n_checkpoints: int = 1) -> ExpertsTrace:
         eta = self.eta(losses.T, losses.k)

@@ -19,6 +19,9 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from dpbench.learners.simd_dot import row_dot
+from dpbench.mechanisms.lazy_laplace import laplace_from_uniform, uniform_cut
+
 PERCEPTRON, WINNOW, CONFIDENT_WINNOW = 0, 1, 2
 
 
@@ -38,39 +41,11 @@ class OnlineTrace:
 
 
 @numba.njit(cache=True)
-def _dot(w, x):
-    """``⟨w, x⟩`` in the fixed blocked order of :func:`blocked_dot`: eight partial sums
-    (coordinate i into lane i mod 8), combined pairwise — eight independent chains instead
-    of one serial one, and the same rounding on every machine."""
-    n = w.shape[0]
-    s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0
-    i = 0
-    while i + 8 <= n:
-        s0 += w[i] * x[i]
-        s1 += w[i + 1] * x[i + 1]
-        s2 += w[i + 2] * x[i + 2]
-        s3 += w[i + 3] * x[i + 3]
-        s4 += w[i + 4] * x[i + 4]
-        s5 += w[i + 5] * x[i + 5]
-        s6 += w[i + 6] * x[i + 6]
-        s7 += w[i + 7] * x[i + 7]
-        i += 8
-    r = n - i
-    if r > 0:
-        s0 += w[i] * x[i]
-    if r > 1:
-        s1 += w[i + 1] * x[i + 1]
-    if r > 2:
-        s2 += w[i + 2] * x[i + 2]
-    if r > 3:
-        s3 += w[i + 3] * x[i + 3]
-    if r > 4:
-        s4 += w[i + 4] * x[i + 4]
-    if r > 5:
-        s5 += w[i + 5] * x[i + 5]
-    if r > 6:
-        s6 += w[i + 6] * x[i + 6]
-    return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+def check_shapes(X, y, w):
+    """The per-round margin reads ``len(w)`` entries of each row of ``X`` unchecked: refuse a
+    block whose shapes disagree."""
+    if X.ndim != 2 or X.shape[1] != w.shape[0] or y.shape[0] < X.shape[0]:
+        raise ValueError("online block: X must be (rows, len(w)) and y at least as long as X")
 
 
 @numba.njit(cache=True)
@@ -92,27 +67,27 @@ def nonprivate_block(X, y, w, kind, eta, gamma, checkpoints, state, out_m, out_u
     ``state = [t, mistakes, updates, next checkpoint index, first update round]`` (int64,
     updated in place); ``w`` is updated in place.
     """
+    check_shapes(X, y, w)
     t, mistakes, updates, ck, first = state[0], state[1], state[2], state[3], state[4]
     n_ck = checkpoints.shape[0]
     for r in range(X.shape[0]):
-        x = X[r]
         yr = float(y[r])
-        margin = yr * _dot(w, x)
+        margin = yr * row_dot(w, X, r)
         t += 1
         if margin <= 0.0:
             mistakes += 1
         if kind == PERCEPTRON:
             if margin <= 0.0:
                 for i in range(w.shape[0]):
-                    w[i] += yr * x[i]
+                    w[i] += yr * X[r, i]
                 updates += 1
         elif kind == WINNOW:
             if margin <= 0.0:
-                _multiplicative_update(w, x, yr, eta)
+                _multiplicative_update(w, X[r], yr, eta)
                 updates += 1
         else:
             if margin < gamma:
-                _multiplicative_update(w, x, yr, eta)
+                _multiplicative_update(w, X[r], yr, eta)
                 updates += 1
         if first < 0 and updates > 0:
             first = t
@@ -124,12 +99,15 @@ def nonprivate_block(X, y, w, kind, eta, gamma, checkpoints, state, out_m, out_u
 
 
 @numba.njit(cache=True)
-def dp_winnow_block(X, y, start, wt, gamma_tilde, noise, noisy_threshold, active, batch, gbuf, state, checkpoints, out_m, out_u):
+def dp_winnow_block(X, y, start, wt, gamma_tilde, uniforms, scale, noisy_threshold, active, batch, gbuf, state, checkpoints, out_m, out_u):
     """DP-Winnow rounds ``start..`` of one block with released weights ``wt``.
 
     Per round: mistake iff ``y⟨w̃,x⟩ ≤ 0``; cache the round iff ``y⟨w̃,x⟩ < γ̃``; the first
     ``batch`` cached examples of the epoch are summed into ``gbuf`` (``Σ y·x``, their number
-    in ``state[5]``); if the sparse vector is ``active``, query ``|C| + ν_t ≥ T̂``. Returns
+    in ``state[5]``); if the sparse vector is ``active``, query ``|C| + ν_t ≥ T̂``, with
+    ``ν_t = laplace_from_uniform(uniforms[t], scale)`` (:mod:`dpbench.mechanisms.lazy_laplace`:
+    numpy's ``Lap(scale)`` draw from its uniform, evaluated only above the cut below which it
+    cannot fire; ``scale = 0``: no noise). Returns
     the block index of the round at which it fired, or −1 at the end of the block. At a
     firing ``state[7]`` (firings) is incremented, and ``state[2]`` (updates) only if the
     batch is non-empty: the caller performs the shadow update with ``gbuf`` (none when the
@@ -137,23 +115,28 @@ def dp_winnow_block(X, y, start, wt, gamma_tilde, noise, noisy_threshold, active
     round is recorded with the update already counted.
     ``state = [t, mistakes, updates, ck, first update, |batch|, |C|, firings, first firing]``.
     """
+    check_shapes(X, y, wt)
     t, mistakes, updates, ck, first, m, count, fires = state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7]
     n_ck = checkpoints.shape[0]
     fired = -1
+    cut_count = count + cut_reach(count, noisy_threshold)
+    cut = uniform_cut(cut_count, noisy_threshold, scale)  # valid (conservative) while count ≤ cut_count
     for r in range(start, X.shape[0]):
-        x = X[r]
         yr = y[r]
-        margin = yr * _dot(wt, x)
+        margin = yr * row_dot(wt, X, r)
         t += 1
         if margin <= 0.0:
             mistakes += 1
         if margin < gamma_tilde:
             if m < batch:
-                for i in range(x.shape[0]):
-                    gbuf[i] += yr * x[i]
+                for i in range(X.shape[1]):
+                    gbuf[i] += yr * X[r, i]
                 m += 1
             count += 1
-        if active and count + noise[r] >= noisy_threshold:
+            if count > cut_count:
+                cut_count = count + cut_reach(count, noisy_threshold)
+                cut = uniform_cut(cut_count, noisy_threshold, scale)
+        if active and uniforms[r] >= cut and count + laplace_from_uniform(uniforms[r], scale) >= noisy_threshold:
             fires += 1
             if state[8] < 0:
                 state[8] = t
@@ -172,13 +155,39 @@ def dp_winnow_block(X, y, start, wt, gamma_tilde, noise, noisy_threshold, active
     return fired
 
 
+@numba.njit(cache=True)
+def cut_reach(count, noisy_threshold):
+    """How many cached rounds one noise cut covers: the cut is computed for the query
+    ``count + reach`` (a lower, still valid cut for every smaller count, as the cut falls
+    with the query), a quarter of the way to the threshold — one ``exp`` per many cached
+    rounds far from a firing, one per round next to it."""
+    return max(0, int((noisy_threshold - count) / 4))
+
+
+@numba.njit(cache=True)
+def max_abs(X):
+    """``max |X_ij|`` as a float (0 for an empty array; NaN if X holds a NaN), in one pass
+    without numpy's ``|X|`` temporary (a min/max reduction, vectorised for integer X)."""
+    flat = X.ravel()
+    if flat.size == 0:
+        return 0.0
+    lo = hi = flat[0]
+    nan = False
+    for v in flat:
+        lo = min(lo, v)
+        hi = max(hi, v)
+        nan |= v != v
+    return math.nan if nan else max(abs(float(lo)), abs(float(hi)))
+
+
 # --------------------------------------------------------------------------- drivers
 
 
 def blocked_dot(w: npt.NDArray, x: npt.NDArray) -> float:
-    """``⟨w, x⟩`` in the compiled loops' fixed order: coordinate i summed into lane i mod 8,
-    left to right, then ``((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7))`` (the references
-    must round identically: released weights are multiples of 1/K, so exact ties are common)."""
+    """``⟨w, x⟩`` in the compiled loops' fixed order (:mod:`dpbench.learners.simd_dot`):
+    coordinate i summed into lane i mod 8, left to right, then
+    ``((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7))`` (the references must round
+    identically: released weights are multiples of 1/K, so exact ties are common)."""
     lanes = [0.0] * 8
     for i, (a, b) in enumerate(zip(w.tolist(), x.tolist())):
         lanes[i % 8] += a * b

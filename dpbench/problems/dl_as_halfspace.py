@@ -28,6 +28,8 @@ import numpy as np
 import numpy.typing as npt
 
 from dpbench.problems.base import Problem, Sample
+from dpbench.problems.block_kernels import decision_list_block
+from dpbench.pcg64 import random_below
 from dpbench.problems.halfspace import OnlineStream
 from dpbench.registry import register_problem
 from dpbench.validation import check_positive_int, check_probability
@@ -96,9 +98,8 @@ class DecisionListHalfspaceTarget:
         return X, self.label(X)
 
     def _block(self, b: int, rng: np.random.Generator) -> tuple[npt.NDArray, npt.NDArray]:
-        X, y = self._draw(b, rng)
-        F = np.concatenate([np.ones((b, 1), dtype=np.int8), X], axis=1)
-        return np.concatenate([F, -F], axis=1), y
+        """Features ``(1, x, −1, −x)`` and labels of :meth:`_draw`'s examples, in one pass."""
+        return decision_list_block(random_below(rng, (b, self.d), self.p), self.variables, self.bits)  # x = [U < p]
 
     def stream(self, T: int, *, rng: np.random.Generator, checkpoints: npt.ArrayLike | None = None) -> OnlineStream:
         cps = None if checkpoints is None else np.asarray(checkpoints, dtype=np.int64)

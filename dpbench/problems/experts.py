@@ -37,7 +37,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from dpbench.pcg64 import bernoulli_fill
+from dpbench.pcg64_float32 import bernoulli_fill
 from dpbench.problems.losses import ExpertsLosses
 from dpbench.problems.base import Problem
 from dpbench.registry import register_problem

@@ -37,6 +37,8 @@ import numpy as np
 import numpy.typing as npt
 
 from dpbench.problems.base import Problem, Sample
+from dpbench.pcg64 import skip_coin_flips
+from dpbench.problems.block_kernels import signs_from_bytes, single_coordinate_labels
 from dpbench.registry import register_problem
 from dpbench.validation import check_positive_int, check_probability
 
@@ -164,13 +166,20 @@ class HalfspaceTarget:
         return {"n_features": self.n_features}
 
     # -------------------------------------------------------------- examples
+    def _single_boolean(self) -> bool:
+        """A one-coordinate target on Boolean inputs: every example's margin is exactly
+        ``|u_j| = 1 ≥ ρ`` (nothing to enforce, no tie to break: :meth:`_draw`'s fast path)."""
+        return self.domain == "boolean" and np.count_nonzero(self.u) == 1
+
     def _draw(self, n: int, rng: np.random.Generator) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int8]]:
         if self.domain == "boolean":  # 8 fair bits per random byte
-            bits = np.unpackbits(rng.integers(0, 256, size=(n, (self.d + 7) // 8), dtype=np.uint8), axis=1)[:, : self.d]
-            X = (2 * bits.astype(np.int8) - 1).astype(np.int8)
+            X = signs_from_bytes(rng.integers(0, 256, size=(n, (self.d + 7) // 8), dtype=np.uint8), self.d)
         else:
             X = rng.uniform(-1.0, 1.0, size=(n, self.d))
         support = np.flatnonzero(self.u)
+        if self._single_boolean():  # y = sign(u_j x_j) exactly, never a tie: the coins below are drawn
+            skip_coin_flips(rng, n)  # only to keep the generator in step (not made: same state after)
+            return X, single_coordinate_labels(X, int(support[0]), int(np.sign(self.u[support[0]])))
         Xs = X[:, support].astype(np.float64)  # only the target's coordinates matter
         us = self.u[support]
         score = Xs @ us
@@ -186,7 +195,7 @@ class HalfspaceTarget:
 
     def _block(self, b: int, rng: np.random.Generator) -> tuple[npt.NDArray, npt.NDArray]:
         X, y = self._draw(b, rng)
-        if self.order == "adversarial":
+        if self.order == "adversarial" and not self._single_boolean():  # else every margin is 1: the stable sort is the identity
             support = np.flatnonzero(self.u)
             idx = np.argsort(y * (X[:, support] @ self.u[support]), kind="stable")
             X, y = X[idx], y[idx]
