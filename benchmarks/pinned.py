@@ -24,8 +24,8 @@ def best_of(fn, repeat: int = 5) -> float:
 
 def interleaved(fns: dict, repeat: int = 5, clock=time.perf_counter) -> dict:
     """Best seconds of each ``fns[name]()``, the calls interleaved (a burst of load on the
-    machine hits every candidate alike). ``clock=time.process_time``: CPU seconds of this
-    process instead of wall time (single-threaded work on a machine shared with other jobs)."""
+    machine hits every candidate alike). ``clock=time.process_time`` (or ``thread_time``):
+    CPU seconds instead of wall time (single-threaded work on a machine shared with other jobs)."""
     times: dict = {name: [] for name in fns}
     for _ in range(repeat):
         for name, fn in fns.items():

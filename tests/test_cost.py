@@ -68,7 +68,7 @@ def test_cover_learners_share_the_feature_matrix_of_a_sample():
     sample): the shard pays it once, and it grows with n·|F|."""
     cells = [dataclasses.replace(_cell(name, size=65536, experiment="decision_lists"), epsilon=math.inf if name == "rivest" else 1.0)
              for name in ("rivest", "privdl", "privdl_composition")]  # fmt: skip
-    keys = [{k for k in cell_cost(c).shared if k[0] == "dl_features"} for c in cells]
+    keys = [{k for k in cell_cost(c).shared if k[0] == "dl_feature_matrix"} for c in cells]
     assert keys[0] == keys[1] == keys[2] and len(keys[0]) == 1
     (key,) = keys[0]
     phi = cell_cost(cells[0]).shared[key]
@@ -79,7 +79,7 @@ def test_cover_learners_share_the_feature_matrix_of_a_sample():
     added = shard_seconds(cells) - shard_seconds(cells[:2])
     assert added == pytest.approx(third.own + sum(v for k, v in third.shared.items() if k not in seen))
     small = cell_cost(dataclasses.replace(cells[0], size=1024)).shared
-    assert small[next(k for k in small if k[0] == "dl_features")] == pytest.approx(phi / 64)
+    assert small[next(k for k in small if k[0] == "dl_feature_matrix")] == pytest.approx(phi / 64)
 
 
 def test_dp_sgd_accounting_is_paid_once_per_job_and_grows_with_epsilon_and_n():

@@ -2,7 +2,8 @@
 
 Returns a hypothesis with the fewest training mistakes, uniformly at random among ties.
 The class comes from the problem (``sample.concept_class``: conjunctions, decision lists)
-and must provide ``mistakes(X, y)`` for all hypotheses at once (bit-packed), ``size`` and
+and must provide ``mistakes(X, y)`` for all hypotheses at once (conjunctions: a subcube
+transform of the sample's histogram; decision lists: bit-packed), ``size`` and
 ``hypothesis(i)``. Utility: realizable ``err ≤ 2 ln|C|/n`` (w.h.p.); agnostic
 ``err ≤ OPT + O(sqrt(ln|C| / n))``. Not private.
 """

@@ -2,7 +2,7 @@
 [KLNRS11]; [DR14, §11.1]).
 
 ``P[h] ∝ exp(ε·u(h)/2)`` with score ``u(h) = −#mistakes_S(h)``, sampled by Gumbel-max over
-the whole class (bit-packed mistakes, :mod:`dpbench.learners.erm`).
+the whole class (the class's mistakes computed once per sample, :mod:`dpbench.learners.erm`).
 
 Privacy: ε-DP under replace-one neighbours (changing one example changes every score by
 at most 1: sensitivity 1).

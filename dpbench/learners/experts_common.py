@@ -11,8 +11,10 @@ calling ``exp`` per entry — the same numbers numpy's ``exp`` gives, without it
 Weights below ``1e-300`` of the leader's are exactly 0 (they cannot change Z at double
 precision, nor be drawn by a 53-bit uniform).
 
-The kernel is one fused, compiled pass over the (T, k) codes per repetition: no Python
-loop per round. The slow river-style reference :func:`reference_hedge` (one round at a
+The kernel is compiled and processes four rounds per pass over the experts: the rounds'
+weight sums are independent chains (a round-by-round loop is bound by the latency of its
+one running sum), each summed in the round-by-round order, so the draws and sums are
+those of one round at a time; the action is found by binary search on the running sums. The slow river-style reference :func:`reference_hedge` (one round at a
 time, numpy) exists only for the tests.
 """
 
@@ -75,75 +77,146 @@ def checkpoints(T: int, n: int = 1) -> npt.NDArray[np.int64]:
     return np.unique(pts)
 
 
+#: Rounds processed together by :func:`_hedge_kernel` (independent summation chains; the
+#: kernel's passes are written out for exactly this many).
+BLOCK_ROUNDS = 4
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _draw(cum, target):  # pragma: no cover - compiled
+    """The first index whose running weight sum exceeds ``target``, k − 1 if none (a
+    branch-free binary search on the non-decreasing ``cum``: the index a linear scan finds)."""
+    base = 0
+    n = cum.shape[0]
+    while n > 1:
+        half = n >> 1
+        if cum[base + half - 1] <= target:
+            base += half
+        n -= half
+    if cum[base] <= target:
+        base += 1
+    return min(base, cum.shape[0] - 1)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _block_weight(L, block, r, i, lmin, table):  # pragma: no cover - compiled
+    """Expert i's weight in round r of a block, from ``L`` after the block (its losses in
+    rounds r… of the block taken back off) and that round's leader ``lmin``."""
+    li = L[i]
+    for q in range(r, 4):
+        li -= block[q, i]
+    return table[min(np.uint64(li - lmin), np.uint64(table.shape[0] - 1))]
+
+
 @numba.njit(cache=True, nogil=True)
-def _hedge_kernel(codes, step, ftl, uniforms, marks, table, track_p, laws):  # pragma: no cover - compiled
+def _hedge_kernel(codes, uniforms, marks, table, wbuf, track_p, laws):  # pragma: no cover - compiled
+    """Hedge over the (T, k) codes, :data:`BLOCK_ROUNDS` = 4 rounds at a time.
+
+    The rounds of a block are independent given the cumulative losses (oblivious losses:
+    ``L`` after round t does not depend on the action drawn), so their weight sums run as
+    four independent chains in one pass over the experts — each chain summed in the order of
+    one round at a time (``z = ((w_0 + w_1) + w_2) + …``), so every number is the one a
+    round-by-round loop computes. Per block: (1) the leaders' cumulative losses after each
+    round (integers); (2) one pass computing per round the weights, their running sums
+    (the unnormalised CDF), ``z`` and ``<w, ℓ>``; (3) per round, the action
+    (:func:`_draw` at ``u_t·z``) and the bookkeeping. A last partial block is padded with
+    zero-loss rounds that are not drawn."""
     T, k = codes.shape
     L = np.zeros(k, dtype=np.int64)
-    w = np.empty(k, dtype=np.float64)
+    cum = np.empty((k, 4), dtype=np.float64)  # running weight sums of the block's rounds
+    pad = np.zeros((4, k), dtype=codes.dtype)
     counts = np.zeros(k, dtype=np.int64)
     p_sum = np.zeros(k if track_p else 1, dtype=np.float64)
     n_marks = marks.shape[0]
     alg = np.zeros(n_marks, dtype=np.float64)
     expd = np.zeros(n_marks, dtype=np.float64)
     best = np.zeros(n_marks, dtype=np.float64)
-    n_table = table.shape[0]
-    lmin = 0
+    last = np.uint64(table.shape[0] - 1)
+    big = np.iinfo(np.int64).max
+    as_float = np.arange(256, dtype=np.float64)  # a code as a float: a load, not a conversion
     real_acc = 0
     exp_acc = 0.0
     m = 0
-    for t in range(T):
-        row = codes[t]
-        z = 0.0
-        dot = 0.0
-        if ftl:
-            for i in range(k):
-                wi = 1.0 if L[i] == lmin else 0.0
-                w[i] = wi
-                z += wi
-                dot += wi * row[i]
+    m0 = 0
+    for t0 in range(0, T, 4):
+        nr = min(4, T - t0)
+        if nr == 4:
+            block = codes[t0 : t0 + 4]
         else:
-            for i in range(k):
-                d = L[i] - lmin
-                if d < n_table:
-                    wi = table[d]
-                else:
-                    x = step * d
-                    wi = math.exp(-x) if x < 690.0 else 0.0
-                w[i] = wi
-                z += wi
-                dot += wi * row[i]
-        target = uniforms[t] * z
-        a = k - 1
-        acc = 0.0
+            pad[:nr] = codes[t0:]
+            block = pad
+        # (1) leaders' cumulative losses after each round of the block
+        m1 = m2 = m3 = m4 = big
         for i in range(k):
-            acc += w[i]
-            if acc > target:
-                a = i
-                break
-        while w[a] == 0.0:  # rounding at the top end: take the last positive weight
-            a -= 1
-        if track_p:
-            inv = 1.0 / z
-            for i in range(k):
-                p_sum[i] += w[i] * inv
-        if laws.shape[0]:  # the audit's hook (dpbench.learners.laws): the law a is drawn from
-            for i in range(k):
-                laws[t, i] = w[i] / z
-        counts[a] += 1
-        real_acc += row[a]
-        exp_acc += dot / z
-        new_min = L[0] + row[0]
+            li = L[i] + block[0, i]
+            m1 = min(m1, li)
+            li += block[1, i]
+            m2 = min(m2, li)
+            li += block[2, i]
+            m3 = min(m3, li)
+            li += block[3, i]
+            m4 = min(m4, li)
+        # (2) weights, running sums and <w, ℓ> of the four rounds, one chain per round
+        z0 = z1 = z2 = z3 = 0.0
+        d0 = d1 = d2 = d3 = 0.0
         for i in range(k):
-            v = L[i] + row[i]
-            L[i] = v
-            if v < new_min:
-                new_min = v
-        lmin = new_min
-        if m < n_marks and t + 1 == marks[m]:
-            alg[m] = real_acc
-            expd[m] = exp_acc
-            best[m] = lmin
-            m += 1
+            c0, c1, c2, c3 = block[0, i], block[1, i], block[2, i], block[3, i]
+            li = L[i]
+            w = table[min(np.uint64(li - m0), last)]
+            z0 += w
+            d0 += w * as_float[c0]
+            cum[i, 0] = z0
+            if wbuf is not None:
+                wbuf[i, 0] = w
+            li += c0
+            w = table[min(np.uint64(li - m1), last)]
+            z1 += w
+            d1 += w * as_float[c1]
+            cum[i, 1] = z1
+            if wbuf is not None:
+                wbuf[i, 1] = w
+            li += c1
+            w = table[min(np.uint64(li - m2), last)]
+            z2 += w
+            d2 += w * as_float[c2]
+            cum[i, 2] = z2
+            if wbuf is not None:
+                wbuf[i, 2] = w
+            li += c2
+            w = table[min(np.uint64(li - m3), last)]
+            z3 += w
+            d3 += w * as_float[c3]
+            cum[i, 3] = z3
+            if wbuf is not None:
+                wbuf[i, 3] = w
+            L[i] = li + c3
+        # (3) draws and bookkeeping, round by round
+        zs = (z0, z1, z2, z3)
+        dots = (d0, d1, d2, d3)
+        leaders = (m0, m1, m2, m3, m4)  # the leader's cumulative loss before each round
+        for r in range(nr):
+            t = t0 + r
+            zr = zs[r]
+            a = _draw(cum[:, r], uniforms[t] * zr)
+            while _block_weight(L, block, r, a, leaders[r], table) == 0.0:
+                a -= 1  # rounding at the top end: take the last positive weight
+            if wbuf is not None:  # Σ_t p_t (linear_learner) and the audit's hook
+                if track_p:
+                    inv = 1.0 / zr
+                    for i in range(k):
+                        p_sum[i] += wbuf[i, r] * inv
+                if laws.shape[0]:  # dpbench.learners.laws: the law a is drawn from
+                    for i in range(k):
+                        laws[t, i] = wbuf[i, r] / zr
+            counts[a] += 1
+            real_acc += block[r, a]
+            exp_acc += dots[r] / zr
+            if m < n_marks and t + 1 == marks[m]:
+                alg[m] = real_acc
+                expd[m] = exp_acc
+                best[m] = leaders[r + 1]
+                m += 1
+        m0 = m4
     return alg, expd, best, counts, p_sum
 
 
@@ -155,6 +228,53 @@ def weight_table(step: float, T: int, scale_max: int) -> npt.NDArray[np.float64]
     table = np.exp(-step * np.arange(n, dtype=np.float64))
     table[step * np.arange(n) >= EXP_CUTOFF] = 0.0
     return table
+
+
+@numba.njit(cache=True, nogil=True)
+def _largest_lag(codes):  # pragma: no cover - compiled
+    """``max_t (max_i L_i − min_i L_i)`` over the rounds (cumulative integer losses)."""
+    T, k = codes.shape
+    L = np.zeros(k, dtype=np.int64)
+    lag = 0
+    for t in range(T):
+        lo = hi = L[0] + codes[t, 0]
+        for i in range(k):
+            v = L[i] + codes[t, i]
+            L[i] = v
+            lo = min(lo, v)
+            hi = max(hi, v)
+        lag = max(lag, hi - lo)
+    return lag
+
+
+def complete_weight_table(losses: ExpertsLosses, eta: float) -> npt.NDArray[np.float64]:
+    """The weight of every lag ``D = L_i − min_j L_j`` the kernel meets on ``losses``, as
+    :func:`weight_table`, indexed ``table[min(D, len − 1)]`` (no ``exp`` in the kernel):
+    the table ends with a 0 (the cutoff) or covers every D. FTL (η = ∞): ``[1, 0]``
+    (leaders only); η = 0: ``[1]``. Where :data:`MAX_TABLE` would truncate it (T·max code
+    > 4M and a tiny η), it is extended to the largest lag of this sequence, the entries
+    beyond it computed as before by the compiled ``exp`` (at most T·max code + 1 entries:
+    8·max code/k times the codes' bytes)."""
+    if math.isinf(eta):
+        return np.array([1.0, 0.0])
+    step = eta * losses.scale
+    T = losses.T
+    top = max(int(losses.codes.max()) if T else 1, 1)
+    table = weight_table(step, T, top)
+    if len(table) == 1 or table[-1] == 0.0 or len(table) >= T * top + 1:
+        return table
+    n = int(min(_largest_lag(losses.codes) + 1, EXP_CUTOFF / step + 2))
+    return np.concatenate([table, _exp_entries(step, len(table), n)])
+
+
+@numba.njit(cache=True, nogil=True)
+def _exp_entries(step, start, stop):  # pragma: no cover - compiled
+    """``exp(−step·D)`` for D in [start, stop) with the compiled ``exp`` (0 from the cutoff)."""
+    out = np.empty(max(stop - start, 0), dtype=np.float64)
+    for j in range(out.shape[0]):
+        x = step * (start + j)
+        out[j] = math.exp(-x) if x < 690.0 else 0.0
+    return out
 
 
 def run_hedge(
@@ -176,13 +296,11 @@ def run_hedge(
     T = losses.T
     marks = checkpoints(T, n_checkpoints)
     uniforms = rng.random(T)
-    ftl = math.isinf(eta)
-    step = 0.0 if ftl else float(eta) * losses.scale
-    max_code = int(losses.codes.max()) if T else 1
-    table = weight_table(step, T, max(max_code, 1)) if step > 0 else np.ones(1)
+    table = complete_weight_table(losses, float(eta))
     recording = recorder()
     laws = np.empty((T if recording is not None else 0, losses.k))
-    alg, expd, best, counts, p_sum = _hedge_kernel(losses.codes, step, ftl, uniforms, marks, table, track_p, laws)
+    wbuf = np.empty((losses.k, 4)) if track_p or recording is not None else None  # the block's weights
+    alg, expd, best, counts, p_sum = _hedge_kernel(losses.codes, uniforms, marks, table, wbuf, track_p, laws)
     if recording is not None:
         with np.errstate(divide="ignore"):
             recording.append(np.log(laws))
@@ -247,12 +365,49 @@ class HedgeLearner:
 
     track_p: bool = False
 
+    #: Cost model (seconds, one CPU; measured 2026-11-24 on the 2-core shared build machine
+    #: by CPU time, after the four-round kernel): the kernel ≈ 2 ns per loss entry + 40 ns
+    #: per round + 0.5 ms per run; drawing the losses (compiled PCG64 stream) ≈ 1.7 ns per
+    #: entry + 3 ns per round.
+    KERNEL_ENTRY_SECONDS = 2e-9
+    KERNEL_ROUND_SECONDS = 4e-8
+    RUN_SECONDS = 5e-4
+    LOSS_ENTRY_SECONDS = 1.7e-9
+    LOSS_ROUND_SECONDS = 3e-9
+
     @staticmethod
-    def cost(cell) -> float:
-        """Seconds per repetition (shard balancing): ~6 ns per loss entry drawn and processed."""
+    def _shape(cell) -> tuple[int, int]:
         params = dict(cell.problem_params)
-        k = int(params.get("k") or params.get("d") or 10)
-        return 6e-9 * cell.size * k + 1e-4
+        return int(cell.size), int(params.get("k") or params.get("d") or 10)
+
+    @classmethod
+    def _losses_shared(cls, cell) -> bool:
+        """The cell's sequences fit the experiments' loss cache, so the cells of a shard with
+        the same problem and T draw them once (else every cell redraws them)."""
+        from dpbench.experiments.experts import CACHE_ENTRIES
+
+        T, k = cls._shape(cell)
+        return T * k * cell.repetitions <= CACHE_ENTRIES
+
+    @classmethod
+    def _loss_seconds(cls, cell) -> float:
+        T, k = cls._shape(cell)
+        return cls.LOSS_ENTRY_SECONDS * T * k + cls.LOSS_ROUND_SECONDS * T
+
+    @classmethod
+    def cost(cls, cell) -> float:
+        """Own seconds per repetition (shard balancing): the kernel, plus drawing the losses
+        where the cache cannot share them (:meth:`shared_cost` otherwise)."""
+        T, k = cls._shape(cell)
+        own = cls.KERNEL_ENTRY_SECONDS * T * k + cls.KERNEL_ROUND_SECONDS * T + cls.RUN_SECONDS
+        return own + (0.0 if cls._losses_shared(cell) else cls._loss_seconds(cell))
+
+    @classmethod
+    def shared_cost(cls, cell) -> dict:
+        """Drawing the loss sequences, once per shard for the cells of one problem and T."""
+        if not cls._losses_shared(cell):
+            return {}
+        return {("losses", cell.problem_id, cell.size): cls._loss_seconds(cell)}
 
     def eta(self, T: int, k: int) -> float:  # pragma: no cover - abstract
         raise NotImplementedError

@@ -59,6 +59,7 @@ from dpbench.learners.laws import recorder
 from dpbench.learners.rivest import (
     CoverLearner,
     feature_class,
+    feature_counts,
     feature_matrix,
     run_cover,
 )
@@ -147,7 +148,8 @@ def covering_list(sample: Sample, lam: float, *, rng: np.random.Generator, incre
     """Run the exponential-mechanism covering loop with parameter ``λ`` on ``sample``."""
     packed = feature_matrix(sample)
     select = lambda p, n, a, r: exp_mech_select(p, n, a, r, lam)
-    features, bits, state = run_cover(packed, sample.y, feature_class(sample).size, select, rng=rng, incremental=incremental)
+    counts = feature_counts(sample) if incremental else None
+    features, bits, state = run_cover(packed, sample.y, feature_class(sample).size, select, rng=rng, incremental=incremental, counts=counts)
     rest = np.flatnonzero(state.available)
     if len(rest):  # S is empty: every remaining round is uniform over the remaining pairs
         order = rng.permutation(rest)

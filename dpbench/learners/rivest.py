@@ -53,32 +53,43 @@ def feature_matrix(sample: Sample) -> npt.NDArray[np.uint8]:
     return sample.cached("dl_feature_matrix_packed", lambda: feature_class(sample).evaluate_packed(sample.X))
 
 
-def cover_cost(cell: Any) -> float:
-    """Predicted own seconds per repetition of a covering learner (:mod:`dpbench.cost` hook):
-    the counts and rounds (≈ 2.5e-9 s per example × feature, plus 1e-9 per feature² of
-    rule picks) and the held-out error (≈ 2e-3 s). Φ itself is shared work
-    (:func:`cover_shared_cost`). Measured 2026-11-24 (2-core build machine, one BLAS
-    thread): rivest, privdl and privdl_composition fits on a cached Φ, 2-decision lists over
-    d = 4, 8, 10 (|F| = 33, 129, 201), n = 1024 … 65536: 1.9–3.6e-9 s per n·|F| at
-    n = 65536."""
-    f = _n_features(cell.problem, cell.problem_params)
-    return 2e-3 + 2.5e-9 * cell.size * f + 1e-9 * f * f
+def feature_counts(sample: Sample) -> npt.NDArray[np.int64]:
+    """``(2, |F|)``: per feature, how many negative (row 0) and positive (row 1) examples of
+    the sample satisfy it — where every covering run starts; cached on the sample."""
+    def count():
+        sums = _accumulate_bits(feature_matrix(sample), np.arange(len(sample.y)), np.asarray(sample.y, dtype=bool), _BITS)
+        return sums[:, : feature_class(sample).size]
+
+    return sample.cached("dl_feature_counts", count)
 
 
-def cover_shared_cost(cell: Any) -> dict:
-    """Shared work per repetition (:mod:`dpbench.cost` hook): the packed feature matrix Φ
-    of the sample (:func:`feature_matrix`), built once per sample and cached on it, so the
-    covering learners of a shard that see the same sample pay it once: ≈ 5e-9 s per
-    example × feature (measured with :func:`cover_cost`'s fits: 4.4–5.7e-9 s)."""
-    f = _n_features(cell.problem, cell.problem_params)
-    return {("dl_features", cell.problem_id, cell.size): 5e-9 * cell.size * f}
+def _n_features(cell: Any) -> int:
+    return _n_features_of(cell.problem, cell.problem_params)
 
 
 @functools.lru_cache(maxsize=1024)
-def _n_features(problem: str, problem_params: tuple) -> int:
+def _n_features_of(problem: str, problem_params: tuple) -> int:
+    """|F| of a problem (cached: the plan asks once per cell)."""
     from dpbench import registry
 
     return registry.problem(problem)(**dict(problem_params)).n_features()
+
+
+def cover_cost(cell: Any) -> float:
+    """Predicted own seconds per repetition of a covering learner (:mod:`dpbench.cost` hook):
+    the rounds and the training error (≈ 1e-9 s per example × feature) and the held-out
+    error (≈ 3e-3 s); Φ and its starting counts are :func:`feature_matrix_cost`, shared. Measured by CPU time on
+    paper-grid cells (n = 1024 … 262144, |F| = 201 and 1153), 2-core shared build
+    machine, 2026-11-24, after the compiled Φ and covering passes."""
+    f = _n_features(cell)
+    return 3e-3 + 1e-9 * cell.size * f + 1e-9 * f * f
+
+
+def feature_matrix_cost(cell: Any) -> dict:
+    """Φ and its starting counts (:func:`feature_matrix`, :func:`feature_counts`, cached on
+    the sample): ≈ 1.1e-9 s per example × feature, once per sample for the covering cells
+    of a shard that see it."""
+    return {("dl_feature_matrix", cell.problem_id, cell.size): 1.1e-9 * cell.size * _n_features(cell)}
 
 
 def cover_memory_mb(cell: Any) -> float:
@@ -100,24 +111,56 @@ def unsupported_features(target: Any) -> str | None:
     return None
 
 
-@numba.njit(cache=True)
-def _accumulate(packed, rows, y, pos, neg, sign):  # pragma: no cover - compiled
+#: ``_BITS[v, b]`` = bit b of the byte v (little-endian), to add a byte's 8 bits at once.
+_BITS = ((np.arange(256)[:, None] >> np.arange(8)) & 1).astype(np.int64)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _add_row(packed, i, target, bits):  # pragma: no cover - compiled
+    """``target[f] += Φ[i, f]`` for every feature (8 at a time from the byte table)."""
+    for byte in range(packed.shape[1]):
+        v = packed[i, byte]
+        if v != 0:
+            base = byte * 8
+            for b in range(8):
+                target[base + b] += bits[v, b]
+
+
+@numba.njit(cache=True, nogil=True)
+def _accumulate_bits(packed, rows, y, bits):  # pragma: no cover - compiled
+    """Per label, the column sums of the packed rows ``rows`` (``(2, 8·bytes)``)."""
+    n_bytes = packed.shape[1]
+    out = np.zeros((2, n_bytes * 8), dtype=np.int64)
+    for i in rows:
+        _add_row(packed, i, out[1] if y[i] else out[0], bits)
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _split_covered(packed, rows, f, y, bits):  # pragma: no cover - compiled
+    """``rows`` without the examples feature ``f`` covers (order kept), and per label the
+    column sums of the covered rows (``(2, 8·bytes)``) — one pass."""
+    n_bytes = packed.shape[1]
+    byte, shift = f >> 3, f & 7
+    keep = np.empty_like(rows)
+    n_keep = 0
+    out = np.zeros((2, n_bytes * 8), dtype=np.int64)
+    for i in rows:
+        if (packed[i, byte] >> shift) & 1:
+            _add_row(packed, i, out[1] if y[i] else out[0], bits)
+        else:
+            keep[n_keep] = i
+            n_keep += 1
+    return keep[:n_keep].copy(), out
+
+
+def _accumulate(packed, rows, y, pos, neg, sign):
     """``pos/neg += sign·Φ[i]`` for each example ``i`` in ``rows`` by its label (in place;
     ``packed`` is Φ packed by rows, little-endian bits)."""
-    m = pos.shape[0]
-    n_bytes = packed.shape[1]
-    for i in rows:
-        target = pos if y[i] else neg
-        for byte in range(n_bytes):
-            v = packed[i, byte]
-            if v == 0:
-                continue
-            base = byte * 8
-            for bit in range(8):
-                if (v >> bit) & 1:
-                    f = base + bit
-                    if f < m:
-                        target[f] += sign
+    sums = _accumulate_bits(packed, rows, y, _BITS)
+    m = len(pos)
+    pos += sign * sums[1, :m]
+    neg += sign * sums[0, :m]
 
 
 class CoverLearner(Learner):
@@ -133,7 +176,7 @@ class CoverLearner(Learner):
 
     @classmethod
     def shared_cost(cls, cell: Any) -> dict:
-        return cover_shared_cost(cell)
+        return feature_matrix_cost(cell)
 
     @classmethod
     def memory_mb(cls, cell: Any) -> float:
@@ -150,15 +193,18 @@ class CoverState:
     recounts from scratch after every rule (``O(n|F|)`` per round; the benchmark's baseline).
     """
 
-    def __init__(self, packed: npt.NDArray[np.uint8], y: npt.NDArray, n_features: int, *, incremental: bool = True):
+    def __init__(self, packed: npt.NDArray[np.uint8], y: npt.NDArray, n_features: int, *, incremental: bool = True, counts: npt.NDArray | None = None):
         self.packed = np.ascontiguousarray(packed)
         self.y = np.asarray(y, dtype=bool)
         self.incremental = incremental
         self.alive = np.arange(len(self.y))
         self.available = np.ones(n_features, dtype=bool)
-        self.pos = np.zeros(n_features, dtype=np.int64)
-        self.neg = np.zeros(n_features, dtype=np.int64)
-        _accumulate(self.packed, self.alive, self.y, self.pos, self.neg, 1)
+        if counts is not None:  # the sample's counts (:func:`feature_counts`), copied
+            self.neg, self.pos = np.array(counts[0], dtype=np.int64), np.array(counts[1], dtype=np.int64)
+        else:
+            self.pos = np.zeros(n_features, dtype=np.int64)
+            self.neg = np.zeros(n_features, dtype=np.int64)
+            _accumulate(self.packed, self.alive, self.y, self.pos, self.neg, 1)
 
     @property
     def remaining(self) -> int:
@@ -167,23 +213,27 @@ class CoverState:
     def cover(self, f: int) -> None:
         """Use feature ``f``: remove it and the remaining examples it covers."""
         self.available[f] = False
-        hit = ((self.packed[self.alive, f >> 3] >> (f & 7)) & 1).astype(bool)
-        removed, self.alive = self.alive[hit], self.alive[~hit]
         if self.incremental:
-            _accumulate(self.packed, removed, self.y, self.pos, self.neg, -1)
+            self.alive, sums = _split_covered(self.packed, self.alive, f, self.y, _BITS)
+            m = len(self.pos)
+            self.pos -= sums[1, :m]
+            self.neg -= sums[0, :m]
         else:
+            hit = ((self.packed[self.alive, f >> 3] >> (f & 7)) & 1).astype(bool)
+            self.alive = self.alive[~hit]
             self.pos[:] = 0
             self.neg[:] = 0
             _accumulate(self.packed, self.alive, self.y, self.pos, self.neg, 1)
 
 
-def run_cover(packed: npt.NDArray[np.uint8], y: npt.NDArray, n_features: int, select: Select, *, rng: np.random.Generator, incremental: bool = True) -> tuple[list[int], list[int], CoverState]:
+def run_cover(packed: npt.NDArray[np.uint8], y: npt.NDArray, n_features: int, select: Select, *, rng: np.random.Generator, incremental: bool = True, counts: npt.NDArray | None = None) -> tuple[list[int], list[int], CoverState]:
     """The covering loop on packed ``Φ``: while examples remain, ``select`` a pair and cover with it.
 
     Returns the chosen features, bits and the final state (``select`` returning ``None``
-    stops early, e.g. when no consistent pair exists).
+    stops early, e.g. when no consistent pair exists). ``counts``: the starting counts if
+    known (:func:`feature_counts`), else computed.
     """
-    state = CoverState(packed, y, n_features, incremental=incremental)
+    state = CoverState(packed, y, n_features, incremental=incremental, counts=counts)
     features: list[int] = []
     bits: list[int] = []
     while state.remaining and state.available.any():
@@ -235,6 +285,6 @@ class Rivest(CoverLearner):
         return f, int(pos[f] > 0)
 
     def fit(self, sample: Sample, *, rng: np.random.Generator) -> DecisionList:
-        features, bits, state = run_cover(feature_matrix(sample), sample.y, feature_class(sample).size, self._select, rng=rng)
+        features, bits, state = run_cover(feature_matrix(sample), sample.y, feature_class(sample).size, self._select, rng=rng, counts=feature_counts(sample))
         left = sample.y[state.alive] if state.remaining else sample.y
         return DecisionList.from_features(feature_class(sample), features, bits, _majority(left))

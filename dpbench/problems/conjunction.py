@@ -29,7 +29,6 @@ from typing import ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from dpbench.bitset import pack_columns, popcount_rows
 from dpbench.problems.base import Problem, Sample
 from dpbench.registry import register_problem
 from dpbench.validation import check_positive_int, check_probability
@@ -85,41 +84,28 @@ class ConjunctionClass:
         digits = np.array([(int(index) // self.base**j) % self.base for j in range(self.d)])
         return Conjunction(pos=digits == 1, neg=digits == 2)
 
-    def _level_bitsets(self, literal_bits: list[tuple[np.ndarray, np.ndarray]], n_words: int) -> np.ndarray:
-        """Packed positive sets of all conjunctions over the given coordinates, in index order."""
-        rows = np.full((1, n_words), np.uint64(2**64 - 1))
-        for on, off in literal_bits:
-            parts = [rows, rows & on] if self.monotone else [rows, rows & on, rows & off]
-            rows = np.concatenate(parts)
-        return rows
+    def mistakes(self, X: npt.NDArray, y: npt.NDArray) -> npt.NDArray[np.int64]:
+        """Training mistakes of every hypothesis, in index order (exact integers).
 
-    def mistakes(self, X: npt.NDArray, y: npt.NDArray, *, block_words: int = 1 << 21) -> npt.NDArray[np.int64]:
-        """Training mistakes of every hypothesis, in index order.
-
-        Bit-packed and shared: the class splits into a prefix (low coordinates) and a
-        suffix; the positive sets of all prefix and all suffix conjunctions are built level
-        by level (each costs one AND of its parent), and hypothesis ``(s, p)`` has
-        ``mistakes = #pos(y) - |P_p ∧ S_s ∧ y| + |P_p ∧ S_s ∧ ¬y|``, evaluated for blocks of
-        suffixes at once with AND + popcount over ``ceil(n/64)`` words.
+        With ``f(x) = #{i: x_i = x, y_i = 1} − #{i: x_i = x, y_i = 0}``, the signed
+        histogram of the sample over ``{0,1}^d``, a conjunction ``h`` makes
+        ``#pos(y) − Σ_{x ⊨ h} f(x)`` mistakes (it errs on the positives it rejects and the
+        negatives it accepts). The sums over the subcubes ``{x ⊨ h}`` of all ``3^d`` (``2^d``)
+        conjunctions are one coordinate-wise transform of ``f`` — the zeta transform of the
+        subcube lattice: per coordinate, digit 0 (free) gets ``f(x_j=0) + f(x_j=1)``, digit 1
+        (``x_j``) ``f(x_j=1)`` and digit 2 (``¬x_j``) ``f(x_j=0)`` — ``O(n·d + d·3^d)``
+        additions in all, whatever n.
         """
-        X = np.asarray(X, dtype=bool)
+        X = np.asarray(X, dtype=bool).reshape(len(y), self.d)
         y = np.asarray(y, dtype=bool)
-        ones = pack_columns(X)  # (d, W)
-        zeros = pack_columns(~X)
-        ypos, yneg = pack_columns(y)[0], pack_columns(~y)[0]
-        n_words = ones.shape[1]
-        d1 = self.d - self.d // 2
-        prefix = self._level_bitsets([(ones[j], zeros[j]) for j in range(d1)], n_words)
-        suffix = self._level_bitsets([(ones[j], zeros[j]) for j in range(d1, self.d)], n_words)
-        n_pos = int(y.sum())
-        out = np.empty(len(prefix) * len(suffix), dtype=np.int64)
-        chunk = max(1, block_words // (len(prefix) * n_words))
-        for start in range(0, len(suffix), chunk):
-            s = suffix[start : start + chunk, None, :]  # (c, 1, W)
-            hits_pos = popcount_rows(prefix[None] & (s & ypos))  # (c, P)
-            hits_neg = popcount_rows(prefix[None] & (s & yneg))
-            out[start * len(prefix) : (start + len(s)) * len(prefix)] = (n_pos - hits_pos + hits_neg).ravel()
-        return out
+        codes = X.astype(np.int64) @ (np.int64(1) << np.arange(self.d, dtype=np.int64))  # bit j = x_j
+        size = 1 << self.d
+        f = np.bincount(codes[y], minlength=size) - np.bincount(codes[~y], minlength=size)
+        g = f.reshape((2,) * self.d)  # axis a is coordinate d − 1 − a (C order), as the index's digits
+        for axis in range(self.d):
+            zero, one = np.take(g, 0, axis=axis), np.take(g, 1, axis=axis)
+            g = np.stack([zero + one, one] if self.monotone else [zero + one, one, zero], axis=axis)
+        return np.int64(y.sum()) - g.ravel().astype(np.int64)
 
     def mistakes_dense(self, X: npt.NDArray, y: npt.NDArray, indices: npt.NDArray) -> npt.NDArray[np.int64]:
         """Reference evaluation of the given hypotheses with dense numpy (tests, benchmark)."""

@@ -93,18 +93,28 @@ class FeatureClass:
                     rows.append(lits + [pad] * (self.k - size))
         return np.array(rows, dtype=np.int32).reshape(-1, self.k)
 
+    @cached_property
+    def literal_masks(self) -> npt.NDArray[np.uint64]:
+        """Feature f's literals as bits of a word (bit i: extended literal column i)."""
+        bits = np.left_shift(np.uint64(1), self.literals.astype(np.uint64))
+        return np.bitwise_or.reduce(bits, axis=1)
+
     @property
     def size(self) -> int:
         return dl_feature_count(self.d, self.k, self.monotone)
 
     def evaluate_packed(self, X: npt.NDArray, *, block: int = 1 << 15) -> npt.NDArray[np.uint8]:
         """``Φ`` packed by rows: ``(n, ceil(|F|/8))`` uint8, bit ``f % 8`` (little-endian) of
-        byte ``f // 8`` is ``f(x_j)``; computed in blocks of rows to bound peak memory."""
-        X = np.asarray(X)
-        out = np.empty((len(X), -(-self.size // 8)), dtype=np.uint8)
-        for start in range(0, len(X), block):
-            out[start : start + block] = np.packbits(self.evaluate(X[start : start + block]), axis=1, bitorder="little")
-        return out
+        byte ``f // 8`` is ``f(x_j)``: one compiled pass over the examples (d ≤ 31), else
+        :meth:`evaluate` in blocks of ``block`` rows (bounded peak memory); the same bits."""
+        n_bytes = -(-self.size // 8)
+        if 2 * self.d + 1 > 64:  # the literals do not fit one word: numpy, in blocks of rows
+            out = np.empty((len(X), n_bytes), dtype=np.uint8)
+            for start in range(0, len(X), block):
+                out[start : start + block] = np.packbits(self.evaluate(X[start : start + block]), axis=1, bitorder="little")
+            return out
+        X = np.ascontiguousarray(X, dtype=bool).view(np.uint8).reshape(len(X), self.d)
+        return _evaluate_packed(X, self.literal_masks, n_bytes)
 
     def evaluate(self, X: npt.NDArray) -> npt.NDArray[np.bool_]:
         """``Φ`` of shape ``(n, |F|)``: ``Φ[j, f] = f(x_j)``."""
@@ -122,6 +132,26 @@ class FeatureClass:
         if not lits:
             return "true"
         return " ∧ ".join(f"x{i}" if i < self.d else f"¬x{i - self.d}" for i in lits)
+
+
+@numba.njit(cache=True, nogil=True)
+def _evaluate_packed(X, masks, n_bytes):  # pragma: no cover - compiled
+    """Row-packed ``Φ``: per example, its extended literals ``[x, ¬x, 1]`` as the bits of
+    one word ``e``; feature f holds iff ``e ⊇ masks[f]`` (all its literals), set at bit
+    ``f % 8`` of byte ``f // 8``."""
+    n, d = X.shape
+    n_features = masks.shape[0]
+    out = np.empty((n, n_bytes), dtype=np.uint8)
+    for j in range(n):
+        e = np.uint64(1) << np.uint64(2 * d)
+        for v in range(d):
+            e |= np.uint64(1) << np.uint64(v if X[j, v] else v + d)
+        for byte in range(n_bytes):
+            acc = 0
+            for f in range(byte * 8, min(byte * 8 + 8, n_features)):
+                acc |= np.int64((e & masks[f]) == masks[f]) << (f & 7)
+            out[j, byte] = acc
+    return out
 
 
 # --------------------------------------------------------------------------- hypotheses

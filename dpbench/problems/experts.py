@@ -37,6 +37,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from dpbench.pcg64_float32 import bernoulli_fill
 from dpbench.problems.losses import ExpertsLosses
 from dpbench.problems.base import Problem
 from dpbench.registry import register_problem
@@ -44,18 +45,27 @@ from dpbench.validation import check_positive_int
 
 KINDS = ("stochastic", "coin", "switching", "ftl_trap", "realizable")
 
-#: Rows generated per chunk (fixed, so sequences are prefix-consistent across T).
-CHUNK_ROWS = 1 << 15
+#: Uniforms drawn per numpy call (float32 entries) where the compiled stream does not apply:
+#: a buffer that stays in cache. The stream is the same for any chunking (consecutive
+#: draws continue it), so sequences are prefix-consistent across T.
+CHUNK_ENTRIES = 1 << 16
 
 
 def bernoulli_codes(T: int, means: np.ndarray, *, rng: np.random.Generator) -> np.ndarray:
-    """(T, k) uint8 Bernoulli(means) draws, generated in fixed chunks of rows."""
+    """(T, k) uint8 Bernoulli(means) draws: ``u < mean`` for float32 uniforms ``u`` drawn in
+    row order — compiled for PCG64 (:func:`dpbench.pcg64.bernoulli_fill`, the same numbers
+    and final state), else numpy a few rows at a time into one reused buffer."""
     k = len(means)
     out = np.empty((T, k), dtype=np.uint8)
     thresholds = np.asarray(means, dtype=np.float32)
-    for start in range(0, T, CHUNK_ROWS):
-        stop = min(T, start + CHUNK_ROWS)
-        u = rng.random((stop - start, k), dtype=np.float32)
+    if bernoulli_fill(out, thresholds, rng):
+        return out
+    rows = max(1, CHUNK_ENTRIES // k)
+    buffer = np.empty((min(rows, T), k), dtype=np.float32)
+    for start in range(0, T, rows):
+        stop = min(T, start + rows)
+        u = buffer[: stop - start]
+        rng.random(out=u, dtype=np.float32)
         np.less(u, thresholds, out=out[start:stop], casting="unsafe")
     return out
 
@@ -91,9 +101,8 @@ class ExpertsTarget:
         if self.kind == "ftl_trap":
             codes = np.zeros((T, 2), dtype=np.uint8)
             codes[0] = (1, 0)  # (½, 0) with scale ½
-            odd = np.arange(1, T) % 2 == 1
-            codes[1:][odd] = (0, 2)
-            codes[1:][~odd] = (2, 0)
+            codes[1::2] = (0, 2)  # odd rounds
+            codes[2::2] = (2, 0)  # even rounds
             return ExpertsLosses(codes, 0.5)
         if self.kind == "switching":
             half = T // 2
