@@ -30,6 +30,7 @@ SHARED_RUNS = ("tiny_run", "plugin_example_run")
 #: file follows in collection order
 SLOW_FIRST = (
     "tests/test_theory_default_run.py",  # the default config, end to end
+    "tests/test_slurm.py",  # waits on a real scheduler (CI; skipped without ../shared): overlaps the CPU-bound units
     "tiny_run",  # the tiny config end to end, its report, Chromium, a second run, publish
     "tests/test_shrink.py",  # the shrunk paper grid end to end
     "tests/test_s3.py",
