@@ -195,8 +195,6 @@ def tradeoff_lower_bound(outputs_d: npt.ArrayLike, outputs_d_prime: npt.ArrayLik
         _, fnr_hi = clopper_pearson(int(np.sum(y < cut)), len(y), one_sided)
         if not (fpr_hi < 1 and fnr_hi < 1):
             return 0.0
-        if hasattr(fam, "lower_at"):  # a family without nuisance parameters: the test itself is inverted
-            return fam.lower_at(cut, swapped, float(fpr_hi), float(fnr_hi))
         return fam.lower(float(fpr_hi), float(fnr_hi))
 
     best = (-math.inf, 0.0, False)
@@ -211,14 +209,6 @@ def tradeoff_lower_bound(outputs_d: npt.ArrayLike, outputs_d_prime: npt.ArrayLik
     s_lower = member(x, y, cut, family, swapped)
     bound = family.epsilon(s_lower, delta)
     event = f"{family.name} trade-off at cut {'-' if swapped else ''}{cut:.4g}: parameter >= {s_lower:.4g}"
-    if hasattr(family, "fit"):  # a model-based bound: checked against the model-free one
-        model_free = audit(a, b, delta=delta, confidence=confidence).epsilon_lower
-        capped = getattr(family, "cap", math.inf) <= s_lower * (1 + 1e-9)
-        fits, how = family.fit(a, b)
-        event += f"{' (AT THE CAP)' if capped else ''}; threshold bound {model_free:.4g}; {how}"
-        if capped or not fits:
-            event += "; family rejected: the smaller bound"
-            bound = min(bound, model_free)
     return AuditResult(epsilon_lower=bound, event=event,
                        p_hat=float((x >= cut).mean()), q_hat=float((y >= cut).mean()), trials=len(x) + len(y))
 
@@ -263,6 +253,7 @@ AUDIT_COLUMNS = [
     "runs",
     "confidence",
     "instance",
+    "note",
 ]
 
 #: Verdicts of an audit (one per correct/broken pair, on both its rows).
@@ -300,8 +291,13 @@ class AuditCase:
     #: at most this many runs per side whatever the cell's ``n`` (a slow end-to-end case
     #: beside a vectorised component in one audit)
     runs_cap: int | None = None
-    #: the trade-off family of ``method = "tradeoff"`` (:class:`MixtureFamily`)
+    #: the trade-off family of ``method = "tradeoff"`` (:class:`MixtureFamily`), or for
+    #: ``method = "pooled"`` a family with its own ``lower_bound(a, b, *, delta, confidence)``
+    #: (:class:`dpbench.audits.experts.HedgeSwapFamily`)
     family: object = None
+    #: ``explain(row) -> str``: why this row's bound falls short of its tightness target,
+    #: from the row's numbers (the ``note`` column, after :func:`shortfall_note`'s figures)
+    explain: Callable[[dict], str] | None = None
 
 
 def run_case(case: AuditCase, *, runs: int, confidence: float = 0.95, seed: int = 0) -> dict[str, object]:
@@ -318,10 +314,12 @@ def run_case(case: AuditCase, *, runs: int, confidence: float = 0.95, seed: int 
         result = gdp_lower_bound(a, b, delta=case.delta, confidence=confidence)
     elif case.method == "tradeoff":
         result = tradeoff_lower_bound(a, b, delta=case.delta, confidence=confidence, family=case.family)
+    elif case.method == "pooled":
+        result = case.family.lower_bound(a, b, delta=case.delta, confidence=confidence)
     else:
         result = audit(a, b, delta=case.delta, confidence=confidence)
     exact = float(case.exact()) if case.exact is not None else math.nan
-    return {
+    row = {
         "learner": case.learner,
         "variant": case.variant,
         "epsilon_claimed": case.epsilon,
@@ -335,9 +333,42 @@ def run_case(case: AuditCase, *, runs: int, confidence: float = 0.95, seed: int 
         "method": case.method,
         "runs": int(runs),
         "confidence": confidence,
-        "instance": case.instance + (f" [component: {case.component}]" if case.component else "") + (f" [{case.note}]" if case.note else "")
+        "instance": case.instance + (f" [component: {case.component}]" if case.component else "")
         + (f" [bound: {result.event}]" if hasattr(case.family, "fit") else ""),
     }
+    row["note"] = "; ".join(part for part in (case.note, shortfall_note(row, case.explain)) if part)
+    return row
+
+
+#: tightness targets of a correct row (issue 19): pure-DP, Gaussian-noise (the trade-off
+#: methods ``gdp``/``tradeoff``), every other learner
+TIGHTNESS_TARGETS = {"pure": 0.95, "gaussian": 0.90, "other": 0.80}
+
+
+def tightness_target(row: dict) -> float:
+    """The tightness a correct row aims at: 0.95 for pure DP (δ = 0), 0.90 for a Gaussian
+    (trade-off curve) statistic, 0.80 otherwise."""
+    if float(row["delta_claimed"]) == 0:
+        return TIGHTNESS_TARGETS["pure"]
+    return TIGHTNESS_TARGETS["gaussian" if row["method"] in ("gdp", "tradeoff") else "other"]
+
+
+def shortfall_note(row: dict, explain: Callable[[dict], str] | None = None) -> str:
+    """Why a correct row falls short, generated from its numbers ('' if it does not): the
+    analysis is loose (exact ε(δ) below 1/1.25 of the claim: no audit can come closer to the
+    claim than the exact value), and/or the sampled bound is below its tightness target of
+    the exact value (``explain(row)`` says why, e.g. the runs it would need)."""
+    if row["variant"] != "correct":
+        return ""
+    claim, exact, bound = float(row["epsilon_claimed"]), float(row["epsilon_exact"]), float(row["epsilon_lower_bound"])
+    parts = []
+    if math.isfinite(exact) and 0 < exact < claim / 1.25:
+        parts.append(f"analysis loose: exact eps {exact:.3g} < claim {claim:.3g} (claim/exact = {claim / exact:.3g})")
+    target = tightness_target(row)
+    if math.isfinite(exact) and exact > 0 and bound / exact < target:
+        parts.append(f"bound {bound:.3g} = {bound / exact:.2f} of exact at {int(row['runs']):,} runs/side (target {target:g})"
+                     + (f": {explain(row)}" if explain is not None else ""))
+    return "; ".join(parts)
 
 
 def audit_kind(case: AuditCase) -> str:
@@ -454,6 +485,8 @@ def cli_audit(learner: str, *, epsilon: float | None, delta: float | None, runs:
             f"exact={row['epsilon_exact']:.4g}  runs={row['runs']}  {shown}  verdict={row['verdict']}"
         )
         print(f"    instance: {row['instance']}")
+        if row["note"]:
+            print(f"    note: {row['note']}")
     groups: dict[tuple[str, str], list[dict]] = {}
     for case, row in zip(cases, rows):
         groups.setdefault((case.learner, case.component), []).append(row)

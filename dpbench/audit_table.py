@@ -22,7 +22,8 @@ def _num(value) -> str:
 
 def audit_section(results_dir: str | Path) -> str:
     """Markdown table of every audit row (learner, audit kind, correct/broken copy, claim,
-    sampled lower bound, exact ε where computable, tightness, verdict, runs per side)."""
+    sampled lower bound, exact ε where computable, tightness, verdict, runs per side), then
+    the notes of the correct rows that have one (why their bound falls short)."""
     path = Path(results_dir) / "theory" / "privacy_audit.csv"
     if not path.exists():
         raise FileNotFoundError(f"{path}: no audit table (run the workflow first)")
@@ -40,4 +41,9 @@ def audit_section(results_dir: str | Path) -> str:
             f"{_num(r.epsilon_lower_bound)} ({r.method}) | {_num(r.epsilon_exact)} | {_num(r.tightness)} | "
             f"{r.verdict} | {int(r.runs):,} |"
         )
+    notes = [(r.learner, r.audit, r.note) for r in df.itertuples(index=False)
+             if r.variant == "correct" and isinstance(getattr(r, "note", None), str) and r.note]
+    if notes:  # why a correct row falls short (the CSV's note column, generated from its numbers)
+        lines += ["", "Correct rows short of their tightness target, or far below their claim (`note` column):", ""]
+        lines += [f"- `{learner}` ({audit}): {note}" for learner, audit, note in notes]
     return "\n".join(lines) + "\n"

@@ -30,10 +30,33 @@ DEFAULT_LAM = 0.01
 
 def unit_ball(X: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """Rows of ``X`` projected onto the unit ℓ2 ball (norm > 1 rescaled to 1)."""
+    return _unit_ball_and_norms(X)[0]
+
+
+def _unit_ball_and_norms(X: npt.ArrayLike) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """``(unit_ball(X), its row norms)``. Where no row is outside the ball, the projection is
+    ``X`` itself (as float64; ``X·1`` has the same bits, and is not copied): callers must not
+    write into it."""
     X = np.asarray(X, dtype=np.float64)
     norms = np.linalg.norm(X, axis=1)
-    scale = np.where(norms > 1.0, 1.0 / np.maximum(norms, 1e-300), 1.0)
-    return X * scale[:, None]
+    outside = norms > 1.0
+    if not outside.any():
+        return X, norms
+    scale = np.where(outside, 1.0 / np.maximum(norms, 1e-300), 1.0)
+    projected = X * scale[:, None]
+    return projected, np.linalg.norm(projected, axis=1)
+
+
+def projected(sample) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """``(unit_ball(X), signs(y), row norms of unit_ball(X))`` of a sample, cached on it (a
+    fixed per-example map of the data: every learner and the metrics of the cells that see
+    the sample share one projection). Read-only by convention, like the sample."""
+
+    def compute():
+        X, norms = _unit_ball_and_norms(sample.X)
+        return X, signs(sample.y), norms
+
+    return sample.cached("logistic_projected", compute)
 
 
 def signs(y: npt.ArrayLike) -> npt.NDArray[np.float64]:
@@ -105,7 +128,7 @@ def optimum(sample, lam: float) -> tuple[npt.NDArray, float]:
     """``(θ*, J_λ(θ*))`` of a sample, cached on it (deterministic in the data)."""
 
     def compute():
-        X, s = unit_ball(sample.X), signs(sample.y)
+        X, s, _ = projected(sample)
         theta = minimise(X, s, lam)
         return theta, objective(theta, X, s, lam)
 

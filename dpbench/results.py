@@ -86,6 +86,7 @@ SCHEMA = pa.schema(
         ("audit_runs", _I64),  # runs per side of the row (≤ n where a case caps its runs)
         ("confidence", _F64),
         ("instance", _STR),
+        ("audit_note", _STR),  # how a broken copy is broken; why a bound falls short (dpbench.audit.shortfall_note)
         # provenance
         ("cell_key", _STR),
         ("root_seed", _I64),

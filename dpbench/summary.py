@@ -137,10 +137,10 @@ def summary_table(theory: pd.DataFrame) -> pd.DataFrame:
 
 
 def read_theory(paths) -> pd.DataFrame:
-    """Every theory-check CSV in ``paths`` that has a ``verdict`` column (the privacy audit's
-    table is another kind), concatenated in the given order."""
+    """Every theory-check CSV in ``paths`` that has ``verdict`` and ``y`` columns (the privacy
+    audit's table, verdicts without a curve, is another kind), concatenated in the given order."""
     frames = [pd.read_csv(p) for p in paths]
-    frames = [f for f in frames if "verdict" in f.columns]
+    frames = [f for f in frames if "verdict" in f.columns and "y" in f.columns]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["verdict"])
 
 

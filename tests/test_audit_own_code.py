@@ -154,3 +154,58 @@ def test_component_rows_sample_the_learners_own_noise(monkeypatch):
         cases = [c for c in cases_for(name, epsilon=1.0, delta=1e-6) if c.component]
         row = run_cases(cases, runs=runs, confidence=0.999, seed=0)[0]
         assert row["variant"] == "correct" and row["verdict"] == "violation", row
+
+
+def _eta_times_inside_hedge(monkeypatch, factor: float, where: str) -> None:
+    """The reviewer's defect, inside the learner's code below ``eta()``: ``run_hedge`` running
+    the kernel at ``factor`` × the η it is handed, or the kernel's weight table built at
+    ``factor`` × its step (on the audit pair every weight the kernel uses comes from it)."""
+    from dpbench.learners import experts_common
+
+    original = getattr(experts_common, where)
+    if where == "run_hedge":
+        monkeypatch.setattr(experts_common, where, lambda losses, eta, **kw: original(losses, factor * eta, **kw))
+    else:
+        monkeypatch.setattr(experts_common, where, lambda step, T, scale_max: original(factor * step, T, scale_max))
+
+
+def _lambda_times_in_the_covering_loop(monkeypatch, factor: float, where: str) -> None:
+    """``factor`` × λ inside privdl's own code: where ``covering_list`` hands λ to the
+    exponential mechanism (``exp_mech_select``), or where the logits are formed
+    (``selection_logits``)."""
+    from dpbench.learners import privdl
+
+    original = getattr(privdl, where)
+    if where == "exp_mech_select":
+        monkeypatch.setattr(privdl, where, lambda pos, neg, available, rng, lam: original(pos, neg, available, rng, factor * lam))
+    else:
+        monkeypatch.setattr(privdl, where, lambda pos, neg, available, lam: original(pos, neg, available, factor * lam))
+
+
+INSIDE = [("private_rwm", "run_hedge"), ("private_rwm", "weight_table"), ("linear_learner", "run_hedge"),
+          ("private_rwm_tight", "weight_table"), ("private_mw_001", "run_hedge"),
+          ("privdl", "exp_mech_select"), ("privdl", "selection_logits"), ("privdl_composition", "exp_mech_select")]
+
+
+@pytest.mark.parametrize("name, where", INSIDE)
+def test_a_miscalibration_inside_the_learners_code_is_a_violation(name, where, monkeypatch):
+    """The exact ε(δ) of the experts and privdl audits is composed from the laws the learner's
+    own code records as it draws (not from a formula beside the sampler): the error the audit's
+    broken copy makes through ``eta()``/``lam()`` (the smallest power of 2 whose exact ε clears
+    the claim: x2 where the analysis is tight, x8 for private_rwm and linear_learner, x128 for
+    privdl), patched instead deep inside the learner (η in ``run_hedge`` or the kernel's
+    weight table; λ in the covering loop or its logits), turns the correct row into a ``violation`` by its exact value; the
+    unpatched audit passes that check."""
+    eps, delta = default_claim(name)
+    clean = cases_for(name, epsilon=eps, delta=delta)
+    factor = float(clean[1].note.split(" x", 1)[1].split(",", 1)[0])  # "broken: eta x8, the smallest ..."
+    broken_exact = clean[1].exact()
+    assert clean[0].exact() <= eps < broken_exact
+    if where in ("run_hedge", "weight_table"):
+        _eta_times_inside_hedge(monkeypatch, factor, where)
+    else:
+        _lambda_times_in_the_covering_loop(monkeypatch, factor, where)
+    correct = cases_for(name, epsilon=eps, delta=delta)[0]
+    assert correct.exact() == pytest.approx(broken_exact, rel=1e-6)  # the patched learner is the broken copy
+    rows = run_cases([correct], runs=100, confidence=0.999, seed=0)
+    assert rows[0]["epsilon_exact"] > eps and rows[0]["verdict"] == "violation", rows[0]

@@ -85,7 +85,7 @@ def test_dpbench_readme_writes_and_checks_the_privacy_docs_audit_table(tmp_path)
     summary_table(_theory()).to_csv(results / "theory" / "summary.csv", index=False)
     pd.DataFrame([{"learner": "laplace", "variant": v, "epsilon_claimed": 1.0, "delta_claimed": 0.0, "epsilon_lower_bound": b,
                    "epsilon_exact": e, "tightness": b / e, "verdict": "pass", "audit": "mechanism", "method": "threshold",
-                   "runs": 1000}  # fmt: skip
+                   "runs": 1000, "note": "bound short" if v == "correct" else "broken: noise halved"}  # fmt: skip
                   for v, b, e in (("correct", 0.9, 1.0), ("broken", 1.9, 2.0))]).to_csv(results / "theory" / "privacy_audit.csv", index=False)
     readme, doc = tmp_path / "README.md", tmp_path / "privacy.md"
     readme.write_text(f"{BEGIN}\n{END}\n")
@@ -94,6 +94,7 @@ def test_dpbench_readme_writes_and_checks_the_privacy_docs_audit_table(tmp_path)
     main(args)
     assert main([*args, "--check"]) == 0
     assert "| `laplace` | mechanism | broken | 1 | 0 | 1.9 (threshold) | 2 | 0.95 | pass | 1,000 |" in doc.read_text()
+    assert "- `laplace` (mechanism): bound short" in doc.read_text() and "noise halved" not in doc.read_text()  # correct rows' notes
     doc.write_text(f"# audits\n{A_BEGIN}\nstale\n{A_END}\n")
     assert main([*args, "--check"]) == 1  # a stale table fails the check
 
@@ -114,3 +115,14 @@ def test_a_bound_that_holds_with_another_exponent_is_no_contradiction():
     assert "| winnow |" in differs and "steeper (bound holds)" in differs and "| winnow |" not in contra
     assert "| perceptron |" in contra and "2 cell(s) above the bound" in contra
     assert "| rwm |" in contra and "Where the data contradict the theorem" in contra
+
+
+def test_a_run_of_the_privacy_audit_alone_has_an_empty_summary(tmp_path):
+    """The privacy audit's table has verdicts but no curve (no ``y``): not read as a theory
+    check, so a config with only the audit writes an empty summary instead of failing."""
+    from dpbench.summary import write_summary
+
+    audit_csv = tmp_path / "privacy_audit.csv"
+    pd.DataFrame([{"learner": "laplace", "variant": "correct", "verdict": "pass", "note": ""}]).to_csv(audit_csv, index=False)
+    table = write_summary([audit_csv], tmp_path / "summary.csv")
+    assert table.empty and (tmp_path / "summary.csv").exists()

@@ -4,7 +4,9 @@
 ``exp_mech_erm`` and ``private_sq_conjunction`` draw all runs of a side at once through the
 learner's own batched ``release(sample, rng=, runs=)``, which their ``fit`` calls (Gumbel-max
 over runs × outcomes, Laplace noise over runs × queries); the privdl learners call ``fit``
-per run. The tests check ``fit`` against ``release`` on common draws.
+per run, and their exact ε(δ) is composed from the laws their own exponential mechanism
+records at the draw (:mod:`dpbench.learners.laws`). The tests check ``fit`` against
+``release`` on common draws.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ import numpy as np
 from dpbench.audit import AuditCase
 from dpbench.audits import register_audit
 from dpbench.learners.base import REPLACE_ONE
-from dpbench.mechanisms.exact import epsilon_for_delta
+from dpbench.learners.laws import recording_laws
+from dpbench.mechanisms.exact import epsilon_for_delta, product_law_epsilon
 from dpbench.problems.base import Sample
 from dpbench.problems.conjunction import ConjunctionClass
 
@@ -148,55 +151,81 @@ def privdl_pair() -> tuple[Sample, Sample]:
     return Sample(X, np.array([1], np.uint8), concept_class=cls), Sample(X, np.array([0], np.uint8), concept_class=cls)
 
 
-def first_round_logits(sample: Sample, lam: float) -> np.ndarray:
-    """The first covering round's logits on ``sample`` by the learner's own
-    :func:`~dpbench.learners.privdl.selection_logits` (on this pair every feature covers the
-    single example: pos(f) = y, neg(f) = 1 − y, every feature available)."""
-    from dpbench.learners.privdl import feature_class, selection_logits
+def recorded_round(learner, sample: Sample) -> np.ndarray:
+    """The law of the one exponential-mechanism round the learner draws on
+    :func:`privdl_pair`'s ``sample``, as its own code computed it at the draw (``fit`` inside
+    :func:`~dpbench.learners.laws.recording_laws`: the log-pmf over (feature, bit) that
+    ``exp_mech_select`` hands to Gumbel-max). On this pair the single example is covered by
+    every feature, so the sample is empty after round 1 and every later round is drawn
+    without looking at the data (a uniform order of the remaining pairs): the output's
+    privacy loss is round 1's. A learner recording any other number of rounds breaks that
+    premise: ``ValueError``."""
+    with recording_laws() as laws:
+        learner.fit(sample, rng=np.random.default_rng(0))
+    if len(laws) != 1:
+        raise ValueError(f"{type(learner).__name__} drew {len(laws)} exponential-mechanism rounds on the audit pair, expected 1")
+    return laws[0]
 
-    size = feature_class(sample).size
-    y = int(sample.y[0])
-    return selection_logits(np.full(size, float(y)), np.full(size, float(1 - y)), np.ones(size, bool), lam)
+
+def privdl_exact(learner, delta: float) -> float:
+    """Exact ε(δ) of the learner's output on :func:`privdl_pair`: its recorded round-1 laws."""
+    return product_law_epsilon(*(recorded_round(learner, sample) for sample in privdl_pair()), delta)
 
 
-def privdl_broken_factor(lam: float, epsilon: float) -> float:
-    """λ multiplier of the broken copy: a power of two taking λ above 2ε (on the audited pair
-    the whole output's loss is exactly λ, far below the set-cover claim)."""
-    return float(max(2.0, 2.0 ** math.ceil(math.log2(2 * epsilon / lam))))
+def bit_runs_for(p: float, q: float, tightness: float, confidence: float) -> float:
+    """Runs per side at which the threshold audit of one event of probabilities ``p`` (D)
+    and ``q`` (D'), half the runs held out, is expected (plug-in, normal approximation) to
+    reach ``tightness`` × ``ln(p/q)``: ``ln((p − zσ)/(q + zσ)) = tightness · ln(p/q)``."""
+    from scipy import stats
+
+    z = float(stats.norm.isf(1 - confidence))
+    ratio = math.exp(tightness * math.log(p / q))
+    sigma = (p - ratio * q) / (z * (1 + ratio))
+    return 2 * p * (1 - p) / sigma**2
+
+
+#: tightness a correct privdl row aims at (issue 19: learners other than pure-DP or Gaussian)
+PRIVDL_TARGET = 0.8
 
 
 def _privdl_cases(name: str, learner, lam_of, epsilon: float, delta: float) -> list[AuditCase]:
-    """End to end through ``fit``: statistic the first rule's bit. After round 1 the single
-    example is covered and every later round is uniform (data-independent), so the output's
-    exact ε is that of round 1's law (from the learner's own ``selection_logits``)."""
+    """End to end through ``fit``: statistic the first rule's bit. The exact ε(δ) of the
+    output is that of round 1's law as the learner's own code drew it (:func:`recorded_round`);
+    the broken copy's λ error is the smallest power of two whose exact ε clears the claim
+    (:func:`~dpbench.audits.experts.smallest_broken_factor`)."""
+    from dpbench.audits.experts import smallest_broken_factor
+
     pair = privdl_pair()
     g = learner.guarantee()
+
+    def with_lam_factor(factor: float):
+        @dataclasses.dataclass(frozen=True, kw_only=True)
+        class Broken(type(learner)):
+            def lam(self, *args) -> float:
+                return factor * type(learner).lam(self, *args)
+
+        return Broken(epsilon=learner.epsilon, delta=learner.delta) if factor != 1 else learner
+
+    factor, why = smallest_broken_factor(lambda f: privdl_exact(with_lam_factor(f), g.delta), g.epsilon, "lambda")
     lam = lam_of(learner)
-    factor = privdl_broken_factor(lam, g.epsilon)
 
-    @dataclasses.dataclass(frozen=True, kw_only=True)
-    class Broken(type(learner)):
-        def lam(self, *args) -> float:
-            return factor * type(learner).lam(self, *args)
+    def explain(row: dict) -> str:
+        p = 1 / (1 + math.exp(-lam))  # P[first bit = 1] on D; 1 − p on D' (the bit's loss is exactly λ)
+        needed = bit_runs_for(p, 1 - p, PRIVDL_TARGET, float(row["confidence"]))
+        return (f"a loss of lambda = {lam:.3g} on one bit moves its frequency by {2 * p - 1:.2g}; "
+                f"{PRIVDL_TARGET:g} of it needs ~{needed:.2g} runs/side of fit")
 
-    broken = Broken(epsilon=learner.epsilon, delta=learner.delta)
     cases = []
-    for variant, copy in ((CORRECT, learner), (BROKEN, broken)):
-        rate = lam_of(copy)
-
+    for variant, copy in ((CORRECT, learner), (BROKEN, with_lam_factor(factor))):
         def sample(side: int, runs: int, rng: np.random.Generator, copy=copy) -> np.ndarray:
             return np.array([int(copy.fit(pair[side], rng=rng).bits[0]) for _ in range(runs)])
 
-        def exact(rate=rate) -> float:
-            lp = [first_round_logits(s, rate) for s in pair]
-            return epsilon_for_delta(*(np.logaddexp.reduce(l.reshape(2, -1), axis=1) - np.logaddexp.reduce(l) for l in lp), g.delta)
-
         cases.append(AuditCase(
             name, variant, g.epsilon, g.delta, REPLACE_ONE,
-            f"end to end: D={{((1,1),1)}} vs D'={{((1,1),0)}}, monotone 2-term features, d=2; statistic: first rule's bit; lambda={rate:.4g}",
-            sample=sample, exact=exact,
-            note=("on this pair the output's loss is exactly lambda: the set-cover analysis (or composition over |F| rounds) "
-                  "is loose by eps/lambda here") if variant == CORRECT else f"broken: lambda x{factor:g}",
+            f"end to end: D={{((1,1),1)}} vs D'={{((1,1),0)}}, monotone 2-term features, d=2; statistic: first rule's bit; "
+            f"lambda={lam_of(copy):.4g}; exact: round 1's law recorded by the learner's exponential mechanism",
+            sample=sample, exact=lambda copy=copy: privdl_exact(copy, g.delta),
+            note="" if variant == CORRECT else why, explain=explain if variant == CORRECT else None,
         ))
     return cases
 

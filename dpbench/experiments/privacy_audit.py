@@ -10,8 +10,9 @@ confidence is ``options.confidence`` (default 0.999: a correct copy is refuted w
 probability ≤ 2e-3 per row). Each audit gives its rows (``variant`` = ``correct`` /
 ``broken``; a component audit adds a labelled pair) with the audited name in ``learner``,
 the claim in ``eps_reported``/``delta_reported``/``neighbours``, the lower bound and its
-``method``, the exact ε(δ) where computable, ``tightness`` and the audit's ``verdict``
-(:func:`dpbench.audit.judge`). An audit that cannot be made at the cell's claim (e.g.
+``method``, the exact ε(δ) where computable, ``tightness``, the audit's ``verdict``
+(:func:`dpbench.audit.judge`) and a ``note`` (how a broken copy is broken; why a correct
+row's bound falls short of its target, generated from its numbers). An audit that cannot be made at the cell's claim (e.g.
 ``private_mw_001`` where it does not run) gives ``skipped`` rows with the reason.
 
 Theory check = ``results/theory/privacy_audit.csv`` with exactly
@@ -86,7 +87,7 @@ def run_audit_cell(cell: Cell, target, root_seed: int) -> list[dict]:
         **common, learner=row["learner"], variant=row["variant"], eps_reported=row["epsilon_claimed"],
         delta_reported=row["delta_claimed"], neighbours=row["neighbours"], epsilon_lower_bound=row["epsilon_lower_bound"],
         epsilon_exact=row["epsilon_exact"], tightness=row["tightness"], verdict=row["verdict"], audit=row["audit"],
-        method=row["method"], audit_runs=row["runs"], instance=row["instance"], fit_seconds=seconds, status="ok",
+        method=row["method"], audit_runs=row["runs"], instance=row["instance"], audit_note=row["note"], fit_seconds=seconds, status="ok",
     ) for row in rows]
 
 
@@ -99,6 +100,7 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
         "epsilon_lower_bound": ok["epsilon_lower_bound"], "epsilon_exact": ok["epsilon_exact"].fillna(math.nan),
         "tightness": ok["tightness"].fillna(math.nan), "verdict": ok["verdict"], "audit": ok["audit"], "method": ok["method"],
         "runs": ok["audit_runs"], "confidence": ok["confidence"], "instance": ok["instance"],
+        "note": ok["audit_note"].fillna(""),
     })
     return table.sort_values(["learner", "audit", "variant", "epsilon_claimed"], ascending=[True, False, False, True]).reset_index(drop=True)[AUDIT_COLUMNS]
 

@@ -40,7 +40,7 @@ from dpbench import theory
 from dpbench.analysis import check_curve, curves, fit_slope, setting_label, slope_row
 from dpbench.experiment import Experiment, Figure, run_batch_cell
 from dpbench.grid import Cell
-from dpbench.logistic_objective import DEFAULT_LAM, objective, optimum, signs, unit_ball
+from dpbench.logistic_objective import DEFAULT_LAM, objective, optimum, projected
 from dpbench.registry import register_experiment
 
 BETA = theory.ERM_BETA
@@ -56,7 +56,8 @@ def risk_metrics(sample, hypothesis, learner) -> dict:
         return {}
     lam = float(getattr(learner, "lam", DEFAULT_LAM))
     _, best = optimum(sample, lam)
-    loss = objective(theta, unit_ball(sample.X), signs(sample.y), lam)
+    X, s, _ = projected(sample)
+    loss = objective(theta, X, s, lam)
     return {"loss": loss, "excess_loss": max(loss - best, 0.0)}
 
 

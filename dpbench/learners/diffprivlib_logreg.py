@@ -38,7 +38,7 @@ from typing import ClassVar
 import numpy as np
 
 from dpbench.learners.base import Guarantee, Learner
-from dpbench.learners.logistic_common import DEFAULT_LAM, LinearClassifier, check_lam, unit_ball
+from dpbench.learners.logistic_common import DEFAULT_LAM, LinearClassifier, check_lam, projected
 from dpbench.problems.base import Sample
 from dpbench.registry import register_learner
 from dpbench.validation import check_epsilon
@@ -84,7 +84,7 @@ class DiffprivlibLogReg(Learner):
 
         LogisticRegression = diffprivlib().LogisticRegression
 
-        X, y = unit_ball(sample.X), np.asarray(sample.y)
+        X, y = projected(sample)[0], np.asarray(sample.y)
         epsilon = EPSILON_INF_STANDIN if math.isinf(self.epsilon) else self.epsilon
         model = LogisticRegression(
             epsilon=epsilon,

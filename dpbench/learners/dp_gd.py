@@ -42,8 +42,7 @@ from dpbench.learners.logistic_common import (
     LinearClassifier,
     NoisyGradientDescent,
     calibrate_gd,
-    signs,
-    unit_ball,
+    projected,
 )
 from dpbench.problems.base import Sample
 from dpbench.registry import register_learner
@@ -77,7 +76,8 @@ class DPGD(NoisyGradientDescent):
     def release(self, sample: Sample, *, rng: np.random.Generator, runs: int | None = None) -> np.ndarray:
         """θ (what :meth:`fit` outputs), or ``(runs, d)`` independent θ at once (the privacy
         audit's batch: one code path with ``fit``)."""
-        thetas = self.descend(unit_ball(sample.X), signs(sample.y), runs=1 if runs is None else runs, rng=rng)
+        X, s, norms = projected(sample)
+        thetas = self.descend(X, s, runs=1 if runs is None else runs, rng=rng, x_norms=norms)
         return thetas[0] if runs is None else thetas
 
     def fit(self, sample: Sample, *, rng: np.random.Generator) -> LinearClassifier:

@@ -44,8 +44,7 @@ from dpbench.learners.logistic_common import (
     LinearClassifier,
     NoisyGradientDescent,
     calibrate_sgd,
-    signs,
-    unit_ball,
+    projected,
 )
 from dpbench.problems.base import Sample
 from dpbench.registry import register_learner
@@ -75,17 +74,34 @@ class DPSGD(NoisyGradientDescent):
 
     @classmethod
     def cost(cls, cell) -> float:
-        """Seconds per repetition (shard balancing): the PLD calibration, once per cell, spread
-        over the repetitions, plus the fit (steps × batch × d multiply-adds, ≈ 10 ms at the
-        defaults). The calibration grows with ε and with ``L = log10(1/q)``: fitted to
-        ``0.4 + 0.47 ε^0.39 L²`` CPU-s on measured calibrations (T = 300, δ = 1e-6: 0.4–0.85 s
-        at n = 10³, 0.65 / 3.6 / 8.1 s at n = 10⁵ and ε = 0.1 / 1 / 10; 2026-11-24)."""
+        """Seconds per repetition (shard balancing): the fit — per step a Poisson mask over
+        the n examples and the clipped gradients of the batch (steps × batch × d
+        multiply-adds). Recalibrated 2026-11-24 on measured fits (T = 300, d = 50, n = 10³ …
+        10⁵: 25 / 45 / 168 ms under load ≈ 15, divided by 1.5 as :data:`dpbench.cost.MODELS`'
+        private-ERM entries say). The noise calibration is :meth:`shared_cost`."""
         d = int(dict(cell.problem_params).get("d", 10))
         params = dict(cell.learner_params)
         steps, batch = int(params.get("steps", 300)), int(params.get("batch_size", 256))
+        return 1e-3 + steps * (3e-9 * cell.size + 5.4e-9 * min(batch, cell.size) * d)
+
+    @classmethod
+    def shared_cost(cls, cell) -> dict:
+        """Seconds per repetition of work shared with other cells: the PLD calibration, once
+        per job and (ε, δ, q, T) (cached per process, :func:`.calibrate_sgd`), a per-job key;
+        it grows with ε and with ``L = log10(1/q)``: ``0.8·(0.4 + 0.47 ε^0.39 L²)`` CPU-s
+        (fitted on measured calibrations, T = 300, δ = 1e-6: 0.4–0.85 s at n = 10³, 0.65 /
+        3.6 / 8.1 s at n = 10⁵ and ε = 0.1 / 1 / 10; ×0.8 since each accountant answer is
+        computed once per search, 2026-11-24); and θ* (:func:`dpbench.cost.logistic_optimum`)."""
+        from dpbench.cost import dimension
+
+        params = dict(cell.learner_params)
+        steps, batch = int(params.get("steps", 300)), int(params.get("batch_size", 256))
         q = sampling_rate(batch, max(cell.size, 1))
-        calibration = 0.0 if math.isinf(cell.epsilon) else 0.4 + 0.47 * cell.epsilon**0.39 * math.log10(1 / q) ** 2
-        return calibration / cell.repetitions + 1.3e-8 * steps * min(batch, cell.size) * d
+        shared = {("logistic_optimum", cell.problem_id, cell.size): 1e-3 + 3e-8 * cell.size * dimension(cell)}
+        if not math.isinf(cell.epsilon):
+            seconds = 0.8 * (0.4 + 0.47 * cell.epsilon**0.39 * math.log10(1 / q) ** 2)
+            shared[("job", "dp_sgd_calibration", cell.epsilon, cell.delta, q, steps)] = seconds / cell.repetitions
+        return shared
 
     def calibration(self, n: int) -> tuple[float, float]:
         """``(z, ε_achieved)`` for a sample of size ``n``."""
@@ -112,7 +128,8 @@ class DPSGD(NoisyGradientDescent):
     def release(self, sample: Sample, *, rng: np.random.Generator, runs: int | None = None) -> np.ndarray:
         """θ (what :meth:`fit` outputs), or ``(runs, d)`` independent θ at once (the privacy
         audit's batch: one code path with ``fit``)."""
-        thetas = self.descend(unit_ball(sample.X), signs(sample.y), runs=1 if runs is None else runs, rng=rng)
+        X, s, norms = projected(sample)
+        thetas = self.descend(X, s, runs=1 if runs is None else runs, rng=rng, x_norms=norms)
         return thetas[0] if runs is None else thetas
 
     def fit(self, sample: Sample, *, rng: np.random.Generator) -> LinearClassifier:

@@ -32,18 +32,23 @@ from typing import Any, ClassVar
 import numpy as np
 
 from dpbench.learners.base import Guarantee, Learner
-from dpbench.learners.log_loss_kernel import log_loss_sums
-from dpbench.learners.logistic_common import DEFAULT_LAM, LinearClassifier, check_lam, signs, unit_ball
+from dpbench.learners.log_loss_kernel import grid_log_loss_sums, log_loss_sums
+from dpbench.learners.logistic_common import DEFAULT_LAM, LinearClassifier, check_lam, projected
 from dpbench.mechanisms.exponential import ExponentialMechanism
 from dpbench.problems.base import Sample
 from dpbench.registry import register_learner
 from dpbench.validation import check_epsilon, check_positive, check_positive_int
 
 
+def grid_axis(points: int, radius: float) -> np.ndarray:
+    """The ``points`` equally spaced values of one coordinate, ``−R … R``."""
+    return np.linspace(-radius, radius, points)
+
+
 def grid(d: int, points: int, radius: float) -> np.ndarray:
-    """All ``points^d`` candidates, ``(points^d, d)``."""
-    axis = np.linspace(-radius, radius, points)
-    return np.array(list(itertools.product(axis, repeat=d)), dtype=np.float64).reshape(-1, d)
+    """All ``points^d`` candidates, ``(points^d, d)`` (``itertools.product`` order: the last
+    coordinate fastest)."""
+    return np.array(list(itertools.product(grid_axis(points, radius), repeat=d)), dtype=np.float64).reshape(-1, d)
 
 
 def score_sensitivity(d: int, radius: float) -> float:
@@ -110,8 +115,17 @@ class ExpMechGrid(Learner):
     def scores(self, X: np.ndarray, s: np.ndarray, candidates: np.ndarray) -> np.ndarray:
         """``u(θ) = −Σ_i ℓ(θ; x_i, s_i) − nλ‖θ‖²/2`` for every candidate (the loss sums in one
         compiled pass: :func:`~dpbench.learners.log_loss_kernel.log_loss_sums`)."""
-        n = len(s)
-        total = -log_loss_sums(s[:, None] * X, candidates)
+        return self._with_regulariser(-log_loss_sums(s[:, None] * X, candidates), len(s), candidates)
+
+    def grid_scores(self, X: np.ndarray, s: np.ndarray) -> np.ndarray:
+        """:meth:`scores` of the whole grid (:func:`grid`), the same bits, by the grid kernel
+        (:func:`~dpbench.learners.log_loss_kernel.grid_log_loss_sums`: margins built as
+        shared prefixes, ≈ one addition per candidate and example)."""
+        candidates = grid(X.shape[1], self.points, self.radius)
+        losses = grid_log_loss_sums(s[:, None] * X, grid_axis(self.points, self.radius))
+        return self._with_regulariser(-losses, len(s), candidates)
+
+    def _with_regulariser(self, total: np.ndarray, n: int, candidates: np.ndarray) -> np.ndarray:
         return total - 0.5 * n * self.lam * np.einsum("ij,ij->i", candidates, candidates)
 
     def mechanism(self, d: int) -> ExponentialMechanism:
@@ -122,9 +136,8 @@ class ExpMechGrid(Learner):
     def sample_scores(self, sample: Sample) -> np.ndarray:
         """The candidates' scores on ``sample`` (they do not depend on ε: computed once per
         sample for every cell of the shard that sees it, a deterministic function of (X, y))."""
-        X, s = unit_ball(sample.X), signs(sample.y)
-        candidates = grid(X.shape[1], self.points, self.radius)
-        return sample.cached(f"exp_mech_grid_scores:{self.points}:{self.radius!r}:{self.lam!r}", lambda: self.scores(X, s, candidates))
+        X, s, _ = projected(sample)
+        return sample.cached(f"exp_mech_grid_scores:{self.points}:{self.radius!r}:{self.lam!r}", lambda: self.grid_scores(X, s))
 
     def release(self, sample: Sample, *, rng: np.random.Generator, runs: int | None = None):
         """Grid index of the selected candidate (what :meth:`fit` outputs), or ``runs``

@@ -27,6 +27,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from dpbench.learners.laws import recorder
 from dpbench.problems.losses import ExpertsLosses  # noqa: F401 (re-exported)
 
 #: Largest lookup table of weights (entries); beyond it the kernel calls exp per entry.
@@ -75,7 +76,7 @@ def checkpoints(T: int, n: int = 1) -> npt.NDArray[np.int64]:
 
 
 @numba.njit(cache=True, nogil=True)
-def _hedge_kernel(codes, step, ftl, uniforms, marks, table, track_p):  # pragma: no cover - compiled
+def _hedge_kernel(codes, step, ftl, uniforms, marks, table, track_p, laws):  # pragma: no cover - compiled
     T, k = codes.shape
     L = np.zeros(k, dtype=np.int64)
     w = np.empty(k, dtype=np.float64)
@@ -125,6 +126,9 @@ def _hedge_kernel(codes, step, ftl, uniforms, marks, table, track_p):  # pragma:
             inv = 1.0 / z
             for i in range(k):
                 p_sum[i] += w[i] * inv
+        if laws.shape[0]:  # the audit's hook (dpbench.learners.laws): the law a is drawn from
+            for i in range(k):
+                laws[t, i] = w[i] / z
         counts[a] += 1
         real_acc += row[a]
         exp_acc += dot / z
@@ -163,7 +167,9 @@ def run_hedge(
 ) -> ExpertsTrace:
     """Hedge / RWM with learning rate ``eta`` (``inf`` = follow the leader, uniform among
     leaders) on an oblivious loss sequence; one uniform per round from ``rng`` draws the
-    action by inverse CDF."""
+    action by inverse CDF. Inside :func:`dpbench.learners.laws.recording_laws` the kernel
+    also writes the law of every round's action (``w/Z``, what the draw uses), appended to
+    the recording as a ``(T, k)`` log-pmf (the privacy audit composes them)."""
     if not eta >= 0:
         raise ValueError(f"eta must be >= 0, got {eta!r}")
     check_losses(losses)
@@ -174,7 +180,12 @@ def run_hedge(
     step = 0.0 if ftl else float(eta) * losses.scale
     max_code = int(losses.codes.max()) if T else 1
     table = weight_table(step, T, max(max_code, 1)) if step > 0 else np.ones(1)
-    alg, expd, best, counts, p_sum = _hedge_kernel(losses.codes, step, ftl, uniforms, marks, table, track_p)
+    recording = recorder()
+    laws = np.empty((T if recording is not None else 0, losses.k))
+    alg, expd, best, counts, p_sum = _hedge_kernel(losses.codes, step, ftl, uniforms, marks, table, track_p, laws)
+    if recording is not None:
+        with np.errstate(divide="ignore"):
+            recording.append(np.log(laws))
     s = losses.scale
     return ExpertsTrace(
         t=marks,
@@ -193,27 +204,6 @@ def check_losses(losses: ExpertsLosses) -> None:
     top = float(losses.codes.max()) * losses.scale if losses.T else 0.0
     if top > 1.0:
         raise ValueError(f"expert losses must lie in [0, 1], got a loss of {top:g}")
-
-
-def round_probabilities(losses: ExpertsLosses, eta: float) -> npt.NDArray[np.float64]:
-    """``p_t`` of every round, ``(T, k)``: the distributions :func:`_hedge_kernel` draws its
-    actions from (the same weight table, ``w = table[L − min L]``, normalised), so a privacy
-    audit composes the learner's own per-round laws. On an oblivious sequence the actions are
-    independent given the losses, so the output law is the product ``⊗_t p_t``."""
-    check_losses(losses)
-    T, k = losses.codes.shape
-    if math.isinf(eta):
-        L = np.vstack([np.zeros((1, k), np.int64), np.cumsum(losses.codes[:-1], axis=0, dtype=np.int64)])
-        w = (L == L.min(axis=1, keepdims=True)).astype(np.float64)
-        return w / w.sum(axis=1, keepdims=True)
-    step = float(eta) * losses.scale
-    max_code = int(losses.codes.max()) if T else 1
-    table = weight_table(step, T, max(max_code, 1)) if step > 0 else np.ones(1)
-    L = np.vstack([np.zeros((1, k), np.int64), np.cumsum(losses.codes[:-1], axis=0, dtype=np.int64)])
-    D = L - L.min(axis=1, keepdims=True)
-    x = step * D
-    w = np.where(D < len(table), table[np.minimum(D, len(table) - 1)], np.where(x < EXP_CUTOFF, np.exp(-x), 0.0))
-    return w / w.sum(axis=1, keepdims=True)
 
 
 def reference_steps(losses: ExpertsLosses, eta: float, uniforms: npt.NDArray[np.float64]) -> Iterator[tuple[int, npt.NDArray, float]]:
@@ -270,11 +260,6 @@ class HedgeLearner:
     def supports_horizon(self, T: int, k: int) -> str | None:
         """``None`` if the learner can run with horizon T and k experts, else why not."""
         return None
-
-    def action_probabilities(self, losses: ExpertsLosses) -> npt.NDArray[np.float64]:
-        """``(T, k)``: the law of each round's action on ``losses`` at this learner's η
-        (:func:`round_probabilities`; the privacy audit composes them exactly)."""
-        return round_probabilities(losses, self.eta(losses.T, losses.k))
 
     def run(self, losses: ExpertsLosses, *, rng: np.random.Generator, n_checkpoints: int = 1) -> ExpertsTrace:
         eta = self.eta(losses.T, losses.k)

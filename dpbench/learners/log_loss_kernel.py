@@ -16,10 +16,15 @@ evaluated here by short polynomials that the compiler vectorises (no libm call):
 - ``ln(1 + e)``, ``0 ≤ e ≤ 1``: ``2 artanh(u)`` with ``u = e/(2 + e) ≤ 1/3``, the odd series
   to ``u^{37}`` (truncation ``< 10⁻¹⁸`` relative).
 
-Every entry agrees with ``np.logaddexp(0, −m)`` to a few ulp (≤ 6e-16 relative, checked by
+Every entry agrees with ``np.logaddexp(0, −m)`` to a few ulp (≤ 8e-16 relative, checked by
 ``tests/test_logistic.py``); ``a`` is capped at 700 (``e^{−700} ≈ 10⁻³⁰⁴``, below any
 sum's ulp). Each candidate's total is summed over the examples in order ``i = 0, 1, …``,
-whatever the vector width, so the result is reproducible bit for bit.
+whatever the vector width, so the result is reproducible bit for bit. The kernels let the
+compiler fuse a multiply and the add after it into one fused multiply–add (numba's
+``fastmath={"contract"}``, nothing else: no reassociation), which rounds once instead of
+twice: ~1.4× faster (``benchmarks/bench_exp_mech_grid.py``), the last bits differ from
+unfused arithmetic, and the results are the same on every x86-64 CPU with FMA (all since
+2013), which the build machine and clusters have.
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ _ROUND = 6755399441055744.0
 _ROUND_BITS = int(np.float64(_ROUND).view(np.int64))
 
 
-@numba.njit(inline="always", error_model="numpy")
+@numba.njit(inline="always", error_model="numpy", fastmath={"contract"})
 def _exp_taylor(r):  # pragma: no cover - compiled
     """``e^r`` for ``|r| ≤ ln2/2``: Taylor polynomial of degree 13 (Horner)."""
     p = 1.0 / 6227020800.0
@@ -55,7 +60,7 @@ def _exp_taylor(r):  # pragma: no cover - compiled
     return p * r + 1.0
 
 
-@numba.njit(inline="always", error_model="numpy")
+@numba.njit(inline="always", error_model="numpy", fastmath={"contract"})
 def _log1p_unit(e):  # pragma: no cover - compiled
     """``ln(1 + e)`` for ``0 ≤ e ≤ 1``: ``2 artanh(u)``, ``u = e/(2+e)``, series to ``u^37``."""
     u = e / (2.0 + e)
@@ -85,7 +90,26 @@ def _log1p_unit(e):  # pragma: no cover - compiled
 _BLOCK = 1024
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
+@numba.njit(inline="always", error_model="numpy", fastmath={"contract"})
+def _add_losses(m, b, poly, rounded, scale_bits, acc):  # pragma: no cover - compiled
+    """``acc[j] += ln(1 + e^{−m[j]})`` for ``j < b`` (``rounded``/``scale_bits``: work arrays,
+    the second a view of another's bits)."""
+    rounded_bits = rounded.view(np.int64)
+    scale = scale_bits.view(np.float64)
+    for j in range(b):  # e^{-a} = e^{r} 2^{-k}: the polynomial and the rounded k
+        a = min(abs(m[j]), 700.0)
+        t = a * _INV_LN2 + _ROUND
+        kf = t - _ROUND
+        poly[j] = _exp_taylor((kf * _LN2_HI - a) + kf * _LN2_LO)
+        rounded[j] = t
+    for j in range(b):  # 2^{-k} from its exponent bits (k ≤ 1010: a normal number)
+        scale_bits[j] = (1023 - (rounded_bits[j] - _ROUND_BITS)) << 52
+    for j in range(b):
+        x = m[j]
+        acc[j] += max(-x, 0.0) + _log1p_unit(poly[j] * scale[j])
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
 def _log_loss_sums(Z, Ct):  # pragma: no cover - compiled
     n, d = Z.shape
     c = Ct.shape[1]
@@ -93,9 +117,7 @@ def _log_loss_sums(Z, Ct):  # pragma: no cover - compiled
     m = np.empty(_BLOCK)
     poly = np.empty(_BLOCK)
     rounded = np.empty(_BLOCK)
-    rounded_bits = rounded.view(np.int64)
     scale_bits = np.empty(_BLOCK, dtype=np.int64)
-    scale = scale_bits.view(np.float64)
     acc = np.empty(_BLOCK)
     for j0 in range(0, c, _BLOCK):
         b = min(_BLOCK, c - j0)
@@ -108,19 +130,73 @@ def _log_loss_sums(Z, Ct):  # pragma: no cover - compiled
                 z = Z[i, k]
                 for j in range(b):
                     m[j] += z * Ct[k, j0 + j]
-            for j in range(b):  # e^{-a} = e^{r} 2^{-k}: the polynomial and the rounded k
-                a = min(abs(m[j]), 700.0)
-                t = a * _INV_LN2 + _ROUND
-                kf = t - _ROUND
-                poly[j] = _exp_taylor((kf * _LN2_HI - a) + kf * _LN2_LO)
-                rounded[j] = t
-            for j in range(b):  # 2^{-k} from its exponent bits (k ≤ 1010: a normal number)
-                scale_bits[j] = (1023 - (rounded_bits[j] - _ROUND_BITS)) << 52
-            for j in range(b):
-                x = m[j]
-                acc[j] += max(-x, 0.0) + _log1p_unit(poly[j] * scale[j])
+            _add_losses(m, b, poly, rounded, scale_bits, acc)
         out[j0 : j0 + b] = acc[:b]
     return out
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
+def _grid_log_loss_sums(Z, axis, tail):  # pragma: no cover - compiled
+    n, d = Z.shape
+    g = axis.shape[0]
+    head = d - tail
+    b = g**tail  # one block: every candidate with the same first `head` coordinates
+    out = np.empty(g**d)
+    levels = np.empty((tail, b))  # margins of the block's prefixes, level t: g^(t+1) of them
+    poly = np.empty(b)
+    rounded = np.empty(b)
+    scale_bits = np.empty(b, dtype=np.int64)
+    acc = np.empty(b)
+    lead = np.zeros(max(head, 1), dtype=np.int64)  # the block's first `head` axis indices
+    for block in range(g**head):
+        rest = block
+        for k in range(head - 1, -1, -1):
+            lead[k] = rest % g
+            rest //= g
+        acc[:] = 0.0
+        for i in range(n):
+            base = 0.0
+            if head > 0:
+                base = Z[i, 0] * axis[lead[0]]
+                for k in range(1, head):
+                    base += Z[i, k] * axis[lead[k]]
+            z = Z[i, head]
+            if head > 0:
+                for v in range(g):
+                    levels[0, v] = base + z * axis[v]
+            else:
+                for v in range(g):
+                    levels[0, v] = z * axis[v]
+            width = g
+            for t in range(1, tail):
+                z = Z[i, head + t]
+                for u in range(width):
+                    prefix = levels[t - 1, u]
+                    for v in range(g):
+                        levels[t, u * g + v] = prefix + z * axis[v]
+                width *= g
+            _add_losses(levels[tail - 1], b, poly, rounded, scale_bits, acc)
+        out[block * b : (block + 1) * b] = acc
+    return out
+
+
+def grid_log_loss_sums(Z: npt.NDArray, axis: npt.NDArray) -> npt.NDArray[np.float64]:
+    """:func:`log_loss_sums` for the product grid ``axis^d`` (the candidates of
+    ``itertools.product(axis, repeat=d)``, last coordinate fastest), the same bits.
+
+    The margins ``⟨z_i, θ⟩`` are built coordinate by coordinate, in the order
+    :func:`log_loss_sums` sums them, as prefixes shared by the candidates that agree on their
+    first coordinates: ≈ one addition per candidate instead of d multiply–adds."""
+    Z = np.ascontiguousarray(Z, dtype=np.float64)
+    axis = np.ascontiguousarray(axis, dtype=np.float64)
+    n, d = Z.shape
+    if d == 0:
+        return np.full(1, n * np.log(2.0))
+    g = len(axis)
+    tail = 1
+    while tail < d and g ** (tail + 1) <= _BLOCK:
+        tail += 1
+    return _grid_log_loss_sums(Z, axis, tail)
 
 
 def log_loss_sums(Z: npt.NDArray, candidates: npt.NDArray) -> npt.NDArray[np.float64]:

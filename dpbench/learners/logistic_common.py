@@ -22,7 +22,8 @@ import numpy.typing as npt
 from scipy.special import expit
 
 from dpbench.learners.base import Learner
-from dpbench.logistic_objective import DEFAULT_LAM, LOGISTIC_SMOOTHNESS, minimise, objective, optimum, signs, unit_ball  # noqa: F401 (the learners' imports)
+from dpbench.learners.lane_dot import lane_dot
+from dpbench.logistic_objective import DEFAULT_LAM, LOGISTIC_SMOOTHNESS, minimise, objective, optimum, projected, signs, unit_ball  # noqa: F401 (the learners' imports)
 from dpbench.mechanisms.accounting import calibrate_noise_multiplier, compose_gaussian, poisson_gaussian_epsilon
 from dpbench.mechanisms.gaussian import analytic_sigma
 from dpbench.mechanisms.guarantee import REPLACE_ONE
@@ -65,40 +66,46 @@ def clipped_gradient_sum(
     return out[0] if np.ndim(theta) == 1 else out
 
 
+#: rows per block of the compiled gradient pass: their margins and coefficients first (the
+#: rows stream in from memory), then the running sum over the same rows, now in L1 cache
+_ROWS = 16
+
+
 @numba.njit(cache=True, nogil=True)
 def _full_batch_clipped_sums(theta, X, s, x_norms, clip):  # pragma: no cover - compiled
     runs, d = theta.shape
     n = X.shape[0]
     out = np.zeros((runs, d))
+    c = np.empty(_ROWS)
     for r in range(runs):
-        for i in range(n):
-            # the margin in four interleaved partial sums (a fixed order, not one serial chain)
-            m0 = m1 = m2 = m3 = 0.0
-            k = 0
-            while k + 4 <= d:
-                m0 += theta[r, k] * X[i, k]
-                m1 += theta[r, k + 1] * X[i, k + 1]
-                m2 += theta[r, k + 2] * X[i, k + 2]
-                m3 += theta[r, k + 3] * X[i, k + 3]
-                k += 4
-            while k < d:
-                m0 += theta[r, k] * X[i, k]
-                k += 1
-            m = (m0 + m1) + (m2 + m3)
-            c = -s[i] / (1.0 + math.exp(s[i] * m))  # −s_i σ(−s_i m)
-            if clip > 0:
-                c *= min(1.0, clip / max(abs(c) * x_norms[i], 1e-300))
-            for k in range(d):
-                out[r, k] += c * X[i, k]
+        th = theta[r]
+        for i0 in range(0, n, _ROWS):
+            b = min(_ROWS, n - i0)
+            for j in range(b):
+                i = i0 + j
+                m = lane_dot(th, X[i], d)  # the margin, four fixed lanes (a vector operation)
+                cj = -s[i] / (1.0 + math.exp(s[i] * m))  # −s_i σ(−s_i m)
+                if clip > 0:  # c·min(1, C/v): the factor is 1 exactly when v ≤ C
+                    v = max(abs(cj) * x_norms[i], 1e-300)
+                    if v > clip:
+                        cj *= clip / v
+                c[j] = cj
+            for j in range(b):
+                i = i0 + j
+                cj = c[j]
+                for k in range(d):
+                    out[r, k] += cj * X[i, k]
     return out
 
 
 def full_batch_clipped_gradient_sum(theta: npt.NDArray, X: npt.NDArray, s: npt.NDArray, x_norms: npt.NDArray, clip: float | None) -> npt.NDArray:
     """:func:`clipped_gradient_sum` without a batch mask, in one compiled pass over X per run
-    (margin, clipped coefficient and the running sum of ``c_i x_i`` while the row is in
-    cache; the numpy form reads X twice and allocates ~8 (runs, n) temporaries). Equal to
-    it up to rounding (the sums are taken in example order)."""
-    T = np.atleast_2d(np.asarray(theta, dtype=np.float64))
+    (per block of :data:`_ROWS` rows: the margins by :func:`~.lane_dot.lane_dot`, the clipped
+    coefficients, then the running sum of ``c_i x_i`` while the rows are in L1 cache; the
+    numpy form reads X twice and allocates ~8 (runs, n) temporaries). Equal to it up to
+    rounding (the sums are taken in example order); the same bits as the scalar pass it
+    replaced (``benchmarks/bench_dp_gd_kernel.py`` checks)."""
+    T = np.ascontiguousarray(np.atleast_2d(np.asarray(theta, dtype=np.float64)))
     out = _full_batch_clipped_sums(T, np.ascontiguousarray(X, dtype=np.float64), np.asarray(s, dtype=np.float64), np.asarray(x_norms, dtype=np.float64), -1.0 if clip is None else float(clip))
     return out[0] if np.ndim(theta) == 1 else out
 
@@ -205,7 +212,7 @@ class NoisyGradientDescent(Learner):
         """``(q, normaliser, noise_std)`` of one step on ``n`` examples (see :meth:`descend`)."""
         raise NotImplementedError
 
-    def descend(self, X: npt.NDArray, s: npt.NDArray, *, runs: int, rng: np.random.Generator) -> npt.NDArray[np.float64]:
+    def descend(self, X: npt.NDArray, s: npt.NDArray, *, runs: int, rng: np.random.Generator, x_norms: npt.NDArray | None = None) -> npt.NDArray[np.float64]:
         """``runs`` independent runs of the noisy descent on ``(X, s)``: ``(runs, d)`` outputs.
 
         From ``θ₀ = 0``, for ``t = 1..T``, with ``B_t`` a Poisson sample of rate ``q``
@@ -217,10 +224,11 @@ class NoisyGradientDescent(Learner):
 
         with ``(q, N, ς)`` from :meth:`step_parameters`; the output is the average of the
         last ⌈T/2⌉ iterates. ``fit`` is one run; the privacy audit uses many (vectorised).
+        ``x_norms``: the row norms of ``X`` if known (:func:`projected` keeps them).
         """
         n, d = X.shape
         q, normaliser, std = self.step_parameters(n)
-        x_norms = np.linalg.norm(X, axis=1)
+        x_norms = np.linalg.norm(X, axis=1) if x_norms is None else x_norms
         eta, clip = self.step_size, self.clip
         theta = np.zeros((runs, d))
         average = np.zeros((runs, d))

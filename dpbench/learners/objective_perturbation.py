@@ -37,8 +37,7 @@ from dpbench.learners.logistic_common import (
     check_lam,
     l2_laplace_noise,
     minimise,
-    signs,
-    unit_ball,
+    projected,
 )
 from dpbench.problems.base import Sample
 from dpbench.registry import register_learner
@@ -94,7 +93,7 @@ class ObjectivePerturbation(Learner):
         (``(runs, d)`` each: the privacy audit's batch, one code path with ``fit``). The batch
         minimises over the sample's distinct rows with their multiplicities (the same
         objective ``J_λ``; the single release keeps the rows as they are)."""
-        X, s = unit_ball(sample.X), signs(sample.y)
+        X, s, _ = projected(sample)
         n, d = X.shape
         if math.isinf(self.epsilon):
             theta = minimise(X, s, self.lam)

@@ -33,7 +33,7 @@ from typing import ClassVar
 import numpy as np
 
 from dpbench.learners.base import Guarantee, Learner
-from dpbench.learners.logistic_common import DEFAULT_LAM, LinearClassifier, check_lam, l2_laplace_noise, minimise, signs, unit_ball
+from dpbench.learners.logistic_common import DEFAULT_LAM, LinearClassifier, check_lam, l2_laplace_noise, optimum
 from dpbench.mechanisms.gaussian import GaussianMechanism
 from dpbench.problems.base import Sample
 from dpbench.registry import register_learner
@@ -94,7 +94,7 @@ class OutputPerturbation(Learner):
     def release(self, sample: Sample, *, rng: np.random.Generator, runs: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """``(θ* + b, b)`` (what :meth:`fit` outputs), or ``runs`` independent releases at once
         (``(runs, d)`` each: the privacy audit's batch, one code path with ``fit``)."""
-        theta = minimise(unit_ball(sample.X), signs(sample.y), self.lam)
+        theta, _ = optimum(sample, self.lam)  # θ*, cached on the sample (the excess-risk metric needs it too)
         b = self.noise(len(sample), theta.shape[0], rng=rng, runs=runs)
         return theta + b, b
 

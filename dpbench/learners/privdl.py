@@ -55,6 +55,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dpbench.learners.base import ADD_REMOVE, REPLACE_ONE, Guarantee
+from dpbench.learners.laws import recorder
 from dpbench.learners.rivest import (
     CoverLearner,
     feature_class,
@@ -114,7 +115,7 @@ def privdl_calibration(epsilon: float, delta: float, neighbours: str = REPLACE_O
 def selection_logits(pos: npt.NDArray, neg: npt.NDArray, available: npt.NDArray, lam: float) -> npt.NDArray[np.float64]:
     """Unnormalised log-probabilities of one covering round, index ``b·|F| + f``:
     ``λ·q(f, b)`` with ``q(f, 1) = −neg(f)``, ``q(f, 0) = −pos(f)``, ``−∞`` for used features
-    (the law :func:`exp_mech_select` draws from; the privacy audit computes exact ε from it)."""
+    (the law :func:`exp_mech_select` draws from)."""
     scores = np.concatenate([-pos, -neg]).astype(np.float64)
     mask = np.concatenate([available, available])
     return np.where(mask, lam * scores, -np.inf)
@@ -122,13 +123,22 @@ def selection_logits(pos: npt.NDArray, neg: npt.NDArray, available: npt.NDArray,
 
 def exp_mech_select(pos: npt.NDArray, neg: npt.NDArray, available: npt.NDArray, rng: np.random.Generator, lam: float) -> tuple[int, int]:
     """One draw of ``(f, b)`` with ``P ∝ exp(λ·q(f, b))`` over the available features,
-    ``q(f, 1) = −neg(f)``, ``q(f, 0) = −pos(f)`` (Gumbel-max; λ = ∞: uniform argmax)."""
+    ``q(f, 1) = −neg(f)``, ``q(f, 0) = −pos(f)`` (Gumbel-max; λ = ∞: uniform argmax).
+    Inside :func:`dpbench.learners.laws.recording_laws` the law drawn from is appended to
+    the recording (a ``(1, 2|F|)`` log-pmf; the privacy audit composes it)."""
+    recording = recorder()
     if math.isinf(lam):
         scores = np.concatenate([-pos, -neg]).astype(np.float64)  # index b·|F| + f
         scores[~np.concatenate([available, available])] = -np.inf
+        if recording is not None:  # uniform over the maximisers
+            top = scores == scores.max()
+            recording.append(np.where(top, -math.log(top.sum()), -np.inf)[None, :])
         index = uniform_argmax(scores, rng=rng)
     else:
-        index = gumbel_max(selection_logits(pos, neg, available, lam), rng=rng)
+        logits = selection_logits(pos, neg, available, lam)
+        if recording is not None:
+            recording.append((logits - np.logaddexp.reduce(logits))[None, :])
+        index = gumbel_max(logits, rng=rng)
     m = len(pos)
     return index % m, index // m
 

@@ -18,7 +18,7 @@ from typing import ClassVar
 import numpy as np
 
 from dpbench.learners.base import Learner
-from dpbench.learners.logistic_common import DEFAULT_LAM, LinearClassifier, check_lam, unit_ball
+from dpbench.learners.logistic_common import DEFAULT_LAM, LinearClassifier, check_lam, projected
 from dpbench.problems.base import Sample
 from dpbench.registry import register_learner
 
@@ -40,7 +40,7 @@ class SklearnLogReg(Learner):
         yield {}
 
     def fit(self, sample: Sample, *, rng: np.random.Generator) -> LinearClassifier:
-        X, y = unit_ball(sample.X), np.asarray(sample.y)
+        X, y = projected(sample)[0], np.asarray(sample.y)
         if len(np.unique(y)) < 2:  # one class only: the regularised optimum has ⟨θ, x⟩ of that sign
             return LinearClassifier(np.zeros(X.shape[1]))
         from sklearn.linear_model import LogisticRegression  # deferred like decision_tree's: 0.4 s to import

@@ -298,6 +298,18 @@ def poisson_gaussian_epsilon(
     return float(acc.get_epsilon(delta))
 
 
+def _memoised(fn: Callable[[float], float]) -> Callable[[float], float]:
+    """``fn`` with its answers kept per argument (``fn`` deterministic)."""
+    answers: dict[float, float] = {}
+
+    def memo(x: float) -> float:
+        if x not in answers:
+            answers[x] = fn(x)
+        return answers[x]
+
+    return memo
+
+
 def calibrate_noise_multiplier(
     compose: Callable[[float], float],
     *,
@@ -323,6 +335,7 @@ def calibrate_noise_multiplier(
         noise multiplier up to 10¹⁴ meets the target.
     """
     epsilon = check_epsilon(epsilon)
+    compose = _memoised(compose)  # the search asks some points twice; an accountant call can take seconds
     hi = max(float(guess), smallest)
     while not compose(hi) <= epsilon:  # NaN counts as "not met"
         hi *= 4

@@ -9,6 +9,7 @@ sample data and score hypotheses. Parameter names double as results columns.
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
@@ -39,15 +40,26 @@ class Sample:
     y: npt.NDArray
     concept_class: Any = None
     cache: dict = field(default_factory=dict, repr=False, compare=False)
+    #: seconds each cached statistic took to compute (wall clock)
+    cache_seconds: dict = field(default_factory=dict, repr=False, compare=False)
+    #: running total of those seconds over the calls that found the statistic cached
+    reused_seconds: float = field(default=0.0, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.y)
 
     def cached(self, name: str, compute):
-        """``compute()`` once per sample and statistic name."""
-        if name not in self.cache:
-            self.cache[name] = compute()
-        return self.cache[name]
+        """``compute()`` once per sample and statistic name. A call that finds it cached adds
+        the seconds it took to :attr:`reused_seconds`, so a fit can be timed as if it had
+        computed what it reused (``fit_seconds``, :func:`dpbench.experiment.run_batch_cell`):
+        the same whichever cell of a shard computed it first."""
+        if name in self.cache:
+            self.reused_seconds += self.cache_seconds.get(name, 0.0)
+            return self.cache[name]
+        start = time.perf_counter()
+        value = self.cache[name] = compute()
+        self.cache_seconds[name] = time.perf_counter() - start
+        return value
 
     def prefix(self, n: int) -> "Sample":
         """The first ``n`` examples (samples are nested across n)."""

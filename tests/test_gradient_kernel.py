@@ -1,0 +1,111 @@
+"""The compiled full-batch gradient pass of dp_gd (:func:`full_batch_clipped_gradient_sum`)
+and its four-lane margin (:func:`dpbench.learners.lane_dot.lane_dot`): the same bits as the
+scalar pass it replaced, the numpy gradient up to rounding."""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+import pytest
+
+from dpbench.learners.lane_dot import lane_dot
+from dpbench.learners.logistic_common import clipped_gradient_sum, full_batch_clipped_gradient_sum
+
+
+@numba.njit
+def scalar_pass(theta, X, s, x_norms, clip):
+    """The scalar pass of dp_gd before the vectorised one (four interleaved partial sums of
+    the margin, the running sum row by row), kept here as the bit-for-bit reference."""
+    runs, d = theta.shape
+    out = np.zeros((runs, d))
+    for r in range(runs):
+        for i in range(X.shape[0]):
+            m0 = m1 = m2 = m3 = 0.0
+            k = 0
+            while k + 4 <= d:
+                m0 += theta[r, k] * X[i, k]
+                m1 += theta[r, k + 1] * X[i, k + 1]
+                m2 += theta[r, k + 2] * X[i, k + 2]
+                m3 += theta[r, k + 3] * X[i, k + 3]
+                k += 4
+            while k < d:
+                m0 += theta[r, k] * X[i, k]
+                k += 1
+            m = (m0 + m1) + (m2 + m3)
+            c = -s[i] / (1.0 + math.exp(s[i] * m))
+            if clip > 0:
+                c *= min(1.0, clip / max(abs(c) * x_norms[i], 1e-300))
+            for k in range(d):
+                out[r, k] += c * X[i, k]
+    return out
+
+
+@numba.njit
+def sequential_dot(a, b, d):
+    m = 0.0
+    for k in range(d):
+        m += a[k] * b[k]
+    return m
+
+
+@numba.njit
+def lane_dot_of(a, b, d):
+    return lane_dot(a, b, d)
+
+
+def _data(n, d, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    X /= np.linalg.norm(X, axis=1, keepdims=True) * rng.uniform(0.5, 1.5, size=(n, 1))  # some rows outside the ball
+    s = np.where(rng.random(n) < 0.5, -1.0, 1.0)
+    return X, s, np.linalg.norm(X, axis=1), rng.standard_normal((3, d)) * 5
+
+
+@pytest.mark.parametrize("d", [1, 2, 3, 4, 5, 7, 8, 9, 47, 50])
+@pytest.mark.parametrize("clip", [None, 1.0, 0.05])
+def test_gradient_pass_is_the_scalar_pass_bit_for_bit(d, clip):
+    X, s, norms, theta = _data(133, d)  # 133 rows: blocks of 16 and a remainder
+    got = full_batch_clipped_gradient_sum(theta, X, s, norms, clip)
+    want = scalar_pass(theta, X, s, norms, -1.0 if clip is None else clip)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(full_batch_clipped_gradient_sum(theta[1], X, s, norms, clip), want[1])
+    np.testing.assert_allclose(got, clipped_gradient_sum(theta, X, s, norms, clip), rtol=1e-12, atol=1e-12)
+
+
+def test_lane_dot_order_is_the_four_lanes_and_differs_from_a_sequential_sum():
+    """The bit-for-bit check can fail: the lane order is not the sequential order."""
+    rng = np.random.default_rng(1)
+    differs = 0
+    for _ in range(200):
+        a, b = rng.standard_normal(50), rng.standard_normal(50)
+        lanes = [sum((a[k] * b[k] for k in range(l, 48, 4)), 0.0) for l in range(4)]
+        lanes[0] = lanes[0] + a[48] * b[48] + a[49] * b[49]
+        assert lane_dot_of(a, b, 50) == (lanes[0] + lanes[1]) + (lanes[2] + lanes[3])
+        differs += lane_dot_of(a, b, 50) != sequential_dot(a, b, 50)
+    assert differs > 0
+
+
+def test_lane_dot_refuses_strided_arrays():
+    a = np.arange(8.0)
+    with pytest.raises(numba.core.errors.TypingError, match="contiguous 1-D float64"):
+        lane_dot_of(a[::2], a[:4], 4)
+
+
+@pytest.mark.parametrize("d, points, n", [(1, 7, 50), (2, 61, 120), (3, 5, 64), (6, 7, 20), (5, 2, 33), (2, 1, 9)])
+def test_grid_kernel_is_the_generic_kernel_bit_for_bit(d, points, n):
+    """exp_mech_grid's scores by the grid kernel (margins as shared prefixes) are the generic
+    kernel's, bit for bit (a different order of the margin sums would not be)."""
+    from dpbench.learners.exp_mech_grid import ExpMechGrid, grid
+    from dpbench.learners.log_loss_kernel import grid_log_loss_sums, log_loss_sums
+
+    rng = np.random.default_rng(d * 100 + points)
+    X = rng.standard_normal((n, d)) / 2
+    s = np.where(rng.random(n) < 0.5, -1.0, 1.0)
+    learner = ExpMechGrid(epsilon=1.0, points=points, max_candidates=10**6)
+    cands = grid(d, points, learner.radius)
+    np.testing.assert_array_equal(learner.grid_scores(X, s), learner.scores(X, s, cands))
+    if d >= 3:  # the margins summed last coordinate first (for d = 2 the same: a + b = b + a): other bits somewhere
+        flipped = log_loss_sums((s[:, None] * X)[:, ::-1], cands[:, ::-1])
+        assert not np.array_equal(flipped, grid_log_loss_sums(s[:, None] * X, np.linspace(-4, 4, points)))
