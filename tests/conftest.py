@@ -1,4 +1,12 @@
-"""Shared fixtures: a fixed-seed generator, the repository root, a snakemake runner."""
+"""Shared fixtures (a fixed-seed generator, the repository root, a snakemake runner, the
+workflow runs several test files read) and the order the two xdist workers take tests in.
+
+Scheduling (``--dist loadgroup``, pyproject.toml): every test file is one unit of work, as
+under ``--dist loadfile``, except that the tests using one shared run (:data:`SHARED_RUNS`)
+form one unit together, so that run is made once per session, on one worker. The units are
+handed out slowest first (:data:`SLOW_FIRST`), so the two workers finish together instead of
+one starting the 3-minute default run when the other is nearly done.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +20,45 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 TINY_CONFIG = REPO / "tests" / "data" / "tiny.yaml"
+PLUGIN_CONFIG = REPO / "examples" / "plugin" / "config.yaml"
+
+#: session fixtures holding a whole workflow run: every test using one (directly or through
+#: another fixture) is sent to the same worker, which makes the run once
+SHARED_RUNS = ("tiny_run", "plugin_example_run")
+
+#: units of work, slowest first (measured with `CI=true pytest --durations=0`); every other
+#: file follows in collection order
+SLOW_FIRST = (
+    "tests/test_theory_default_run.py",  # the default config, end to end
+    "tests/test_slurm.py",  # waits on a real scheduler (CI; skipped without ../shared): overlaps the CPU-bound units
+    "tiny_run",  # the tiny config end to end, its report, Chromium, a second run, publish
+    "tests/test_shrink.py",  # the shrunk paper grid end to end
+    "tests/test_s3.py",
+    "plugin_example_run",  # examples/plugin/config.yaml end to end
+    "tests/test_outputs.py",
+    "tests/test_plugins.py",
+    "tests/test_plan.py",
+    "tests/test_workflow_e2e.py",
+    "tests/test_docs.py",
+)
+
+
+def _unit(item: pytest.Item) -> str:
+    """The unit of work ``item`` belongs to: the shared run it uses, else its file."""
+    for name in SHARED_RUNS:
+        if name in item.fixturenames:
+            return name
+    return item.nodeid.split("::", 1)[0]
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the xdist_group marks
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    rank = {unit: i for i, unit in enumerate(SLOW_FIRST)}
+    items.sort(key=lambda item: rank.get(_unit(item), len(rank)))  # stable: the rest keep their order
+    if getattr(config.option, "dist", "no") == "loadgroup":
+        for item in items:
+            if not any(item.iter_markers("xdist_group")):
+                item.add_marker(pytest.mark.xdist_group(_unit(item)))
 
 
 @pytest.fixture
@@ -36,8 +83,62 @@ def run_snakemake(workdir: Path, *args: str, configfile: Path = TINY_CONFIG, cor
 @pytest.fixture(scope="session")
 def tiny_run(tmp_path_factory) -> Path:
     """The workflow run once on the tiny config (every experiment), shared by the
-    end-to-end and report tests."""
+    end-to-end, report and publish tests (read only: a test that changes a run makes its own)."""
     workdir = tmp_path_factory.mktemp("e2e_a")
     proc = run_snakemake(workdir)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return workdir
+
+
+@pytest.fixture(scope="session")
+def tiny_report(tiny_run) -> Path:
+    """``snakemake --report`` on :func:`tiny_run`: results/report.html, built once for the
+    tests that check it (tests/test_workflow_e2e.py, tests/test_report.py, tests/test_publish.py)."""
+    proc = run_snakemake(tiny_run, "--report", "results/report.html")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return tiny_run / "results" / "report.html"
+
+
+def declared_outputs(config_file: Path) -> set[str]:
+    """Every file a run of ``config_file`` may write (dpbench.paths), without running it."""
+    import yaml
+
+    from dpbench.config import from_dict
+    from dpbench.paths import DEFAULT_CONFIG, RunPaths, output_root
+
+    config = yaml.safe_load(config_file.read_text())
+    grid = from_dict(config)
+    paths = RunPaths(output_root(grid.output, None if config_file == DEFAULT_CONFIG else config_file))
+    out = {paths.owner, paths.summary_csv, paths.summary_html, paths.summarise_log("theory_summary"),
+           paths.landing_html, paths.summarise_log("report_landing")}
+    for exp, plan in grid.experiments.items():
+        shards = paths.shards(exp, len(plan.shards()))
+        out |= set(shards) | {paths.shard_log(exp, Path(s).stem) for s in shards}
+        out |= set(paths.experiment_outputs(exp)) | {paths.summarise_log(exp)}
+        out |= {files["caption"] for files in paths.figure_files(exp).values()}
+    return out
+
+
+def default_stand_ins() -> dict[str, bytes]:
+    """Stand-ins for a default run's files (the run itself takes minutes): path -> contents."""
+    from dpbench.paths import DEFAULT_CONFIG
+
+    return {name: b"default run: " + name.encode() for name in sorted(declared_outputs(DEFAULT_CONFIG) - {"results/.owner"})}
+
+
+@pytest.fixture(scope="session")
+def plugin_example_run(tmp_path_factory) -> Path:
+    """The README's plugin example (examples/plugin/config.yaml) run once through snakemake,
+    beside :func:`default_stand_ins` and a default run's results/.owner: read by
+    tests/test_outputs.py (the default files are untouched) and tests/test_plugins.py (the
+    plugin learners' results)."""
+    from dpbench.paths import DEFAULT_CONFIG
+
+    workdir = tmp_path_factory.mktemp("plugin_example")
+    for name, content in default_stand_ins().items():
+        (workdir / name).parent.mkdir(parents=True, exist_ok=True)
+        (workdir / name).write_bytes(content)
+    (workdir / "results" / ".owner").write_text(str(DEFAULT_CONFIG) + "\n")
+    proc = run_snakemake(workdir, configfile=PLUGIN_CONFIG)
     assert proc.returncode == 0, proc.stderr[-4000:]
     return workdir

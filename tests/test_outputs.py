@@ -14,11 +14,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from dpbench.config import from_dict
 from dpbench.paths import DEFAULT_CONFIG, OutputClash, RunPaths, check_owner, claim, output_root
-from tests.conftest import REPO, TINY_CONFIG, run_snakemake
-
-PLUGIN_CONFIG = REPO / "examples" / "plugin" / "config.yaml"
+from tests.conftest import PLUGIN_CONFIG, REPO, TINY_CONFIG, declared_outputs, default_stand_ins, run_snakemake
 
 
 def test_output_root_is_derived_from_the_config_file():
@@ -37,44 +34,25 @@ def test_a_directory_belongs_to_one_config(tmp_path):
         check_owner(paths, tmp_path / "b" / "x.yaml", tmp_path)
 
 
-def _declared_outputs(config_file: Path) -> set[str]:
-    """Every file a run of ``config_file`` may write (dpbench.paths), without running it."""
-    config = yaml.safe_load(config_file.read_text())
-    grid = from_dict(config)
-    paths = RunPaths(output_root(grid.output, None if config_file == DEFAULT_CONFIG else config_file))
-    out = {paths.owner, paths.summary_csv, paths.summary_html, paths.summarise_log("theory_summary"),
-           paths.landing_html, paths.summarise_log("report_landing")}
-    for exp, plan in grid.experiments.items():
-        shards = paths.shards(exp, len(plan.shards()))
-        out |= set(shards) | {paths.shard_log(exp, Path(s).stem) for s in shards}
-        out |= set(paths.experiment_outputs(exp)) | {paths.summarise_log(exp)}
-        out |= {files["caption"] for files in paths.figure_files(exp).values()}
-    return out
-
-
 def test_default_and_plugin_example_share_no_file():
-    default, plugin = _declared_outputs(DEFAULT_CONFIG), _declared_outputs(PLUGIN_CONFIG)
+    default, plugin = declared_outputs(DEFAULT_CONFIG), declared_outputs(PLUGIN_CONFIG)
     assert "results/conjunctions.parquet" in default and "results/plugin/conjunctions.parquet" in plugin
     assert not default & plugin
 
 
 @pytest.mark.slow
-def test_plugin_example_leaves_default_results_untouched(tmp_path):
+def test_plugin_example_leaves_default_results_untouched(plugin_example_run):
     """A default run's files are in place (stand-ins: the run itself takes minutes); the
-    README's plugin example runs beside them, writes only under results/plugin/, and the
-    default config then still sees its own directory (a dry run, no clash)."""
-    default_files = sorted(_declared_outputs(DEFAULT_CONFIG) - {"results/.owner"})
-    for name in default_files:
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_bytes(b"default run: " + name.encode())
-    (tmp_path / "results" / ".owner").write_text(str(DEFAULT_CONFIG) + "\n")
-    proc = run_snakemake(tmp_path, configfile=PLUGIN_CONFIG)
-    assert proc.returncode == 0, proc.stderr[-4000:]
+    README's plugin example runs beside them (tests/conftest.py, the run shared with
+    tests/test_plugins.py), writes only under results/plugin/, and the default config then
+    still sees its own directory (a dry run, no clash)."""
+    tmp_path = plugin_example_run
+    default_files = sorted(default_stand_ins())
     for name in default_files:
         assert (tmp_path / name).read_bytes() == b"default run: " + name.encode(), name
     assert (tmp_path / "results" / "plugin" / "conjunctions.parquet").stat().st_size > 0
     written = {p.relative_to(tmp_path).as_posix() for p in (tmp_path / "results").rglob("*") if p.is_file()}
-    assert written - set(default_files) <= _declared_outputs(PLUGIN_CONFIG) | {"results/.owner"}
+    assert written - set(default_files) <= declared_outputs(PLUGIN_CONFIG) | {"results/.owner"}
     # the other order: a run of the default config here is not stopped by the plugin's files
     dry = subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(tmp_path),
                           "--configfile", str(DEFAULT_CONFIG), "-n", "--cores", "1"],

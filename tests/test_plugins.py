@@ -16,7 +16,7 @@ import pytest
 
 from dpbench import registry
 from dpbench.config import ConfigError, from_dict
-from tests.conftest import REPO, run_snakemake
+from tests.conftest import REPO
 
 PLUGIN_SOURCE = textwrap.dedent(
     '''
@@ -120,17 +120,17 @@ def test_plugin_with_a_catalogue_name_is_refused(tmp_path, monkeypatch, clean_re
 
 # --------------------------------------------------------------------------- end to end
 
-EXAMPLE_CONFIG = REPO / "examples" / "plugin" / "config.yaml"
+@pytest.fixture(scope="session")
+def example_plugin_installed() -> None:
+    pytest.importorskip("dpbench_noisy_max", reason="example plugin not installed (uv pip install -e examples/plugin)")
 
 
 @pytest.mark.slow
-def test_example_plugin_runs_end_to_end(tmp_path):
-    """examples/plugin/config.yaml through snakemake: the plugin learners are in the
-    Parquet, the theory CSV and the figures' legends, beside the catalogue learners."""
-    pytest.importorskip("dpbench_noisy_max", reason="example plugin not installed (uv pip install -e examples/plugin)")
-    proc = run_snakemake(tmp_path, configfile=EXAMPLE_CONFIG)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    results = tmp_path / "results" / "plugin"  # its own output directory (dpbench.paths)
+def test_example_plugin_runs_end_to_end(example_plugin_installed, plugin_example_run):
+    """examples/plugin/config.yaml through snakemake (tests/conftest.py's run, shared with
+    tests/test_outputs.py): the plugin learners are in the Parquet, the theory CSV and the
+    figures' legends, beside the catalogue learners."""
+    results = plugin_example_run / "results" / "plugin"  # its own output directory (dpbench.paths)
     df = pd.read_parquet(results / "conjunctions.parquet")
     assert set(df["learner"]) == {"elimination", "erm", "exp_mech_erm", "kconj_erm", "kconj_noisy_max"}
     private = df[df["learner"] == "kconj_noisy_max"]

@@ -3,14 +3,12 @@ commit and config they came from (issue 22)."""
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from dpbench.cli import main
 from dpbench.config import load
 from dpbench.publish import expected_files
-from tests.conftest import TINY_CONFIG, run_snakemake
+from tests.conftest import TINY_CONFIG
 
 
 def _fake_run(root, experiments):
@@ -53,15 +51,11 @@ def test_an_incomplete_run_is_refused_and_nothing_is_written(tmp_path, capsys):
 
 
 @pytest.mark.slow
-def test_publish_a_real_run_of_the_tiny_config(tmp_path):
-    """The tiny config through snakemake, its report, then publish: the real figures."""
-    proc = run_snakemake(tmp_path)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    proc = run_snakemake(tmp_path, "--report", "report.html")
-    assert proc.returncode == 0, proc.stderr[-3000:]
+def test_publish_a_real_run_of_the_tiny_config(tiny_run, tiny_report, tmp_path):
+    """The tiny config through snakemake, its report, then publish: the real figures (the run
+    and its report are tests/conftest.py's, shared with the other end-to-end tests)."""
     out = tmp_path / "published"
-    assert main(["publish", str(tmp_path / "results"), "--config", str(TINY_CONFIG), "--out", str(out), "--report", str(tmp_path / "report.html")]) == 0
+    assert main(["publish", str(tiny_run / "results"), "--config", str(TINY_CONFIG), "--out", str(out), "--report", str(tiny_report)]) == 0
     pngs = sorted(out.glob("figures/*.png"))
     assert pngs and all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs)
     assert (out / "report.html").stat().st_size > 10_000
-    shutil.rmtree(tmp_path / "results")

@@ -14,8 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_snakemake
-
 pytestmark = pytest.mark.slow
 
 BROWSERS = ("chromium-headless-shell", "chromium", "chromium-browser", "google-chrome")
@@ -87,10 +85,8 @@ def _fits(measure: dict) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def report(tiny_run) -> Path:
-    proc = run_snakemake(tiny_run, "--report", "results/report.html")
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return tiny_run / "results" / "report.html"
+def report(tiny_report) -> Path:
+    return tiny_report  # tests/conftest.py: the tiny run's report, built once
 
 
 def test_landing_page_shows_the_summary_table_and_it_fits(report):

@@ -86,12 +86,11 @@ def test_rerun_does_nothing(first_run):
     assert "Nothing to be done" in proc.stdout + proc.stderr
 
 
-def test_report_renders(first_run):
-    """The report builds, every caption is valid reStructuredText (no Docutils system
-    message), it opens on the list of experiments, and every theory table is in it."""
-    proc = run_snakemake(first_run, "--report", "results/report.html")
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    html = (first_run / "results" / "report.html").read_text()
+def test_report_renders(tiny_report):
+    """The report builds (the fixture checks snakemake's exit status), every caption is valid
+    reStructuredText (no Docutils system message), it opens on the list of experiments, and
+    every theory table is in it."""
+    html = tiny_report.read_text()
     assert len(html) > 10_000
     assert "system-message" not in html and "System Message" not in html
     assert "Experiments (the name opens all its results" in html
