@@ -10,6 +10,7 @@ A learner without an end-to-end audit must be listed here, with the reason.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -180,9 +181,19 @@ def _lambda_times_in_the_covering_loop(monkeypatch, factor: float, where: str) -
         monkeypatch.setattr(privdl, where, lambda pos, neg, available, lam: original(pos, neg, available, factor * lam))
 
 
+def _eta_times_in_the_shadow_update(monkeypatch, factor: float, where: str) -> None:
+    """``factor`` × η inside DP-Winnow's own loop: the shadow update ``log w += η g`` that
+    ``run_dp_winnow`` (all three DP-Winnow learners) calls at every firing."""
+    from dpbench.learners import dp_winnow
+
+    original = getattr(dp_winnow, where)
+    monkeypatch.setattr(dp_winnow, where, lambda logw, g, eta: original(logw, g, factor * eta))
+
+
 INSIDE = [("private_rwm", "run_hedge"), ("private_rwm", "weight_table"), ("linear_learner", "run_hedge"),
           ("private_rwm_tight", "weight_table"), ("private_mw_001", "run_hedge"),
-          ("privdl", "exp_mech_select"), ("privdl", "selection_logits"), ("privdl_composition", "exp_mech_select")]
+          ("privdl", "exp_mech_select"), ("privdl", "selection_logits"), ("privdl_composition", "exp_mech_select"),
+          ("dp_winnow", "_shadow_update"), ("dp_winnow_batched", "_shadow_update"), ("dp_winnow_batched_tight", "_shadow_update")]
 
 
 @pytest.mark.parametrize("name, where", INSIDE)
@@ -191,16 +202,18 @@ def test_a_miscalibration_inside_the_learners_code_is_a_violation(name, where, m
     own code records as it draws (not from a formula beside the sampler): the error the audit's
     broken copy makes through ``eta()``/``lam()`` (the smallest power of 2 whose exact ε clears
     the claim: x2 where the analysis is tight, x8 for private_rwm and linear_learner, x128 for
-    privdl), patched instead deep inside the learner (η in ``run_hedge`` or the kernel's
-    weight table; λ in the covering loop or its logits), turns the correct row into a ``violation`` by its exact value; the
+    privdl; DP-Winnow's release-audit factor), patched instead deep inside the learner (η in ``run_hedge`` or the kernel's
+    weight table; λ in the covering loop or its logits; η in DP-Winnow's shadow update), turns the correct row into a ``violation`` by its exact value; the
     unpatched audit passes that check."""
     eps, delta = default_claim(name)
     clean = cases_for(name, epsilon=eps, delta=delta)
-    factor = float(clean[1].note.split(" x", 1)[1].split(",", 1)[0])  # "broken: eta x8, the smallest ..."
+    factor = float(re.match(r"broken: (?:eta|lambda) x([0-9.]+)", clean[1].note)[1])  # "broken: eta x8, the smallest ..."
     broken_exact = clean[1].exact()
     assert clean[0].exact() <= eps < broken_exact
     if where in ("run_hedge", "weight_table"):
         _eta_times_inside_hedge(monkeypatch, factor, where)
+    elif where == "_shadow_update":
+        _eta_times_in_the_shadow_update(monkeypatch, factor, where)
     else:
         _lambda_times_in_the_covering_loop(monkeypatch, factor, where)
     correct = cases_for(name, epsilon=eps, delta=delta)[0]

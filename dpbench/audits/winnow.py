@@ -59,7 +59,8 @@ from scipy import stats
 from dpbench.audit import AuditCase
 from dpbench.audits import SMALL_PURE_EPSILON, VECTORISED, register_audit
 from dpbench.learners.dp_winnow import calibrate
-from dpbench.mechanisms.exact import epsilon_for_delta
+from dpbench.learners.laws import recording_laws
+from dpbench.mechanisms.exact import epsilon_for_delta, product_law_epsilon
 
 #: The default grid's private stream (config.yaml, halfspaces_online sweep 1).
 STREAM = {"n_features": 2, "rho": 1.0, "T": 10**6, "beta": 0.1}
@@ -275,6 +276,55 @@ def release_horizon(learner) -> int:
     raise ValueError(f"{learner.name}: its firing cap is out of an end-to-end run's reach (M = {p.M}, L = {p.threshold:.3g})")
 
 
+def recorded_release_laws(learner, stream) -> np.ndarray:
+    """``(draws, N)`` log-laws of every exponential-mechanism draw ``learner.run`` makes on
+    ``stream``, as its own ``_draw_released`` computed them at the draw
+    (:mod:`dpbench.learners.laws`). Two runs with different seeds must record the same laws
+    (on :func:`release_pair` the firing rounds and the cached examples do not depend on the
+    draws), else the product composition would not be the output's law: ``ValueError``."""
+    records = []
+    for seed in (0, 1):
+        with recording_laws() as laws:
+            learner.run(stream, rng=np.random.default_rng(seed))
+        if not laws:
+            raise ValueError(f"{type(learner).__name__} recorded no release laws on the audit pair")
+        records.append(np.concatenate(laws))
+    if records[0].shape != records[1].shape or not np.array_equal(records[0], records[1]):
+        raise ValueError(f"{type(learner).__name__}'s release laws depend on its own draws on the audit pair: its output law is not a product")
+    return records[0]
+
+
+def release_laws_epsilon(logp: np.ndarray, logq: np.ndarray, delta: float) -> float:
+    """Exact ε(δ) of the product of the recorded draws' laws (row t: draw t's log-pmf on D and
+    on D′). Draws with one law pair are grouped: m iid draws over N = 2 outcomes are, by
+    sufficiency of their counts, ``Bin(m, p)`` vs ``Bin(m, q)``, so each group is one round
+    of :func:`~dpbench.mechanisms.exact.product_law_epsilon` (groups padded with impossible
+    outcomes to one width); the composition over groups is exact (beyond
+    :data:`~dpbench.mechanisms.exact.MAX_SUPPORT` outcomes, a PLD upper bound within ~1e-4 per group).
+    Draws whose two laws agree add no loss and are dropped."""
+    if logp.shape != logq.shape or logp.shape[1] != 2:
+        raise ValueError(f"release laws over N = 2 coordinates on both sides expected, got {logp.shape} and {logq.shape}")
+    pairs, counts = np.unique(np.c_[logp, logq], axis=0, return_counts=True)
+    rounds = []
+    for (lp0, _, lq0, _), m in zip(pairs, counts):
+        if lp0 != lq0:  # draws with one law on both sides add no loss
+            k = np.arange(m + 1)
+            rounds.append((stats.binom.logpmf(k, m, math.exp(lp0)), stats.binom.logpmf(k, m, math.exp(lq0))))
+    if not rounds:
+        return 0.0
+    if len(rounds) == 1:  # one group (the audit pair): its pair's ε(δ) directly, at any support size
+        return float(epsilon_for_delta(*rounds[0], delta))
+    width = max(len(r[0]) for r in rounds)
+    pad = lambda x: np.r_[x, np.full(width - len(x), -np.inf)]  # noqa: E731
+    return product_law_epsilon(np.array([pad(r[0]) for r in rounds]), np.array([pad(r[1]) for r in rounds]), delta)
+
+
+def release_exact(learner, pair, delta: float) -> float:
+    """Exact ε(δ) of ``learner``'s releases on ``pair``: the product of the laws its own code
+    drew from on each side (:func:`recorded_release_laws`, :func:`release_laws_epsilon`)."""
+    return release_laws_epsilon(recorded_release_laws(learner, pair[0]), recorded_release_laws(learner, pair[1]), delta)
+
+
 def release_cases(learner: str, *, epsilon: float, delta: float) -> list[AuditCase]:
     """``[correct, broken]``: the whole learner (``run``) on :func:`release_pair` at its
     recorded (ε, δ), on a stream long enough to reach its cap; statistic: the released draws
@@ -313,8 +363,8 @@ def release_cases(learner: str, *, epsilon: float, delta: float) -> list[AuditCa
                 out[i] = d["released_draws"][0]
             return out
 
-        def exact(eta=p.eta, draws=draws) -> float:
-            return ReleaseSwapFamily(draws).epsilon(2 * eta, g.delta)
+        def exact(copy=copy) -> float:
+            return release_exact(copy, pair, g.delta)
 
         cases.append(AuditCase(
             learner=learner, variant=variant, epsilon=g.epsilon, delta=g.delta, neighbours="replace-one",
