@@ -397,22 +397,51 @@ def exact_exceeds(row: dict, tolerance: float = 1e-9) -> bool:
     return math.isfinite(exact) and exact > float(row["epsilon_claimed"]) * (1 + tolerance)
 
 
+def bound_exceeds_exact(row: dict, tolerance: float = 1e-6) -> bool:
+    """The row's sampled lower bound exceeds its exact ε(δ) (relative ``tolerance``: the
+    exact values are bisected to ~1e-9, or PLD upper bounds). The bound is valid for the law
+    the code samples from, so this is evidence that the exact value is not that law's."""
+    exact = float(row["epsilon_exact"])
+    return math.isfinite(exact) and float(row["epsilon_lower_bound"]) > exact * (1 + tolerance) + tolerance
+
+
+def exact_mismatch_note(row: dict) -> str:
+    """The finding :func:`judge` adds to a row whose sampled bound exceeds its exact ε, with
+    the chance that a correct row shows it at the row's own confidence c: each lower bound
+    is valid with probability ≥ 2c − 1 (two one-sided Clopper–Pearson bounds at c), so a
+    false alarm has probability ≤ 2(1 − c) (2e-3 at the workflow's and the CLI's 0.999)."""
+    confidence = float(row.get("confidence", math.nan))
+    chance = f" (a correct row shows this with probability <= {2 * (1 - confidence):.2g} at confidence {confidence:g})" \
+        if math.isfinite(confidence) else ""
+    return (f"sampled bound exceeds the exact ε: the code does not draw from the law the exact value describes "
+            f"(bound {float(row['epsilon_lower_bound']):.4g} > exact {float(row['epsilon_exact']):.4g}){chance}")
+
+
 def judge(rows: list[dict]) -> list[dict]:
     """Set ``verdict`` on the rows of one audit (its ``correct`` and ``broken`` rows):
     ``violation`` if the correct copy is refuted (its lower bound, or its exact ε(δ), above
-    the claim); else ``pass`` only if every broken copy is caught **by sampling** (its
-    sampled lower bound above the claim: the runs alone could have failed the learner);
-    else ``no_power`` (no broken copy, or one caught only by its exact ε, which is computed
-    from the audit's own parameters and so cannot judge the sampled code)."""
+    the claim) or if **any** row's sampled lower bound exceeds its exact ε(δ)
+    (:func:`bound_exceeds_exact`: the exact value is not the law of the code that ran, so
+    neither it nor a pass built on it can be trusted; the row's note says so,
+    :func:`exact_mismatch_note`); else ``pass`` only if every broken copy is caught **by
+    sampling** (its sampled lower bound above the claim: the runs alone could have failed
+    the learner); else ``no_power`` (no broken copy, or one caught only by its exact ε,
+    which is computed from the audit's own parameters and so cannot judge the sampled code)."""
     correct = [r for r in rows if r["variant"] == "correct"]
     broken = [r for r in rows if r["variant"] != "correct"]
-    if any(refuted(r) for r in correct):
+    if any(refuted(r) for r in correct) or any(bound_exceeds_exact(r) for r in rows):
         verdict = VIOLATION
     elif not broken or not all(caught_by_sampling(r) for r in broken):
         verdict = NO_POWER
     else:
         verdict = PASS
-    return [{**r, "verdict": verdict} for r in rows]
+
+    def noted(r: dict) -> dict:
+        if not bound_exceeds_exact(r):
+            return r
+        return {**r, "note": "; ".join(part for part in (r.get("note", ""), exact_mismatch_note(r)) if part)}
+
+    return [{**noted(r), "verdict": verdict} for r in rows]
 
 
 def no_power_reason(rows: list[dict]) -> str:

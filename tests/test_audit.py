@@ -180,6 +180,35 @@ def test_judge_can_say_each_verdict():
     assert judge([row("correct", 0.5), row("broken", 0.9, 1.5)])[0]["verdict"] == "no_power"
     assert judge([row("correct", 0.5, 0.9), row("broken", 1.1, 1.5)])[0]["verdict"] == "pass"
     assert judge([row("correct", 0.5)])[0]["verdict"] == "no_power"
+    # a sampled bound above the exact value: the exact value is not the sampled code's law
+    mismatch = judge([{**row("correct", 0.5, 0.4), "note": "n", "confidence": 0.999}, row("broken", 1.1, 1.5)])
+    assert [r["verdict"] for r in mismatch] == ["violation"] * 2
+    assert "sampled bound exceeds the exact ε" in mismatch[0]["note"] and "probability <= 0.002" in mismatch[0]["note"]
+    assert "note" not in mismatch[1]
+    assert judge([row("correct", 0.5, 0.9), row("broken", 1.6, 1.5)])[0]["verdict"] == "violation"
+
+
+def test_a_bound_above_the_exact_value_is_a_violation():
+    """The reviewer's defect re-created: the broken DP-Winnow copy's exact value computed as a
+    formula of the *correct* calibration (beside the sampler, blind to the η error the copy
+    runs with). Its sampled bound exceeds that "exact" value and the audit is a violation;
+    with exact from the copy's own recorded laws it passes (no false alarm at 0.999)."""
+    import dataclasses
+
+    from dpbench import registry
+    from dpbench.audits.winnow import ReleaseSwapFamily, release_horizon, release_pair
+
+    correct, broken = cases_for("dp_winnow_batched", epsilon=1.0, delta=1e-6)[:2]
+    learner = registry.learner("dp_winnow_batched")(epsilon=1.0, delta=1e-6)
+    p = learner.calibrate(release_pair(release_horizon(learner))[0])
+    formula = dataclasses.replace(broken, exact=lambda: ReleaseSwapFamily(p.M * p.K).epsilon(2 * p.eta, 1e-6))
+    honest = run_cases([correct, broken], runs=200, confidence=0.999, seed=0)
+    assert [r["verdict"] for r in honest] == ["pass", "pass"], honest
+    assert all("sampled bound exceeds" not in r["note"] for r in honest)
+    rows = run_cases([correct, formula], runs=200, confidence=0.999, seed=0)
+    assert rows[1]["epsilon_lower_bound"] > rows[1]["epsilon_exact"] == pytest.approx(honest[0]["epsilon_exact"])
+    assert [r["verdict"] for r in rows] == ["violation", "violation"]
+    assert "sampled bound exceeds the exact ε: the code does not draw from the law the exact value describes" in rows[1]["note"]
 
 
 def test_gdp_bound_is_tight_and_valid_for_a_gaussian_shift():
