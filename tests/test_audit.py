@@ -417,3 +417,24 @@ def test_the_runs_the_docs_quote_for_the_hedge_bound():
     assert eta * math.sqrt(T_AUDIT) == pytest.approx(0.05, abs=0.005)
     assert 1.5e5 < family.runs_for(eta, 0.8, 1e-6, 0.999) < 3e5
     assert family.runs_for(PrivateRWMTight(epsilon=1.0, delta=1e-6).eta(T_AUDIT, 2), 0.8, 1e-6, 0.999) < 2e4
+
+
+def test_dp_winnow_rows_say_their_claim_is_audit_only():
+    """The source rule is audited at ε = 400, which no workflow cell claims: each of its rows
+    says so, with the cap at ε = 1 (from its own calibration) that rules out a row there."""
+    from dpbench.audits.winnow import SOURCE_CLAIM, STREAM
+    from dpbench.learners.dp_winnow import calibrate
+
+    cases = cases_for("dp_winnow", epsilon=SOURCE_CLAIM, delta=1e-6)
+    at_one = calibrate(epsilon=1.0, delta=1e-6, accountant="advanced", update="first", **STREAM)
+    assert all(c.note.startswith(f"audit-only claim eps={SOURCE_CLAIM:g}") and f"cap is M={at_one.M} firings" in c.note for c in cases)
+    assert not any("audit-only" in c.note for c in cases_for("dp_winnow_batched", epsilon=1.0, delta=1e-6))
+
+
+@pytest.mark.parametrize("name", ["privdl", "privdl_composition"])
+def test_privdl_rows_call_their_slack_the_pairs(name):
+    """The privdl pair's differing example is covered in round 1: its claim/exact is this
+    pair's slack, not shown to be the set-cover analysis's (the notes say so)."""
+    correct, broken = cases_for(name, epsilon=1.0, delta=1e-6)
+    assert "this pair's slack" in correct.note and "this pair's slack" in broken.note
+    assert "the analysis's slack" not in correct.note + broken.note

@@ -130,10 +130,13 @@ def hedge_exact(learner, delta: float) -> float:
     return product_law_epsilon(recorded_laws(learner, d), recorded_laws(learner, d_prime), delta)
 
 
-def smallest_broken_factor(exact_at: Callable[[float], float], claim: float, what: str) -> tuple[float, str]:
+def smallest_broken_factor(exact_at: Callable[[float], float], claim: float, what: str,
+                           slack_of: str = "the analysis's") -> tuple[float, str]:
     """The smallest power-of-two error ``f`` (2, 4, 8, …) of a calibration parameter whose
     exact ε(δ) ``exact_at(f)`` is at least :data:`RESOLVABLE` × ``claim``, and the note that
-    says which and why (``exact_at(1)``: the correct copy's; ``what``: the parameter)."""
+    says which and why (``exact_at(1)``: the correct copy's; ``what``: the parameter;
+    ``slack_of``: whose slack claim/exact is — "this pair's" where the pair is not shown to
+    be the analysis's worst case)."""
     correct = exact_at(1.0)
     factor, tried = 1.0, []
     while not tried or tried[-1][1] < RESOLVABLE * claim:
@@ -143,7 +146,7 @@ def smallest_broken_factor(exact_at: Callable[[float], float], claim: float, wha
         tried.append((factor, exact_at(factor)))
     why = (f"broken: {what} x{factor:g}, the smallest power-of-2 error whose exact eps ({tried[-1][1]:.3g}) is >= "
            f"{RESOLVABLE:g} x the claim {claim:g}")
-    slack = f"the analysis's slack claim/exact = {claim / correct:.3g}" if correct > 0 else "the correct copy's exact eps is 0"
+    slack = f"{slack_of} slack claim/exact = {claim / correct:.3g}" if correct > 0 else "the correct copy's exact eps is 0"
     if len(tried) > 1:
         f, e = tried[-2]
         why += (f" (x{f:g}: exact {e:.3g}, " + ("within the claim" if e <= claim else "above the claim by less than a sampled "

@@ -11,16 +11,21 @@ shadow update's, so each of the M releases at firings draws K times from ``σ(±
 statistic (the learner's ``released_draws`` diagnostic, coordinate 0) is ``Bin(MK, σ(2η))``
 vs ``Bin(MK, σ(−2η))``, each draw the 4η-bounded-range step the claim composes. The lower
 bound is a Clopper–Pearson bound on the pooled favoured draws of all runs within that
-binomial family (:class:`ReleaseSwapFamily`, checked by a χ² fit on every audit); the exact
-ε(δ) is the same pair at the learner's own (η, K, M). Broken copies: η × the factor of
+binomial family (:class:`ReleaseSwapFamily`, checked by a χ² fit on every audit). The exact
+ε(δ) is composed from the laws the learner's own code draws from: ``_draw_released`` records
+the law of each release's K draws (:mod:`dpbench.learners.laws`) as ``run`` makes it, on each
+side, and :func:`release_laws_epsilon` composes them exactly — so an η error anywhere in the
+learner (its shadow update, its calibration) moves the exact value, and a sampled bound
+above it is a finding (:func:`dpbench.audit.judge`). Broken copies: η × the factor of
 :data:`RELEASE_BROKEN_ETA` (a rate error of the EM layer), claiming the same (ε, δ); each
 row's note names the smallest integer error whose exact ε exceeds the claim (the
 analysis's slack on the pair: both sides' sparse vectors see the same queries, so the SV
 half of the budget is unused, and advanced composition is loose).
 
 The source rule's cap is ≈ 2·10⁶ firings at ε = 1, so ``dp_winnow`` is audited at
-:data:`SOURCE_CLAIM` = 400, where M ≈ 93 firings fit in ≈ 8·10³ rounds; the batched rules
-(M = 6) are audited at ε = 1.
+:data:`SOURCE_CLAIM` = 400, where M ≈ 93 firings fit in ≈ 8·10³ rounds — an audit-only claim
+that no workflow cell makes, and its rows say so (:func:`audit_only_note`, with the cap at
+ε = 1 that rules out a row there); the batched rules (M = 6) are audited at ε = 1.
 
 Component. Each AboveThreshold instance is pure ε₀-DP and its loss is attained by events
 of probability a few per cent, so its 2× error is visible with ~10⁶–10⁷ runs.
@@ -329,8 +334,9 @@ def release_cases(learner: str, *, epsilon: float, delta: float) -> list[AuditCa
     """``[correct, broken]``: the whole learner (``run``) on :func:`release_pair` at its
     recorded (ε, δ), on a stream long enough to reach its cap; statistic: the released draws
     of coordinate 0 over the releases made at firings (``released_draws``). Lower bound: the
-    Bin(MK, σ(±η′)) family's pooled Clopper–Pearson bound (:class:`ReleaseSwapFamily`); exact: the same
-    pair at the learner's own η, K, M (its ``calibrate``, which ``run`` uses). Broken copy: η ×
+    Bin(MK, σ(±η′)) family's pooled Clopper–Pearson bound (:class:`ReleaseSwapFamily`); exact: the
+    product of the release laws the copy's own ``run`` records on each side
+    (:func:`release_exact`). Broken copy: η ×
     ``RELEASE_BROKEN_ETA`` (a calibration error of the EM layer), claiming the same (ε, δ)."""
     from dpbench import registry
 
@@ -384,9 +390,30 @@ def release_cases(learner: str, *, epsilon: float, delta: float) -> list[AuditCa
     return cases
 
 
+#: the claim the workflow's DP-Winnow cells make that :func:`audit_only_note` measures the source rule at
+WORKFLOW_CLAIM = 1.0
+
+
+def audit_only_note(epsilon: float, delta: float) -> str:
+    """Why the source rule's rows are at an audit-only claim (generated from its calibration):
+    at :data:`WORKFLOW_CLAIM` on the default grid's stream its cap M and threshold L make a
+    run that reaches the cap ≈ M·L rounds per side, which neither an end-to-end row nor an
+    exact value from the laws the learner records (they are recorded by running it to the
+    cap on :func:`release_pair`) can afford."""
+    at_one = calibrate(epsilon=WORKFLOW_CLAIM, delta=delta, accountant="advanced", update="first", **STREAM)
+    return (f"audit-only claim eps={epsilon:g} (no workflow cell claims it; chosen so that a run reaches the firing cap): "
+            f"at eps={WORKFLOW_CLAIM:g} the cap is M={at_one.M} firings of L={at_one.threshold:.3g} rounds "
+            f"(N=2, rho=1, T=1e6 calibration), a run of at least ~{at_one.M * at_one.threshold:.2g} rounds per side to reach it (L grows with T), "
+            f"so no row at eps={WORKFLOW_CLAIM:g} (end to end, or exact from the recorded laws) is affordable")
+
+
 @register_audit("dp_winnow", epsilon=SOURCE_CLAIM, runs=200_000, cost=_cost("dp_winnow"))
 def dp_winnow_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
-    return release_cases("dp_winnow", epsilon=epsilon, delta=delta) + sparse_vector_cases("dp_winnow", epsilon=epsilon, delta=delta)
+    cases = release_cases("dp_winnow", epsilon=epsilon, delta=delta) + sparse_vector_cases("dp_winnow", epsilon=epsilon, delta=delta)
+    if epsilon != SOURCE_CLAIM:
+        return cases
+    why = audit_only_note(epsilon, delta)
+    return [dataclasses.replace(c, note=f"{why}; {c.note}" if c.note else why) for c in cases]
 
 
 @register_audit("dp_winnow_batched", runs=RUNS, cost=_cost("dp_winnow_batched"))
