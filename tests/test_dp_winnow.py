@@ -326,3 +326,24 @@ def test_release_family_matches_the_learner_and_rejects_another_form():
     eta = float(case.instance.split("eta=")[1].split()[0])
     half = [rng.binomial(n // 2, 1 / (1 + np.exp(-s * 2 * eta)), 200) + n // 4 for s in (1, -1)]
     assert not family.fit(*half)[0]
+
+
+def test_the_release_laws_are_recorded_where_the_learner_draws_them():
+    """Inside ``recording_laws`` every release's K draws record the law they are made from
+    (``(K, N)`` rows of ``log(w/Σw)``), the compiled loop and the reference alike; the run's
+    results are the same inside and outside the block (the hook only reads the law)."""
+    from dpbench.audits.winnow import release_horizon, release_pair
+    from dpbench.learners.laws import recording_laws
+
+    learner = DPWinnowBatched(epsilon=1.0, delta=1e-6)
+    stream = release_pair(release_horizon(learner))[0]
+    plain = learner.run(stream, rng=np.random.default_rng(2))
+    with recording_laws() as laws:
+        recorded = learner.run(stream, rng=np.random.default_rng(2))
+    with recording_laws() as reference_laws:
+        learner._reference_run(stream, rng=np.random.default_rng(2))
+    p = learner.calibrate(stream)
+    assert recorded.diagnostics == plain.diagnostics and np.array_equal(recorded.mistakes, plain.mistakes)
+    assert len(laws) == plain.diagnostics["firings"] + 1 and all(law.shape == (p.K, 2) for law in laws)
+    assert np.array_equal(np.concatenate(laws), np.concatenate(reference_laws))
+    assert np.allclose(np.exp(laws[0]), 0.5) and np.allclose(np.exp(laws[-1][0]), 1 / (1 + np.exp([-2 * p.eta, 2 * p.eta])))

@@ -58,3 +58,20 @@ def test_beyond_the_support_cap_the_pld_takes_over(monkeypatch):
     monkeypatch.setattr(exact, "MAX_SUPPORT", 8)
     approx = product_law_epsilon(logp, logq, 1e-3)
     assert truth - 1e-9 <= approx <= truth + 8 * 1e-4 + 1e-6
+
+
+def test_grouped_release_draws_compose_as_the_draws_do():
+    """DP-Winnow's recorded draws grouped into binomials (audits.winnow.release_laws_epsilon)
+    give the ε(δ) of composing the draws one by one; identical-law draws add nothing."""
+    from dpbench.audits.winnow import release_laws_epsilon
+
+    def rows(p, m):
+        return np.tile(np.log([p, 1 - p]), (m, 1))
+
+    logp = np.r_[rows(0.5, 5), rows(0.7, 4), rows(0.6, 3)]
+    logq = np.r_[rows(0.5, 5), rows(0.3, 4), rows(0.45, 3)]
+    for delta in (1e-6, 1e-2, 0.2):
+        assert release_laws_epsilon(logp, logq, delta) == pytest.approx(product_law_epsilon(logp, logq, delta), rel=1e-9, abs=1e-12)
+    assert release_laws_epsilon(logp[:5], logq[:5], 1e-6) == 0.0
+    one = release_laws_epsilon(logp[5:9], logq[5:9], 1e-6)  # one group: its binomial pair directly
+    assert one == pytest.approx(product_law_epsilon(logp[5:9], logq[5:9], 1e-6), rel=1e-9)
