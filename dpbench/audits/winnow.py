@@ -241,7 +241,9 @@ RELEASE_SECONDS = {"dp_winnow": 1.5e-2, "dp_winnow_batched": 1.1e-2, "dp_winnow_
 
 
 def _cost(name: str):
-    return lambda n: 2 * RELEASE_SECONDS[name] * (min(n, CORRECT_RUNS) + min(n, RELEASE_RUNS[name])) + VECTORISED * n
+    """Seconds of the audit at ``n`` runs: the two copies' capped runs per side, plus the 4
+    runs per copy that record its release laws for the exact value (two seeds × two sides)."""
+    return lambda n: 2 * RELEASE_SECONDS[name] * (min(n, CORRECT_RUNS) + min(n, RELEASE_RUNS[name]) + 4) + VECTORISED * n
 
 
 def release_pair(T: int):
