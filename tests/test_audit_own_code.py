@@ -207,7 +207,7 @@ def test_a_miscalibration_inside_the_learners_code_is_a_violation(name, where, m
     unpatched audit passes that check."""
     eps, delta = default_claim(name)
     clean = cases_for(name, epsilon=eps, delta=delta)
-    factor = float(re.match(r"broken: (?:eta|lambda) x([0-9.]+)", clean[1].note)[1])  # "broken: eta x8, the smallest ..."
+    factor = float(re.search(r"broken: (?:eta|lambda) x([0-9.]+)", clean[1].note)[1])  # "broken: eta x8, the smallest ..."
     broken_exact = clean[1].exact()
     assert clean[0].exact() <= eps < broken_exact
     if where in ("run_hedge", "weight_table"):
