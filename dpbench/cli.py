@@ -211,6 +211,8 @@ def _cmd_shrink(args: argparse.Namespace) -> int:
 def _cmd_audit(args: argparse.Namespace) -> int:
     from dpbench.audit import cli_audit
 
+    if args.epsilon is not None and not (math.isfinite(args.epsilon) and args.epsilon > 0):
+        raise UsageError(f"--epsilon must be finite and > 0 (inf claims no privacy: nothing to audit), got {args.epsilon:g}")
     return cli_audit(args.learner, epsilon=args.epsilon, delta=args.delta, runs=args.runs, seed=args.seed)
 
 
