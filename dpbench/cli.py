@@ -358,7 +358,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_audit)
 
     p = command("check", "conformance suite on one learner (yours or the catalogue's)",
-                "conformance suite on one learner (a registry name or module:Class); non-zero exit on a failure")
+                "conformance suite on one learner (a registry name or module:Class); exit status 1 on a failure, "
+                "3 if nothing failed but a privacy audit had no power (not shown to conform)")
     p.add_argument("name", help="learner name or module:Class")
     p.add_argument("--config", help="config file whose conventions (problems, plugins) the checks use")
     p.set_defaults(func=_cmd_check)
