@@ -23,7 +23,7 @@ and the test suite (``tests/test_conformance.py`` runs them on every registered 
   exact ε, where the instance computes one, neither). The ``broken`` copy's bound is shown
   (the generic instance's broken copy: the learner built at 8ε), and the audit's verdict
   (:func:`dpbench.audit.judge`): ``violation`` fails, ``no_power`` warns (the broken copy
-  was not caught: the audit lacks power, not the learner).
+  was not caught: the audit lacks power, not the learner) and makes the exit status 3.
 """
 
 from __future__ import annotations
@@ -495,6 +495,13 @@ def problem_results(cls: type) -> list[CheckResult]:
 
 #: how a privacy-audit verdict line without power starts (:func:`format_table`)
 NO_POWER_PREFIX = "no_power:"
+#: exit status of ``dpbench check`` when no check failed but a privacy audit had no power
+NOT_SHOWN_TO_CONFORM = 3
+
+
+def powerless(results: list[CheckResult]) -> bool:
+    """A privacy audit among ``results`` had no power (its verdict is ``no_power``: it could not have failed)."""
+    return any(r.check.startswith("privacy audit verdict") and r.detail.startswith(NO_POWER_PREFIX) for r in results)
 
 
 def format_table(name: str, results: list[CheckResult]) -> str:
@@ -502,10 +509,9 @@ def format_table(name: str, results: list[CheckResult]) -> str:
     lines = [f"dpbench check {name}", f"{'check':<{width}}  status  detail", "-" * (width + 40)]
     lines += [f"{r.check:<{width}}  {r.status:<6}  {r.detail}" for r in results]
     failed = sum(r.failed for r in results)
-    powerless = any(r.check.startswith("privacy audit verdict") and r.detail.startswith(NO_POWER_PREFIX) for r in results)
     if failed:
         verdict = ""
-    elif powerless:
+    elif powerless(results):
         verdict = " — NOT shown to conform: a privacy audit had no power (it could not have failed; see the no_power line)"
     else:
         verdict = " — conforms"
@@ -541,7 +547,10 @@ def _config_privacy(config: str, name: str) -> tuple[float | None, float | None]
 def cli_check(target: str, *, config: str | None = None) -> int:
     """Run every check on learner ``target`` (a registry name or ``module:Class``), print a
     table of checks (pass/fail, detail) and return the exit status: 0 if every check
-    passes (``warn``/``skip`` allowed), 1 on a failure, 2 if the learner cannot be found.
+    passes (``warn``/``skip`` allowed) and every privacy audit had power; 1 on a failure;
+    2 if the learner cannot be found; :data:`NOT_SHOWN_TO_CONFORM` (3) if nothing failed but
+    a privacy audit's verdict is ``no_power`` (it could not have failed, so CI must not
+    read it as conformance).
 
     With ``config``, the config's ``plugins:`` are imported first and the audit runs at the
     first finite ε (and δ) the config gives the learner."""
@@ -561,4 +570,6 @@ def cli_check(target: str, *, config: str | None = None) -> int:
         delta = None  # a δ-taking learner is audited at its default δ, not at 0
     results = learner_results(cls, epsilon=epsilon, delta=delta)
     print(format_table(cls.name if ":" not in target else f"{target} ({cls.name})", results))
-    return 1 if any(r.failed for r in results) else 0
+    if any(r.failed for r in results):
+        return 1
+    return NOT_SHOWN_TO_CONFORM if powerless(results) else 0

@@ -211,6 +211,8 @@ def _cmd_shrink(args: argparse.Namespace) -> int:
 def _cmd_audit(args: argparse.Namespace) -> int:
     from dpbench.audit import cli_audit
 
+    if args.epsilon is not None and not (math.isfinite(args.epsilon) and args.epsilon > 0):
+        raise UsageError(f"--epsilon must be finite and > 0 (inf claims no privacy: nothing to audit), got {args.epsilon:g}")
     return cli_audit(args.learner, epsilon=args.epsilon, delta=args.delta, runs=args.runs, seed=args.seed)
 
 
@@ -356,7 +358,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_audit)
 
     p = command("check", "conformance suite on one learner (yours or the catalogue's)",
-                "conformance suite on one learner (a registry name or module:Class); non-zero exit on a failure")
+                "conformance suite on one learner (a registry name or module:Class); exit status 1 on a failure, "
+                "3 if nothing failed but a privacy audit had no power (not shown to conform)")
     p.add_argument("name", help="learner name or module:Class")
     p.add_argument("--config", help="config file whose conventions (problems, plugins) the checks use")
     p.set_defaults(func=_cmd_check)

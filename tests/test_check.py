@@ -133,3 +133,30 @@ def test_the_summary_never_says_conforms_when_an_audit_had_no_power():
     weak = ok + [CheckResult("privacy audit verdict", "warn", "no_power: this audit could not have failed (...)")]
     last = format_table("x", weak).splitlines()[-1]
     assert "conforms" not in last.replace("NOT shown to conform", "") and "no power" in last, last
+
+
+@dataclass(frozen=True, kw_only=True)
+class PowerlessKConjNoisyMax(plugin.KConjNoisyMax):
+    """The example plugin, its declared audit's broken copy made identical to the correct one
+    (the review of issue 19's ``weakplug``): an audit that could not have failed."""
+
+    name = "kconj_noisy_max_powerless"
+
+    @classmethod
+    def audit_cases(cls, *, epsilon, delta):
+        saved = plugin._halved_noise
+        plugin._halved_noise = lambda c: c
+        try:
+            return plugin.KConjNoisyMax.audit_cases.__func__(cls, epsilon=epsilon, delta=delta)
+        finally:
+            plugin._halved_noise = saved
+
+
+def test_check_exits_3_when_an_audit_had_no_power(capsys, own_registry):
+    """Nothing fails, but the declared audit's broken copy is not caught: the verdict line
+    says ``no_power`` and the exit status is 3 (CI can gate on it), not 0."""
+    assert check.cli_check(f"{__name__}:PowerlessKConjNoisyMax") == check.NOT_SHOWN_TO_CONFORM == 3
+    out = capsys.readouterr().out
+    verdict = next(line for line in out.splitlines() if line.startswith("privacy audit verdict"))
+    assert " warn " in verdict and "no_power" in verdict, verdict
+    assert "0 failed — NOT shown to conform" in out

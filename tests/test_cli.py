@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
 import yaml
 
 from dpbench import registry
@@ -140,3 +141,15 @@ def test_console_script_prints_no_traceback(tmp_path):
                           capture_output=True, text=True, timeout=120)  # fmt: skip
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr.strip().endswith("missing.yaml: no such file"), done.stderr
+
+
+@pytest.mark.parametrize("epsilon", ["inf", "nan", "0", "-1", "-inf"])
+def test_audit_rejects_a_non_finite_or_non_positive_epsilon(epsilon, capsys, monkeypatch):
+    """`dpbench audit NAME --epsilon inf` (or nan, 0, < 0): one line naming --epsilon, status 2,
+    and no audit is run (review of issue 19, finding 6)."""
+    import dpbench.audit
+
+    monkeypatch.setattr(dpbench.audit, "cli_audit", lambda *a, **kw: pytest.fail("audited a claim that should be refused"))
+    assert main(["audit", "private_rwm", f"--epsilon={epsilon}", "--runs", "20"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--epsilon must be finite and > 0" in err[0], err

@@ -77,3 +77,15 @@ def test_config_blocks_audit_every_private_learner_on_this_branch(config):
     registry.load_all()
     private = {n for n, c in registry.LEARNERS.items() if c.private and c.__module__.startswith("dpbench.")}
     assert private <= listed, private - listed
+
+
+def test_figure_tells_a_learners_audits_at_two_deltas_apart():
+    """output_perturbation is audited in its ℓ2-Laplace (δ = 0) and Gaussian (δ > 0) modes at
+    the same ε: the figure's rows name the δ so the two do not overlap; others stay unchanged."""
+    from dpbench.plotting.privacy_audit import audit_bounds
+
+    rows = [dict(status="ok", learner=name, variant=v, eps_reported=1.0, delta_reported=d, epsilon_lower_bound=0.7,
+                 epsilon_exact=0.8, instance="pair") for name, deltas in (("output_perturbation", (0.0, 1e-5)), ("laplace", (0.0,)))
+            for d in deltas for v in ("correct", "broken")]
+    labels = [t.get_text() for t in audit_bounds(pd.DataFrame(rows)).axes[0].get_yticklabels()]
+    assert sorted(labels) == ["laplace (ε = 1)", "output_perturbation (ε = 1, δ = 0)", "output_perturbation (ε = 1, δ = 1e-05)"]

@@ -123,12 +123,17 @@ class SVExperts(Learner):
         round's loss in [0, 1]) at the per-switch budget ``epsilon_step``."""
         return ExponentialMechanism(epsilon=epsilon_step, sensitivity=1.0)
 
+    def switch_for(self, T: int, k: int) -> ExponentialMechanism:
+        """The switch :meth:`run` uses on a ``T``-round, ``k``-expert stream: :meth:`switch_mechanism`
+        at the calibrated per-mechanism budget (:func:`calibrate`); the privacy audit samples it."""
+        return self.switch_mechanism(calibrate(self.epsilon, self.delta, T, k).epsilon_step)
+
     def run(self, losses: ExpertsLosses, *, rng: np.random.Generator, n_checkpoints: int = 1) -> ExpertsTrace:
         check_losses(losses)
         T, k = losses.T, losses.k
         cal = calibrate(self.epsilon, self.delta, T, k)
         private = math.isfinite(cal.epsilon_step)
-        mech = self.switch_mechanism(cal.epsilon_step)
+        mech = self.switch_for(T, k)
         codes = losses.codes
         actions = np.empty(T, dtype=np.int64)
         cum = np.zeros(k, dtype=np.int64)  # cumulative codes up to `start`

@@ -19,9 +19,11 @@ import pandas as pd
 PALETTE = {"correct": "#4477AA", "broken": "#CC3311"}  # Tol bright blue / vibrant red: colour-blind safe
 
 
-def _name(learner: str, claim: float, instance: str) -> str:
+def _name(learner: str, claim: float, instance: str, delta: float | None = None) -> str:
+    """Row label; ``delta`` is given where one learner is audited at several δ (e.g.
+    ``output_perturbation``'s ℓ2-Laplace (δ = 0) and Gaussian modes)."""
     component = "component, " if isinstance(instance, str) and "[component" in instance else ""
-    return f"{learner} ({component}ε = {claim:.3g})"
+    return f"{learner} ({component}ε = {claim:.3g}" + (f", δ = {delta:g})" if delta is not None else ")")
 
 
 def audit_bounds(df: pd.DataFrame) -> plt.Figure:
@@ -37,7 +39,10 @@ def audit_bounds(df: pd.DataFrame) -> plt.Figure:
         raise ValueError("no status-ok audit rows to draw")
     ok["bound / claim"] = ok["epsilon_lower_bound"] / ok["eps_reported"]
     ok["exact / claim"] = ok["epsilon_exact"] / ok["eps_reported"]
-    ok["name"] = [_name(l, e, i) for l, e, i in zip(ok["learner"], ok["eps_reported"], ok.get("instance", pd.Series([""] * len(ok), index=ok.index)))]
+    instances = ok.get("instance", pd.Series([""] * len(ok), index=ok.index))
+    deltas = ok.get("delta_reported", pd.Series([0.0] * len(ok), index=ok.index))
+    several = deltas.groupby(ok["learner"]).transform("nunique") > 1
+    ok["name"] = [_name(l, e, i, d if s else None) for l, e, i, d, s in zip(ok["learner"], ok["eps_reported"], instances, deltas, several)]
     rank = {name: i for i, name in enumerate(LEARNER_ORDER)}
     learners = sorted(ok["learner"].unique(), key=lambda l: (l in rank, rank.get(l, 0), l))  # mechanisms first
     order = [lab for l in learners for lab in ok.loc[ok["learner"] == l, "name"].unique()]
