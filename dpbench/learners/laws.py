@@ -1,7 +1,7 @@
 """The privacy audit's hook into a learner: the laws its random draws are made from.
 
 A learner whose output is a sequence of random draws (Hedge's action in each round, the
-exponential-mechanism rounds of ``privdl``) reports, inside :func:`recording_laws`, the
+exponential-mechanism rounds of ``privdl``, the K-draw releases of DP-Winnow) reports, inside :func:`recording_laws`, the
 log-pmf of every draw **as its own code computed it, at the point where it samples** (the
 compiled Hedge kernel's normalised weights; the logits ``privdl`` passes to Gumbel-max).
 The audit runs the learner's public entry point (``run``/``fit``) on each side of a
