@@ -82,6 +82,24 @@ def _candidate_events(a: np.ndarray, b: np.ndarray) -> list[tuple[str, Callable[
     ]
 
 
+def family_bound(family, outputs_d: np.ndarray, outputs_d_prime: np.ndarray, *, eta_lo: float, pooled: str, per_run: int,
+                 delta: float, confidence: float) -> "AuditResult":
+    """The bound of a one-parameter swap family (the Hedge plays, DP-Winnow's released
+    draws): its ε(δ) at the rate's lower confidence bound ``eta_lo`` if the family fits the
+    outputs (``family.fit``, a χ² check), else the smaller of that and the model-free
+    threshold bound (:func:`audit`); ``pooled`` describes the pooled count, ``per_run`` is
+    the number of plays or draws of one run (for the rates ``p_hat``, ``q_hat``)."""
+    bound = family.epsilon(eta_lo, delta)
+    model_free = audit(outputs_d, outputs_d_prime, delta=delta, confidence=confidence).epsilon_lower
+    fits, how = family.fit(outputs_d, outputs_d_prime)
+    event = f"{family.name} {pooled}, eta' >= {eta_lo:.4g}; threshold bound {model_free:.4g}; {how}"
+    if not fits:
+        event += "; family rejected: the smaller bound"
+        bound = min(bound, model_free)
+    return AuditResult(epsilon_lower=bound, event=event, p_hat=float(outputs_d.mean()) / per_run,
+                       q_hat=float(outputs_d_prime.mean()) / per_run, trials=len(outputs_d) + len(outputs_d_prime))
+
+
 def audit(outputs_d: npt.ArrayLike, outputs_d_prime: npt.ArrayLike, *, delta: float = 0.0, confidence: float = 0.95) -> AuditResult:
     """Audit from two arrays of (scalar) outputs of the mechanism on D and on D'.
 

@@ -191,19 +191,12 @@ class HedgeSwapFamily:
         family fixes the test, no runs are spent selecting it. The bound stands if the
         family fits the plays (:meth:`fit`); otherwise the row takes the smaller of it and
         the model-free threshold bound (:func:`dpbench.audit.audit`)."""
-        from dpbench.audit import audit
+        from dpbench.audit import family_bound
 
         a, b = (np.asarray(x, dtype=np.int64) for x in (outputs_d, outputs_d_prime))
         eta_lo, (favoured, trials, q_lo) = self.rate_lower(a, b, confidence)
-        bound = self.epsilon(eta_lo, delta)
-        model_free = audit(a, b, delta=delta, confidence=confidence).epsilon_lower
-        fits, how = self.fit(a, b)
-        event = f"{self.name} pooled plays {favoured}/{trials}: q >= {q_lo:.6g}, eta' >= {eta_lo:.4g}; threshold bound {model_free:.4g}; {how}"
-        if not fits:
-            event += "; family rejected: the smaller bound"
-            bound = min(bound, model_free)
-        return AuditResult(epsilon_lower=bound, event=event, p_hat=float(a.mean()) / self.T, q_hat=float(b.mean()) / self.T,
-                           trials=len(a) + len(b))
+        return family_bound(self, a, b, eta_lo=eta_lo, pooled=f"pooled plays {favoured}/{trials}: q >= {q_lo:.6g}", per_run=self.T,
+                            delta=delta, confidence=confidence)
 
     def rate_lower(self, outputs_d: np.ndarray, outputs_d_prime: np.ndarray, confidence: float) -> tuple[float, tuple[int, int, float]]:
         """One-sided lower confidence bound on the rate η′ from the pooled plays (see

@@ -110,21 +110,14 @@ class ReleaseSwapFamily:
         :meth:`fit` rejects the family, the row takes the smaller of this and the model-free
         threshold bound (:func:`dpbench.audit.audit`)."""
         from dpbench.analysis import clopper_pearson
-        from dpbench.audit import AuditResult, audit
+        from dpbench.audit import family_bound
 
         a, b = (np.asarray(x, dtype=np.int64) for x in (outputs_d, outputs_d_prime))
         favoured, trials = int(a.sum()) + int((self.n - b).sum()), self.n * (len(a) + len(b))
         q_lo = float(clopper_pearson(favoured, trials, 2 * confidence - 1)[0])
         eta_lo = math.log(q_lo / (1 - q_lo)) if q_lo > 0.5 else 0.0
-        bound = self.epsilon(eta_lo, delta)
-        model_free = audit(a, b, delta=delta, confidence=confidence).epsilon_lower
-        fits, how = self.fit(a, b)
-        event = f"{self.name} pooled draws {favoured}/{trials}: q >= {q_lo:.6g}, eta' >= {eta_lo:.4g}; threshold bound {model_free:.4g}; {how}"
-        if not fits:
-            event += "; family rejected: the smaller bound"
-            bound = min(bound, model_free)
-        return AuditResult(epsilon_lower=bound, event=event, p_hat=float(a.mean()) / self.n, q_hat=float(b.mean()) / self.n,
-                           trials=len(a) + len(b))
+        return family_bound(self, a, b, eta_lo=eta_lo, pooled=f"pooled draws {favoured}/{trials}: q >= {q_lo:.6g}", per_run=self.n,
+                            delta=delta, confidence=confidence)
 
     def fit(self, outputs_d: np.ndarray, outputs_d_prime: np.ndarray) -> tuple[bool, str]:
         """Goodness of fit: the maximum-likelihood η̂ of both sides' draws, then Pearson's χ²
