@@ -24,12 +24,12 @@ PLUGIN_CONFIG = REPO / "examples" / "plugin" / "config.yaml"
 
 #: session fixtures holding a whole workflow run: every test using one (directly or through
 #: another fixture) is sent to the same worker, which makes the run once
-SHARED_RUNS = ("tiny_run", "plugin_example_run")
+SHARED_RUNS = ("default_run", "tiny_run", "plugin_example_run")
 
 #: units of work, slowest first (measured with `CI=true pytest --durations=0`); every other
 #: file follows in collection order
 SLOW_FIRST = (
-    "tests/test_theory_default_run.py",  # the default config, end to end
+    "default_run",  # the default config end to end: theory, private_erm, DP-Winnow doc checks
     "tests/test_slurm.py",  # waits on a real scheduler (CI; skipped without ../shared): overlaps the CPU-bound units
     "tiny_run",  # the tiny config end to end, its report, Chromium, a second run, publish
     "tests/test_shrink.py",  # the shrunk paper grid end to end
@@ -66,7 +66,8 @@ def rng() -> np.random.Generator:
     return np.random.default_rng(0)
 
 
-def run_snakemake(workdir: Path, *args: str, configfile: Path = TINY_CONFIG, cores: int = 2) -> subprocess.CompletedProcess:
+def run_snakemake(workdir: Path, *args: str, configfile: Path = TINY_CONFIG, cores: int = 2,
+                  timeout: float = 900) -> subprocess.CompletedProcess:
     """Run the repository's workflow in ``workdir`` (its own results/ and .snakemake/)."""
     cmd = [
         sys.executable, "-m", "snakemake",
@@ -77,7 +78,22 @@ def run_snakemake(workdir: Path, *args: str, configfile: Path = TINY_CONFIG, cor
         *args,
     ]
     env = {**os.environ, "PYTHONHASHSEED": "0"}
-    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+
+
+@pytest.fixture(scope="session")
+def default_run(tmp_path_factory) -> Path:
+    """The default config (config/config.yaml) run once through snakemake (~3 min on 2 idle
+    cores), or the run directory named by ``DPBENCH_DEFAULT_RUN``: read by
+    tests/test_theory_default_run.py, tests/test_private_erm.py and
+    tests/test_dp_winnow_summary.py (read only)."""
+    given = os.environ.get("DPBENCH_DEFAULT_RUN")
+    if given:
+        return Path(given)
+    workdir = tmp_path_factory.mktemp("default_run")
+    proc = run_snakemake(workdir, configfile=REPO / "config" / "config.yaml", timeout=3600)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return workdir
 
 
 @pytest.fixture(scope="session")
