@@ -51,14 +51,36 @@ def _unit(item: pytest.Item) -> str:
     return item.nodeid.split("::", 1)[0]
 
 
+def grouping(config) -> bool:
+    """Whether this process schedules by xdist_group: the controller sees ``--dist loadgroup``;
+    an xdist worker (where the hook that matters runs: it sends the nodeids) has ``dist`` reset
+    to ``"no"`` and ``loadgroup`` set instead (xdist.remote.setup_config)."""
+    return getattr(config.option, "dist", "no") == "loadgroup" or bool(getattr(config.option, "loadgroup", False))
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the xdist_group marks
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     rank = {unit: i for i, unit in enumerate(SLOW_FIRST)}
     items.sort(key=lambda item: rank.get(_unit(item), len(rank)))  # stable: the rest keep their order
-    if getattr(config.option, "dist", "no") == "loadgroup":
+    if grouping(config):
         for item in items:
             if not any(item.iter_markers("xdist_group")):
                 item.add_marker(pytest.mark.xdist_group(_unit(item)))
+            if getattr(config.option, "loadgroup", False):  # an xdist worker
+                _suffix_nodeid(item)
+
+
+def _suffix_nodeid(item: pytest.Item) -> None:
+    """Append ``@group`` to the id the worker reports, as xdist's own hook means to: it sets
+    ``item._nodeid``, which pytest ≥ 9.2 no longer reads (ids are ``_pytest.nodeid.NodeId``;
+    pytest-xdist issue #1386, fix pending in PR #1388), so without this every test would be
+    its own unit and each shared run would be made on both workers."""
+    from _pytest.nodeid import NodeId  # pytest ≥ 9.2
+
+    ident = item.nodeid
+    groups = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default")) for m in item.iter_markers("xdist_group")})
+    if groups and "@" not in ident.rsplit("]", 1)[-1]:
+        item._id = NodeId.parse(f"{ident}@{'_'.join(groups)}")
 
 
 @pytest.fixture
