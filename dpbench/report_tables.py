@@ -4,8 +4,8 @@ the theory-vs-practice summary (``results/theory/*.html`` and the report's landi
 :func:`table_html` puts the verdict first (or ``status`` where there is no verdict column),
 coloured by what it says (:data:`GOOD`, :data:`BAD`, :data:`WARN`), then the identifying
 columns, then the numbers (3 significant digits); a fitted slope and its interval become
-one cell; columns that are empty in every row are left out; identifiers (``dp_winnow_batched_tight``)
-may break after an underscore; text longer than
+one cell; columns that are empty in every row are left out; long identifiers
+(``dp_winnow_batched_tight``) may break after an underscore; text longer than
 :data:`FOLD_CHARS` characters (notes, instances) is folded under its first words
 (``<details>``), so rows stay one or two lines high and the table fits a report pane; notes
 (:data:`BELOW`) are numbered in their column and written out in full below the table.
@@ -27,6 +27,8 @@ WARN = {"inconclusive", "at_chance", "vacuous_bound", "floor", "too_few_points",
 #: Text longer than this is folded (notes, instances; identifying text up to :data:`SHOW_CHARS`).
 FOLD_CHARS = 24
 SHOW_CHARS = 140
+#: Identifiers longer than this (``dp_winnow_batched_tight``) may break after an underscore.
+BREAK_CHARS = 16
 #: Columns whose long text is folded.
 FOLDED = {"instance", "method", "audit", "where", "source", "theorem"}
 #: Columns written out below the table (each distinct text once, numbered, in full); the
@@ -137,7 +139,7 @@ def table_html(df: pd.DataFrame, hidden=()) -> str:
                 cells.append(f"<td class='ref'><a href='#dpbench-note-{number}'>{number}</a></td>" if number else "<td></td>")
             elif c in folded:
                 cells.append(f"<td class='folded'>{_text(v)}</td>")
-            elif isinstance(v, str) and "_" in v and " " not in v and len(v) <= SHOW_CHARS:  # an identifier
+            elif isinstance(v, str) and "_" in v and " " not in v and BREAK_CHARS < len(v) <= SHOW_CHARS:  # a long identifier
                 cells.append(f"<td class='ident'>{html.escape(v).replace('_', '_<wbr>')}</td>")
             elif isinstance(v, str):
                 cls = "text" if len(v) > 30 else "name"
