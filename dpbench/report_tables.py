@@ -4,9 +4,11 @@ the theory-vs-practice summary (``results/theory/*.html`` and the report's landi
 :func:`table_html` puts the verdict first (or ``status`` where there is no verdict column),
 coloured by what it says (:data:`GOOD`, :data:`BAD`, :data:`WARN`), then the identifying
 columns, then the numbers (3 significant digits); a fitted slope and its interval become
-one cell; columns that are empty in every row are left out; text longer than
+one cell; columns that are empty in every row are left out; long identifiers
+(``dp_winnow_batched_tight``) may break after an underscore; text longer than
 :data:`FOLD_CHARS` characters (notes, instances) is folded under its first words
-(``<details>``), so rows stay one or two lines high and the table fits a report pane.
+(``<details>``), so rows stay one or two lines high and the table fits a report pane; notes
+(:data:`BELOW`) are numbered in their column and written out in full below the table.
 """
 
 from __future__ import annotations
@@ -25,8 +27,14 @@ WARN = {"inconclusive", "at_chance", "vacuous_bound", "floor", "too_few_points",
 #: Text longer than this is folded (notes, instances; identifying text up to :data:`SHOW_CHARS`).
 FOLD_CHARS = 24
 SHOW_CHARS = 140
+#: Identifiers longer than this (``dp_winnow_batched_tight``) may break after an underscore.
+BREAK_CHARS = 16
 #: Columns whose long text is folded.
-FOLDED = {"note", "instance", "method", "audit", "where", "source", "theorem"}
+FOLDED = {"instance", "method", "audit", "where", "source", "theorem"}
+#: Columns written out below the table (each distinct text once, numbered, in full); the
+#: row's cell holds the number, linked to it. Notes are long prose: in a cell they would make
+#: the table wider than the report's pane or hide behind a fold.
+BELOW = {"note"}
 #: Columns never shown (the page says which experiment it is).
 HIDDEN = {"experiment"}
 #: Columns the landing page's summary leaves to the summary page (it must fit beside the sidebar).
@@ -42,8 +50,11 @@ table.dpbench td,table.dpbench th{border-bottom:1px solid #e3e3e3;padding:2px 4p
 table.dpbench th{background:#f2f2f2;white-space:normal;font-weight:600;position:sticky;top:0}
 table.dpbench td.text{text-align:left;white-space:normal;min-width:9em;max-width:18em}
 table.dpbench td.name{text-align:left;white-space:nowrap}
-table.dpbench td.folded{text-align:left;white-space:normal;min-width:7em;max-width:16em}
+table.dpbench td.ident{text-align:left;white-space:normal}
+table.dpbench td.folded{text-align:left;white-space:normal;overflow-wrap:anywhere;min-width:7em;max-width:12em}
 table.dpbench td.verdict{text-align:left;font-weight:600;white-space:nowrap}
+table.dpbench td.ref{text-align:center}
+ol.notes{margin:6px 0;padding-left:3em} ol.notes li{margin:2px 0;overflow-wrap:anywhere}
 .good{background:#d9f0d3;color:#1b5e20} .bad{background:#f8d0cc;color:#8e1b10} .warn{background:#fcefc7;color:#6d4c00}
 .neutral{background:#eceff4;color:#37474f}
 details summary{cursor:pointer;color:#345} details[open] summary{color:#888}
@@ -101,7 +112,9 @@ def table_html(df: pd.DataFrame, hidden=()) -> str:
     if span:
         drop.add("x_max")
     cols = [c for c in cols if c not in drop]
-    cols = [c for c in cols if c not in FOLDED] + [c for c in cols if c in FOLDED]  # folded text last
+    folded = {c for c in cols if c in FOLDED and df[c].dropna().astype(str).str.len().gt(FOLD_CHARS).any()}
+    cols = [c for c in cols if c not in folded | BELOW] + [c for c in cols if c in folded] + [c for c in cols if c in BELOW]
+    notes: dict[str, int] = {}  # a BELOW column's text -> its number
     names = {"x_min": "x range", "fitted_slope": "fitted slope [95% CI]" if merged else "fitted slope", "x": "x → y" if arrow else "x",
              "cells_above_bound": "cells above bound"}
     head = ([f"<th>{verdict}</th>"] if verdict else []) + [f"<th>{html.escape(names.get(c, c.replace('_', ' ')))}</th>" for c in cols]
@@ -120,15 +133,30 @@ def table_html(df: pd.DataFrame, hidden=()) -> str:
                 cells.append(f"<td>{_number(v)}–{_number(row['x_max'])}</td>" if pd.notna(v) else "<td></td>")
             elif c == "cells_above_bound" and above:
                 cells.append(f"<td>{_number(v)} / {_number(row['cells'])}</td>" if pd.notna(row["cells"]) else "<td></td>")
-            elif c in FOLDED:
+            elif c in BELOW:
+                text = "" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v).strip()
+                number = notes.setdefault(text, len(notes) + 1) if text else None
+                cells.append(f"<td class='ref'><a href='#dpbench-note-{number}'>{number}</a></td>" if number else "<td></td>")
+            elif c in folded:
                 cells.append(f"<td class='folded'>{_text(v)}</td>")
+            elif isinstance(v, str) and "_" in v and " " not in v and BREAK_CHARS < len(v) <= SHOW_CHARS:  # a long identifier
+                cells.append(f"<td class='ident'>{html.escape(v).replace('_', '_<wbr>')}</td>")
             elif isinstance(v, str):
                 cls = "text" if len(v) > 30 else "name"
                 cells.append(f"<td class='{cls}'>{_text(v, SHOW_CHARS)}</td>")
             else:
                 cells.append(f"<td>{_number(v.item() if hasattr(v, 'item') else v)}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
-    return f"<table class='dpbench'><thead><tr>{''.join(head)}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    table = f"<table class='dpbench'><thead><tr>{''.join(head)}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    return table + notes_html(notes)
+
+
+def notes_html(notes: dict[str, int]) -> str:
+    """The numbered list below a table: every distinct note once, in full (``text -> number``)."""
+    if not notes:
+        return ""
+    items = "".join(f"<li id='dpbench-note-{n}' value='{n}'>{html.escape(text)}</li>" for text, n in notes.items())
+    return f"<p class='legend'><b>Notes</b> (the number in a row's note column)</p><ol class='notes'>{items}</ol>"
 
 
 def counts_html(df: pd.DataFrame) -> str:

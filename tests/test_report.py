@@ -104,6 +104,19 @@ def test_experiment_page_and_its_theory_table_fit(report):
         measure = _measure(table, PANE)
         assert measure["tables"], experiment
         assert _fits(measure) == [], experiment
+        _assert_every_note_below_the_table(report.parent / "theory" / f"{experiment}.csv", table.read_text(encoding="utf-8"))
+
+
+def _assert_every_note_below_the_table(csv: Path, page: str) -> None:
+    """Every non-empty note of ``csv`` is written out in full in the list below the table."""
+    import html
+
+    import pandas as pd
+
+    notes = pd.read_csv(csv).get("note", pd.Series(dtype=str)).dropna().astype(str).str.strip()
+    below = page.split("</table>", 1)[1]
+    missing = [n for n in notes[notes != ""].unique() if f">{html.escape(n)}</li>" not in below]
+    assert not missing, (csv.name, missing)
 
 
 def test_the_check_fails_on_a_table_wider_than_the_pane(tmp_path):
@@ -114,3 +127,24 @@ def test_the_check_fails_on_a_table_wider_than_the_pane(tmp_path):
     page = tmp_path / "wide.html"
     page.write_text("<html><body><style>td{white-space:nowrap}</style>" + wide.to_html() + "</body></html>")
     assert _fits(_measure(page, PANE))
+
+
+def test_notes_are_numbered_in_the_table_and_written_out_below_it():
+    """A note's cell holds its number, linked to the note written out once, in full, below
+    the table (rows with the same note share it); a row without a note has an empty cell."""
+    import re
+
+    import numpy as np
+    import pandas as pd
+
+    from dpbench.report_tables import page_html
+
+    long = "the pair's signal is e^eps ~ 1 + eps: Clopper-Pearson at these runs resolves ~0.6 of it " * 3
+    df = pd.DataFrame({"verdict": ["pass", "pass", "pass", "no_power"], "learner": ["dp_winnow_batched_tight", "laplace", "laplace", "dp_winnow"],
+                       "note": [long, np.nan, "broken: noise halved", long]})
+    table, below = page_html(df, "audit").split("</table>", 1)
+    assert re.findall(r"href='#dpbench-note-(\d+)'>", table) == ["1", "2", "1"] and "Clopper" not in table
+    assert re.findall(r"<li id='dpbench-note-(\d+)' value='\d+'>([^<]*)</li>", below) == [
+        ("1", long.strip().replace("'", "&#x27;")), ("2", "broken: noise halved")]
+    assert "dp_<wbr>winnow_<wbr>batched_<wbr>tight" in table  # an identifier may break after an underscore
+    assert "</li>" not in page_html(df.drop(columns="note"), "audit")

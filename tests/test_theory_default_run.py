@@ -10,7 +10,6 @@ the run directory named by DPBENCH_DEFAULT_RUN).
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -27,16 +26,8 @@ EXPERIMENTS = ("conjunctions", "decision_lists", "halfspaces_online", "experts",
 
 
 @pytest.fixture(scope="module")
-def run_dir(tmp_path_factory) -> Path:
-    given = os.environ.get("DPBENCH_DEFAULT_RUN")
-    if given:
-        return Path(given)
-    workdir = tmp_path_factory.mktemp("default_run")
-    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-           "--configfile", str(REPO / "config" / "config.yaml"), "--cores", "2"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"}, timeout=3600)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    return workdir
+def run_dir(default_run) -> Path:
+    return default_run  # tests/conftest.py: the default run, made once per session
 
 
 @pytest.fixture(scope="module")
