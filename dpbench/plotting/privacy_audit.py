@@ -43,6 +43,8 @@ def audit_bounds(df: pd.DataFrame) -> plt.Figure:
     deltas = ok.get("delta_reported", pd.Series([0.0] * len(ok), index=ok.index))
     several = deltas.groupby(ok["learner"]).transform("nunique") > 1
     ok["name"] = [_name(l, e, i, d if s else None) for l, e, i, d, s in zip(ok["learner"], ok["eps_reported"], instances, deltas, several)]
+    if "verdict" in ok:  # an audit that did not pass says so on its row (no_power: its broken copy was not caught)
+        ok["name"] += ok["verdict"].map(lambda v: "" if v == "pass" or not isinstance(v, str) else f" [{v.replace('_', ' ')}]")
     rank = {name: i for i, name in enumerate(LEARNER_ORDER)}
     learners = sorted(ok["learner"].unique(), key=lambda l: (l in rank, rank.get(l, 0), l))  # mechanisms first
     order = [lab for l in learners for lab in ok.loc[ok["learner"] == l, "name"].unique()]
