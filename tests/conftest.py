@@ -75,7 +75,10 @@ def _suffix_nodeid(item: pytest.Item) -> None:
     ``item._nodeid``, which pytest ≥ 9.2 no longer reads (ids are ``_pytest.nodeid.NodeId``;
     pytest-xdist issue #1386, fix pending in PR #1388), so without this every test would be
     its own unit and each shared run would be made on both workers."""
-    from _pytest.nodeid import NodeId  # pytest ≥ 9.2
+    try:
+        from _pytest.nodeid import NodeId  # pytest ≥ 9.2
+    except ImportError:  # older pytest reads item._nodeid, which xdist's own hook suffixes
+        return
 
     ident = item.nodeid
     groups = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default")) for m in item.iter_markers("xdist_group")})
