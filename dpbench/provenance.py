@@ -27,6 +27,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.util
+import pkgutil
 import re
 import sys
 from collections.abc import Iterable
@@ -156,6 +157,11 @@ def experiment_module(experiment: str) -> str:
     raise LookupError(f"no module holds experiment {experiment!r}")
 
 
+#: A package that loads its modules by listing them (``dpbench.audits.load_all``: the audit
+#: registry): a cell of an experiment that imports it depends on every module in it.
+DYNAMIC_PACKAGE = "dpbench.audits"
+
+
 @functools.cache
 def cell_modules(experiment: str, learner: str, problem: str, plugins: tuple[str, ...] = ()) -> tuple[str, ...]:
     """The modules a cell's rows depend on (see the module docstring). A plugin module
@@ -165,7 +171,14 @@ def cell_modules(experiment: str, learner: str, problem: str, plugins: tuple[str
     roots = [experiment_module(experiment), registry.problem(problem).__module__, *SHARD_MODULES]
     if registry.is_learner(learner):  # (a privacy_audit cell may name an audited mechanism instead)
         roots.append(registry.learner(learner).__module__)
-    return tuple(closure(roots, {"dpbench", *map(_top, roots)}, stop=SUMMARY_PACKAGES))
+    modules = closure(roots, {"dpbench", *map(_top, roots)}, stop=SUMMARY_PACKAGES)
+    if any(DYNAMIC_PACKAGE in names for names in _imports(roots[0])):  # the experiment runs the audits, which
+        # the package imports by listing its modules: no import statement shows them
+        import dpbench.audits as package
+
+        roots += [f"{DYNAMIC_PACKAGE}.{info.name}" for info in pkgutil.iter_modules(package.__path__)]
+        modules = closure(roots, {"dpbench", *map(_top, roots)}, stop=SUMMARY_PACKAGES)
+    return tuple(modules)
 
 
 @functools.cache

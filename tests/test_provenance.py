@@ -96,3 +96,18 @@ def test_relative_and_function_level_imports_are_followed(tmp_path, monkeypatch)
     monkeypatch.syspath_prepend(str(tmp_path))
     found = provenance.closure(["provpkg.sub.a"], {"provpkg"})
     assert found == ["provpkg", "provpkg.c", "provpkg.d", "provpkg.sub", "provpkg.sub.a", "provpkg.sub.b"]
+
+
+def test_editing_an_audit_module_changes_the_privacy_audit_shards_only(grid, monkeypatch):
+    """The audits are registered by listing ``dpbench.audits``' modules (no import statement
+    names them): editing one (here the ERM audits, which hold diffprivlib's) must still re-run
+    the privacy_audit shards — and no learner's experiment shard."""
+    if "privacy_audit" not in grid.experiments:
+        pytest.skip("the tiny config has no privacy_audit experiment")
+    before, _ = _hashes(grid)
+    _edited(monkeypatch, "dpbench.audits.erm")
+    after, _ = _hashes(grid)
+    provenance._modules_hash.cache_clear()
+    changed = {key for key in before if before[key] != after[key]}
+    assert changed and {exp for exp, _ in changed} == {"privacy_audit"}
+    assert changed == {key for key in before if key[0] == "privacy_audit"}
