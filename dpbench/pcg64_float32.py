@@ -23,6 +23,8 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
+from dpbench.pcg64 import is_pcg64
+
 #: PCG's default 128-bit LCG multiplier, high and low words.
 MULT_HI = np.uint64(0x2360ED051FC65DA4)
 MULT_LO = np.uint64(0x4385DF649FCCF645)
@@ -72,9 +74,9 @@ def bernoulli_fill(out: npt.NDArray[np.uint8], thresholds: npt.NDArray[np.float3
     """Fill the (T, k) ``out`` with ``u < thresholds`` for float32 uniforms ``u`` drawn in row
     order from ``rng`` and advance ``rng`` past them; False (``out`` untouched) if ``rng``'s
     bit generator is not PCG64."""
-    bit_generator = rng.bit_generator
-    if type(bit_generator) is not np.random.PCG64:
+    if not is_pcg64(rng):
         return False
+    bit_generator = rng.bit_generator
     state = bit_generator.state
     s, inc = state["state"]["state"], state["state"]["inc"]
     hi, lo, has, buffered = _bernoulli_fill(

@@ -211,11 +211,8 @@ def sparse_vector_budget(p, *, epsilon: float, delta: float) -> float:
     if p.accountant == "advanced":
         left = epsilon - compose_bounded_range(4 * p.eta, draws, delta / 2)
         return largest_per_step(lambda e: compose_pure_dp(e, instances, delta / 2), epsilon=left, delta=delta / 2, upper=left, rtol=1e-9).per_step
-    lo, hi = 1e-12, 1e6
-    for _ in range(200):  # the largest ρ whose conversion at δ is within ε (bisection, log space)
-        mid = math.sqrt(lo * hi)
-        lo, hi = (mid, hi) if zcdp_to_epsilon(mid, delta) <= epsilon else (lo, mid)
-    return math.sqrt(2 * max(lo - draws * 2 * p.eta**2, 0.0) / instances)
+    rho = largest_per_step(lambda r: zcdp_to_epsilon(r, delta), epsilon=epsilon, delta=delta, upper=1e6, rtol=1e-12).per_step
+    return math.sqrt(2 * max(rho - draws * 2 * p.eta**2, 0.0) / instances)
 
 
 def sparse_vector_cases(learner: str, *, epsilon: float, delta: float) -> list[AuditCase]:
