@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 import subprocess
 import sys
@@ -12,7 +13,9 @@ import yaml
 
 from dpbench.cli import main
 from dpbench.config import ConfigError, from_dict, load
+from dpbench.grid import cells_to_json
 from dpbench.plan import format_plan, make_plan
+from dpbench.seeding import key_string
 
 REPO = Path(__file__).resolve().parents[1]
 TINY_SLURM = REPO / "tests" / "data" / "tiny_slurm.yaml"
@@ -67,6 +70,44 @@ def test_paper_plan_is_cluster_sized():
     for exp in plan.experiments:
         assert exp.target_seconds is not None, f"{exp.id}: paper.yaml should size shards by shard_minutes"
         assert exp.largest_shard_seconds <= 180, exp.id  # no job predicted above 3 minutes (issue 22)
+
+
+#: config/paper.yaml's shards (count, digest of :func:`_shard_digest`) per experiment, computed
+#: on main at 0a50bfd before the planning speed-ups of issue 22: faster planning must not move
+#: a cell, change a key (hence a seed) or reorder a shard. A change of the cost model
+#: (dpbench.cost) legitimately moves cells between shards: re-pin these then, and say so.
+PAPER_SHARDS = {
+    "conjunctions": (2, "6d02ada257e32aab"),
+    "halfspaces_online": (22, "46e4847f78cc7563"),
+    "private_erm": (18, "ce108169020fec11"),
+    "decision_lists": (7, "43eeef261a991870"),
+    "experts": (5, "3f936d6bc84eb329"),
+    "linear_loss": (1, "bcc753054f20c219"),
+    "privacy_audit": (9, "e1fa61fe855d0eca"),
+}
+
+
+def _shard_digest(shards) -> str:
+    """sha256 (16 hex digits) over the shards in order: each shard's ``cells`` parameter (the
+    JSON the Snakefile passes to run_shard) and its cells' key strings (their seeds' names)."""
+    digest = hashlib.sha256()
+    for cells in shards:
+        digest.update(cells_to_json(cells).encode() + b"\n")
+        digest.update("\n".join(c.key_string() for c in cells).encode() + b"\n")
+    return digest.hexdigest()[:16]
+
+
+def test_paper_shards_are_pinned():
+    """Every shard of config/paper.yaml holds the same cells (keys, repetitions) in the same
+    order as before the planning speed-ups; each cell's cached key string is the canonical
+    text of its key (:func:`dpbench.seeding.key_string`), from which its seeds are drawn."""
+    grid = load(REPO / "config" / "paper.yaml")
+    got = {exp_id: (len(plan.shards()), _shard_digest(plan.shards())) for exp_id, plan in grid.experiments.items()}
+    assert got == PAPER_SHARDS
+    for plan in grid.experiments.values():
+        for cells in plan.shards():
+            for cell in cells:
+                assert cell.key_string() == key_string(cell.key())
 
 
 def test_cli_plan(capsys, tmp_path):
