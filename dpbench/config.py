@@ -207,6 +207,8 @@ def _expand_units(experiment, block: Mapping, where: str, problems: list, epsilo
     """Cells of an experiment whose units are not learners (``experiment.units``: e.g. the
     audits of ``privacy_audit``), listed under ``units.key``; each checked at every claim."""
     units = experiment.units
+    frozen_problems = [freeze(pp) for pp in problems]
+    no_params = freeze({})
     cells = []
     for i, name in enumerate(_as_list(block[units.key])):
         for eps, delta in itertools.product(epsilons, deltas):
@@ -214,8 +216,8 @@ def _expand_units(experiment, block: Mapping, where: str, problems: list, epsilo
                 units.check(name, eps, delta)
             except (KeyError, ValueError) as exc:
                 raise ConfigError(f"{where}.{units.key}[{i}]", str(exc.args[0] if exc.args else exc)) from None
-            for pp, size in itertools.product(problems, sizes):
-                cells.append(Cell(experiment.id, block["problem"], freeze(pp), name, freeze({}), eps, delta, size, repetitions, options))
+            for pp, size in itertools.product(frozen_problems, sizes):
+                cells.append(Cell(experiment.id, block["problem"], pp, name, no_params, eps, delta, size, repetitions, options))
     return cells
 
 
@@ -257,6 +259,7 @@ def _expand_block(exp_id: str, block: Mapping, where: str) -> list[Cell]:
         if name not in block["learners"]:
             raise ConfigError(f"{where}.learner_params.{name}", f"is not in {where}.learners")
 
+    frozen_problems = [freeze(pp) for pp in problems]
     cells = []
     for i, name in enumerate(block["learners"]):
         if name in block["learners"][:i]:
@@ -277,15 +280,14 @@ def _expand_block(exp_id: str, block: Mapping, where: str) -> list[Cell]:
         eps_grid = epsilons if "epsilon" in names else [float("inf")]
         delta_grid = deltas if "delta" in names else [0.0]
         for params in _product(learner_params.get(name, {})):
+            frozen = freeze(params)
             for eps, delta in itertools.product(eps_grid, delta_grid):
                 try:
                     learner_cls.from_cell(epsilon=eps, delta=delta, params=params)
                 except (TypeError, ValueError) as exc:
                     raise ConfigError(f"{where}.learner_params.{name}", str(exc)) from None
-                for pp, size in itertools.product(problems, sizes):
-                    cells.append(
-                        Cell(exp_id, problem_name, freeze(pp), name, freeze(params), eps, delta, size, repetitions, options)
-                    )
+                for pp, size in itertools.product(frozen_problems, sizes):
+                    cells.append(Cell(exp_id, problem_name, pp, name, frozen, eps, delta, size, repetitions, options))
     return cells
 
 

@@ -60,6 +60,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from dpbench import registry  # imports no dpbench module itself (learners are imported by name, later)
+
 if TYPE_CHECKING:  # dpbench.grid imports this module (to size shards), not the reverse
     from dpbench.grid import Cell
 
@@ -230,8 +232,6 @@ def log_class_size(cell: Cell) -> float:
 
 @functools.lru_cache(maxsize=4096)
 def _log_class_size(problem_name: str, problem_params: tuple) -> float:
-    from dpbench import registry
-
     params = dict(problem_params)
     problem = registry.problem(problem_name)(**params)
     own = getattr(problem, "log_class_size", None)
@@ -270,8 +270,6 @@ def _linear(per_rep: float, per_example_var: float) -> Callable[[Cell], float]:
 
 def _enumerated_class_size(cell: Cell) -> float | None:
     """|C| if the cell's learner enumerates the class, None if it skips it (too large)."""
-    from dpbench import registry
-
     size = math.exp(min(log_class_size(cell), 700.0))
     limit = dict(cell.learner_params).get("max_hypotheses", getattr(registry.learner(cell.learner), "max_hypotheses", math.inf))
     return None if isinstance(limit, (int, float)) and size > limit * (1 + 1e-9) else size  # exp(ln|C|) rounds
@@ -359,45 +357,55 @@ FAMILY_DEFAULTS: dict[str, tuple[float, float]] = {
 
 def cell_cost(cell: Cell) -> CellCost:
     """Predicted seconds of ``cell`` (all its repetitions)."""
-    from dpbench import registry
-
     units = registry.experiment(cell.experiment).units
     if units is not None:  # not a learner (privacy_audit's audits)
         return CellCost(own=(max(float(units.cost(cell)), 0.0) + PER_REP_SECONDS) * cell.repetitions, shared=dict(job_costs(cell.experiment)))
     learner_cls = registry.learner(cell.learner)
     hook = getattr(learner_cls, "cost", None)
-    shared = _sample_cost(cell) if learner_cls.family == "batch" else {}
+    shared = _sample_cost(cell) if learner_cls.family == "batch" else {}  # a new dict, added to below
     if callable(hook):
         own = float(hook(cell))
     elif cell.learner in MODELS:
         own_model, shared_model = MODELS[cell.learner]
         own = own_model(cell)
         if shared_model is not None:
-            shared = {**shared, **shared_model(cell)}
+            shared.update(shared_model(cell))
     else:
         per_rep, per_unit = FAMILY_DEFAULTS.get(learner_cls.family, FAMILY_DEFAULTS["batch"])
         own = per_rep + per_unit * cell.size * dimension(cell)
     shared_hook = getattr(learner_cls, "shared_cost", None)
     if callable(shared_hook):  # seconds per repetition of work shared with other cells
-        shared = {**shared, **{(*key, cell.first_rep): seconds * cell.repetitions for key, seconds in shared_hook(cell).items()}}
+        shared.update({(*key, cell.first_rep): seconds * cell.repetitions for key, seconds in shared_hook(cell).items()})
     job_hook = getattr(learner_cls, "job_cost", None)
     if callable(job_hook):  # seconds once per job (a calibration cached in the process)
-        shared = {**shared, **{("job", *key): seconds for key, seconds in job_hook(cell).items()}}
+        shared.update({("job", *key): seconds for key, seconds in job_hook(cell).items()})
     own = (max(own, 0.0) + PER_REP_SECONDS) * cell.repetitions
-    return CellCost(own=own, shared={**shared, **job_costs(cell.learner)})
+    shared.update(job_costs(cell.learner))
+    return CellCost(own=own, shared=shared)
 
 
 def shard_seconds(cells: Iterable[Cell], costs: Mapping[Cell, CellCost] | None = None, *, jobs: bool = True) -> float:
     """Predicted seconds of a shard's cells: own work, plus each shared key once
     (``jobs=False``: without the per-job keys, e.g. to weigh groups of cells that will be
     packed into jobs)."""
+    return cost_seconds((costs[cell] for cell in cells) if costs is not None else map(cell_cost, cells), jobs=jobs)
+
+
+def cost_seconds(cell_costs: Iterable[CellCost], *, jobs: bool = True) -> float:
+    """:func:`shard_seconds` of the cells whose costs are ``cell_costs``: the sum of their
+    ``own`` seconds (in order), plus the sum over shared keys (in order of first appearance)
+    of ``max(0, the key's largest seconds)``."""
     own, shared = 0.0, {}
-    for cell in cells:
-        c = costs[cell] if costs is not None else cell_cost(cell)
+    get = shared.get
+    for c in cell_costs:
         own += c.own
         for key, seconds in c.shared.items():
             if jobs or key[0] != "job":
-                shared[key] = max(shared.get(key, 0.0), seconds)
+                old = get(key)
+                if old is None:
+                    shared[key] = seconds if seconds > 0.0 else 0.0  # = max(0.0, seconds)
+                elif seconds > old:
+                    shared[key] = seconds
     return own + sum(shared.values())
 
 
@@ -410,19 +418,15 @@ def shard_memory_mb(cells: Iterable[Cell]) -> float:
     measurements. Online and experts cells (streams, not cached samples): a flat
     :data:`STREAM_MEMORY_MB`, or the learner's own ``memory_mb(cell)`` hook if it has one.
     """
-    from dpbench import registry
-
     per_sample: dict[tuple, float] = {}
     reps: dict[tuple, int] = {}
     other = 0.0
+    rules: dict[tuple[str, str], object] = {}
     for cell in cells:
-        if registry.experiment(cell.experiment).units is not None:
-            other = max(other, STREAM_MEMORY_MB)
-            continue
-        learner_cls = registry.learner(cell.learner)
-        hook = getattr(learner_cls, "memory_mb", None)
-        if callable(hook) or learner_cls.family != "batch":
-            other = max(other, float(hook(cell)) if callable(hook) else STREAM_MEMORY_MB)
+        names = (cell.experiment, cell.learner)
+        rule = rules[names] if names in rules else rules.setdefault(names, _memory_rule(*names))
+        if rule is not None:
+            other = max(other, float(rule(cell)) if callable(rule) else rule)
             continue
         key = _sample_key(cell)
         nbytes = cell.size * (dimension(cell) + 1)
@@ -432,6 +436,19 @@ def shard_memory_mb(cells: Iterable[Cell]) -> float:
         reps[key] = max(reps.get(key, 0), cell.repetitions)
     held = sorted((per_sample[k] for k in per_sample for _ in range(min(reps[k], 256))), reverse=True)[:256]
     return BASE_MEMORY_MB + max(2 * sum(held) / 1e6, other)
+
+
+def _memory_rule(experiment: str, learner: str) -> object:
+    """How :func:`shard_memory_mb` counts a cell of ``experiment`` and ``learner``: MB (an
+    audit: :data:`STREAM_MEMORY_MB`), the learner's ``memory_mb(cell)`` hook, MB (another
+    non-batch learner: :data:`STREAM_MEMORY_MB`), or None (a batch cell: its sample)."""
+    if registry.experiment(experiment).units is not None:
+        return STREAM_MEMORY_MB
+    learner_cls = registry.learner(learner)
+    hook = getattr(learner_cls, "memory_mb", None)
+    if callable(hook):
+        return hook
+    return STREAM_MEMORY_MB if learner_cls.family != "batch" else None
 
 
 def machine_memory_mb() -> float:

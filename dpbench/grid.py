@@ -10,7 +10,6 @@ do about ``target_seconds`` of work.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import heapq
 import json
@@ -29,13 +28,32 @@ def freeze(mapping: Mapping[str, object]) -> Params:
     return tuple(sorted((str(k), mapping[k]) for k in mapping))
 
 
+class _once:
+    """``functools.cached_property`` without its lock: computed on first access and stored
+    in the instance's ``__dict__`` (which later accesses read directly). Python 3.11's
+    ``cached_property`` takes a lock on every first access; a plan computes three of these
+    for each of hundreds of thousands of cells (issue 22), and cells are built in one thread."""
+
+    def __init__(self, func):
+        self.func = func
+        self.name = func.__name__
+        self.__doc__ = func.__doc__
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.func(instance)
+        return value
+
+
 @dataclass(frozen=True)
 class Cell:
     """One grid point, or a contiguous range of its repetitions
     (``first_rep … first_rep + repetitions − 1``): a cell too costly for one job is split
     into such pieces (:func:`shard`). Repetition ``r`` draws its streams from the key and
     ``r`` alone, so a piece's rows are exactly the rows of those repetitions of the whole
-    cell. The key and problem id are computed once per cell (cached)."""
+    cell. The key and problem id are computed once per cell (cached), and a piece
+    (:meth:`piece`) takes them from its cell."""
 
     experiment: str
     problem: str
@@ -57,7 +75,7 @@ class Cell:
         """Identity of the distribution: the problem name and its parameters."""
         return {"problem": self.problem, **dict(self.problem_params)}
 
-    @functools.cached_property
+    @_once
     def problem_id(self) -> str:
         """File-name-safe id of the distribution (``conjunction-3f2a…``)."""
         return _problem_id(self.problem, self.problem_params)
@@ -83,36 +101,46 @@ class Cell:
     def key_string(self) -> str:
         return self._key_string
 
-    @functools.cached_property
+    @_once
     def _key_string(self) -> str:
         # = key_string(self.key()), from a template shared by the cells that differ only
         # in ε, δ and size (a large grid has few templates and many cells)
         template = _key_template(self.experiment, self.problem, self.problem_params, self.learner, self.learner_params, self.options)
-        for mark, value in ((_EPS, self.epsilon), (_DELTA, self.delta), (_SIZE, self.size)):
-            template = template.replace(mark, _json_value(value), 1)
-        return template
+        return template.format(_json_value(self.epsilon), _json_value(self.delta), _json_value(self.size))
 
-    def __hash__(self) -> int:  # the fields' hash, computed once (cells key many dicts)
+    def __hash__(self) -> int:  # computed once (cells key many dicts)
         return self._hash
 
-    @functools.cached_property
+    @_once
     def _hash(self) -> int:
-        return hash((self.experiment, self.problem, self.problem_params, self.learner, self.learner_params,
-                     self.epsilon, self.delta, self.size, self.repetitions, self.options, self.first_rep))  # fmt: skip
+        # the key string stands for every compared field but these two (equal cells have
+        # equal key strings), and a plan has it already
+        return hash((self._key_string, self.repetitions, self.first_rep))
+
+    def piece(self, first_rep: int, repetitions: int) -> "Cell":
+        """The same cell running repetitions ``first_rep … first_rep + repetitions − 1``
+        (= ``dataclasses.replace(self, first_rep=…, repetitions=…)``): the key is the
+        cell's, so its cached key string and problem id are copied, not recomputed."""
+        part = object.__new__(Cell)
+        state = vars(part)
+        state.update(vars(self))
+        state.pop("_hash", None)
+        state["first_rep"], state["repetitions"] = first_rep, repetitions
+        return part
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready form (Snakemake params, CLI)."""
         return {
             "experiment": self.experiment,
             "problem": self.problem,
-            "problem_params": canonical(dict(self.problem_params)),
+            "problem_params": dict(_canonical_params(self.problem_params)),
             "learner": self.learner,
-            "learner_params": canonical(dict(self.learner_params)),
+            "learner_params": dict(_canonical_params(self.learner_params)),
             "epsilon": canonical(self.epsilon),
             "delta": self.delta,
             "size": self.size,
             "repetitions": self.repetitions,
-            "options": canonical(dict(self.options)),
+            "options": dict(_canonical_params(self.options)),
             **({"first_rep": self.first_rep} if self.first_rep else {}),
             **({"plugins": list(self.plugins)} if self.plugins else {}),
         }
@@ -156,6 +184,13 @@ def _json_value(value: object) -> str:
     return json.dumps(canonical(value))
 
 
+@functools.lru_cache(maxsize=65536)
+def _canonical_params(params: Params) -> dict[str, object]:
+    """``canonical(dict(params))``, once per distinct parameters (a grid has few, shared by
+    many cells); callers copy it."""
+    return canonical(dict(params))
+
+
 @functools.lru_cache(maxsize=None)
 def _problem_id(problem: str, problem_params: Params) -> str:
     return f"{problem}-{key_hash({'problem': problem, **dict(problem_params)})}"
@@ -163,9 +198,14 @@ def _problem_id(problem: str, problem_params: Params) -> str:
 
 @functools.lru_cache(maxsize=65536)
 def _key_template(experiment: str, problem: str, problem_params: Params, learner: str, learner_params: Params, options: Params) -> str:
-    """The canonical key text of a cell with placeholders for ε, δ and size."""
+    """The canonical key text of a cell as a :meth:`str.format` template: ``{0}``, ``{1}``,
+    ``{2}`` where ε, δ and size go (the text's own braces doubled)."""
     cell = Cell(experiment, problem, problem_params, learner, learner_params, 0.0, 0.0, 0, 1, options)
-    return key_string({**cell.key(), **dict(zip(("epsilon", "delta", "size"), _MARKS))})
+    text = key_string({**cell.key(), **dict(zip(("epsilon", "delta", "size"), _MARKS))})
+    text = text.replace("{", "{{").replace("}", "}}")
+    for i, mark in enumerate((_EPS, _DELTA, _SIZE)):
+        text = text.replace(mark, f"{{{i}}}", 1)
+    return text
 
 
 def cells_to_json(cells: Iterable[Cell]) -> str:
@@ -221,7 +261,7 @@ def _split_reps(cells: list[Cell], target_seconds: float, costs: dict[Cell, Cell
         for cell in cells:
             if lo >= cell.repetitions:
                 continue
-            part = dataclasses.replace(cell, first_rep=cell.first_rep + lo, repetitions=min(hi, cell.repetitions) - lo)
+            part = cell.piece(cell.first_rep + lo, min(hi, cell.repetitions) - lo)
             costs[part] = costs[cell].scaled(part.repetitions / cell.repetitions, part)
             piece.append(part)
         out.append(piece)

@@ -2,13 +2,13 @@
 # package code, tested without Snakemake). An invalid config stops here, before any job,
 # with the one line `dpbench validate` prints and exit status 2.
 import functools
-import json
 import math
 import os
 import sys
 
 from dpbench.config import ConfigError, error_line, from_dict
 from dpbench.cost import shard_memory_mb
+from dpbench.grid import cells_to_json
 from dpbench.paths import figure_stems
 from dpbench.paths import OutputClash, RunPaths, check_owner, output_root
 from dpbench.provenance import shard_code_hash, summary_code_hash
@@ -62,8 +62,7 @@ CONDA_ENV = "../../environment.yml"
 
 def shard_cells(wildcards):
     """The shard's cells as JSON (a parameter: a changed grid re-runs the shard)."""
-    cells = SHARDS[wildcards.experiment][int(wildcards.shard)]
-    return json.dumps([c.to_dict() for c in cells])
+    return cells_to_json(SHARDS[wildcards.experiment][int(wildcards.shard)])
 
 
 def shard_runtime(wildcards, attempt):
