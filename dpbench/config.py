@@ -24,8 +24,8 @@ import jsonschema
 import yaml
 
 from dpbench import registry
-from dpbench.cost import CellCost, shard_seconds
-from dpbench.grid import Cell, freeze, shard
+from dpbench.cost import CellCost
+from dpbench.grid import Cell, freeze, layout
 from dpbench.seeding import key_hash
 
 SCHEMA_PATH = Path(__file__).resolve().parents[1] / "config" / "schema.yaml"
@@ -89,8 +89,8 @@ class ExperimentPlan:
     @functools.cached_property
     def _layout(self) -> tuple[list[list[Cell]], list[float], dict[Cell, CellCost]]:
         costs: dict[Cell, CellCost] = {}
-        shards = shard(self.cells, self.n_shards, target_seconds=self.target_seconds, costs=costs)
-        return shards, [shard_seconds(s, costs) for s in shards], costs
+        shards, seconds = layout(self.cells, self.n_shards, target_seconds=self.target_seconds, costs=costs)
+        return shards, seconds, costs
 
 
 #: default of the config key ``cell_timeout_minutes``: generous (the longest cell of

@@ -17,7 +17,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from dpbench.cost import CellCost, cell_cost, shard_seconds
+from dpbench.cost import CellCost, cell_cost, cost_seconds
 from dpbench.seeding import canonical, key_hash, key_string
 
 Params = tuple[tuple[str, object], ...]
@@ -233,42 +233,60 @@ def estimated_cost(cell: Cell) -> float:
     return cell_cost(cell).alone
 
 
-def _runs(ordered: Sequence[Cell]) -> list[list[Cell]]:
+#: cells with their predicted costs (:func:`dpbench.cost.cell_cost`), in order
+Group = list[tuple[Cell, CellCost]]
+
+
+def _seconds(group: Group, *, jobs: bool = False) -> float:
+    """:func:`dpbench.cost.shard_seconds` of the group's cells (by default without the
+    per-job keys)."""
+    return cost_seconds([cost for _, cost in group], jobs=jobs)
+
+
+def _pair_order(pair: tuple[Cell, CellCost]) -> tuple:
+    return _order(pair[0])
+
+
+def _runs(ordered: Group) -> list[Group]:
     """Maximal runs of consecutive cells that see the same samples (problem, size, reps)."""
-    runs: list[list[Cell]] = []
-    for cell in ordered:
-        if runs and (runs[-1][-1].problem_id, runs[-1][-1].size, runs[-1][-1].first_rep) == (cell.problem_id, cell.size, cell.first_rep):
-            runs[-1].append(cell)
+    runs: list[Group] = []
+    last = None
+    for pair in ordered:
+        cell = pair[0]
+        sample = (cell.problem_id, cell.size, cell.first_rep)
+        if runs and sample == last:
+            runs[-1].append(pair)
         else:
-            runs.append([cell])
+            runs.append([pair])
+            last = sample
     return runs
 
 
-def _split_reps(cells: list[Cell], target_seconds: float, costs: dict[Cell, CellCost]) -> list[list[Cell]]:
-    """Cut a group of cells sharing samples into ranges of repetitions, each predicted at
-    most about ``target_seconds`` (at most one piece per repetition); every piece keeps the
-    group's cells together, so their shared work is still paid once per piece. The pieces'
-    costs go into ``costs`` (scaled from the whole cells': a cell's cost is per repetition)."""
-    seconds = shard_seconds(cells, costs, jobs=False)
-    reps = max(c.repetitions for c in cells)
+def _split_reps(group: Group, seconds: float, target_seconds: float, costs: dict[Cell, CellCost]) -> list[tuple[Group, float]]:
+    """Cut a group of cells sharing samples (predicted ``seconds``, :func:`_seconds`) into
+    ranges of repetitions, each predicted at most about ``target_seconds`` (at most one piece
+    per repetition), with their predicted seconds; every piece keeps the group's cells
+    together, so their shared work is still paid once per piece. The pieces' costs go into
+    ``costs`` (scaled from the whole cells': a cell's cost is per repetition)."""
+    reps = max(cell.repetitions for cell, _ in group)
     pieces = min(reps, math.ceil(seconds / target_seconds))
     if pieces <= 1:
-        return [cells]
+        return [(group, seconds)]
     out = []
     for k in range(pieces):
         lo, hi = k * reps // pieces, (k + 1) * reps // pieces
         piece = []
-        for cell in cells:
+        for cell, cost in group:
             if lo >= cell.repetitions:
                 continue
             part = cell.piece(cell.first_rep + lo, min(hi, cell.repetitions) - lo)
-            costs[part] = costs[cell].scaled(part.repetitions / cell.repetitions, part)
-            piece.append(part)
-        out.append(piece)
+            costs[part] = part_cost = cost.scaled(part.repetitions / cell.repetitions, part)
+            piece.append((part, part_cost))
+        out.append((piece, _seconds(piece)))
     return out
 
 
-def _units(ordered: Sequence[Cell], target_seconds: float | None, costs: dict[Cell, CellCost]) -> list[tuple[list[Cell], float]]:
+def _units(ordered: Group, target_seconds: float | None, costs: dict[Cell, CellCost]) -> list[tuple[Group, float]]:
     """Groups of cells that share work (same samples), with their predicted cost (without
     the per-job keys, :func:`dpbench.cost.job_costs`: paid once by whichever job they land in).
 
@@ -282,24 +300,24 @@ def _units(ordered: Sequence[Cell], target_seconds: float | None, costs: dict[Ce
     """
     units = []
     for run in _runs(ordered):
-        seconds = shard_seconds(run, costs, jobs=False)
+        seconds = _seconds(run)
         if target_seconds is None or seconds <= target_seconds:
             units.append((run, seconds))
             continue
-        own = sum(costs[cell].own for cell in run)
+        own = sum(cost.own for _, cost in run)
         if own <= target_seconds or len(run) == 1:
             chunks = [run]
         else:
             pieces = max(1, min(len(run), math.ceil(own / target_seconds)))
             chunks = [[] for _ in range(pieces)]
             acc = 0.0
-            for cell in run:
-                c = costs[cell].own
-                chunks[min(int((acc + c / 2) / own * pieces), pieces - 1)].append(cell)
+            for pair in run:
+                c = pair[1].own
+                chunks[min(int((acc + c / 2) / own * pieces), pieces - 1)].append(pair)
                 acc += c
         for chunk in chunks:
             if chunk:
-                units += [(piece, shard_seconds(piece, costs, jobs=False)) for piece in _split_reps(chunk, target_seconds, costs)]
+                units += _split_reps(chunk, seconds if chunk is run else _seconds(chunk), target_seconds, costs)
     return units
 
 
@@ -326,14 +344,29 @@ def shard(
     ``costs`` (cell → :func:`dpbench.cost.cell_cost`) may be given to reuse predictions;
     the costs of pieces are added to it.
     """
+    return layout(cells, n_shards, target_seconds=target_seconds, costs=costs)[0]
+
+
+def layout(
+    cells: Sequence[Cell],
+    n_shards: int | None = None,
+    *,
+    target_seconds: float | None = None,
+    costs: dict[Cell, CellCost] | None = None,
+) -> tuple[list[list[Cell]], list[float]]:
+    """The shards of :func:`shard` and the predicted seconds of each
+    (:func:`dpbench.cost.shard_seconds`), from the costs the packing used."""
     if costs is None:
         costs = {}
+    pairs = []
     for cell in cells:
-        if cell not in costs:
-            costs[cell] = cell_cost(cell)
-    ordered = sort_cells(cells)
+        cost = costs.get(cell)
+        if cost is None:
+            cost = costs[cell] = cell_cost(cell)
+        pairs.append((cell, cost))
+    ordered = sorted(pairs, key=_pair_order)  # = sort_cells(cells)
     if not ordered:
-        return []
+        return [], []
     if target_seconds is not None and not target_seconds > 0:
         raise ValueError(f"target_seconds must be > 0, got {target_seconds!r}")
     units = _units(ordered, target_seconds, costs)
@@ -349,10 +382,10 @@ def shard(
     # (ties: the lower index), which keeps every shard within 4/3 of the best layout
     loads = [(0.0, i) for i in range(n_shards)]
     heapq.heapify(loads)
-    shards: list[list[Cell]] = [[] for _ in range(n_shards)]
+    shards: list[Group] = [[] for _ in range(n_shards)]
     for index in sorted(range(len(units)), key=lambda u: (-units[u][1], u)):
         load, i = heapq.heappop(loads)
         shards[i].extend(units[index][0])
         heapq.heappush(loads, (load + units[index][1], i))
-    out = [sorted(s, key=_order) for s in shards if s]
-    return sorted(out, key=lambda s: _order(s[0]))
+    out = sorted((sorted(s, key=_pair_order) for s in shards if s), key=lambda s: _pair_order(s[0]))
+    return [[cell for cell, _ in s] for s in out], [_seconds(s, jobs=True) for s in out]
