@@ -171,17 +171,31 @@ class Cell:
         )
 
 
-_MARKS = ("\x1fepsilon\x1f", "\x1fdelta\x1f", "\x1fsize\x1f")
-_EPS, _DELTA, _SIZE = (json.dumps(m) for m in _MARKS)  # placeholders, as they appear in the text
+#: The fields that differ most between cells (ε, δ, size, repetitions): a cell's key text
+#: and JSON text are filled into templates (:func:`_key_template`, :func:`_json_template`)
+#: that hold these placeholders where they go, as strings and as JSON writes them.
+_FIELDS = ("epsilon", "delta", "size", "repetitions")
+_RAW_MARKS = tuple(f"\x1f{name}\x1f" for name in _FIELDS)
+_MARKS = tuple(json.dumps(m) for m in _RAW_MARKS)
 
 
-def _json_value(value: object) -> str:
-    """``json.dumps(canonical(value))``, fast for the finite floats and ints of ε, δ, size."""
+def _json_value(value: object, canon: bool = True) -> str:
+    """``json.dumps(canonical(value))`` (``canon=False``: ``json.dumps(value)``), fast for
+    the finite floats and ints of ε, δ, size and repetitions."""
     if type(value) is float and math.isfinite(value):
         return repr(value)  # what json writes for a float
     if type(value) is int:
         return str(value)
-    return json.dumps(canonical(value))
+    return json.dumps(canonical(value) if canon else value)
+
+
+def _format_template(text: str, n: int) -> str:
+    """``text`` as a :meth:`str.format` template: its braces doubled, the first ``n``
+    placeholders (:data:`_MARKS`) replaced by ``{0}`` … ``{n-1}``."""
+    text = text.replace("{", "{{").replace("}", "}}")
+    for i, mark in enumerate(_MARKS[:n]):
+        text = text.replace(mark, f"{{{i}}}", 1)
+    return text
 
 
 @functools.lru_cache(maxsize=65536)
@@ -198,18 +212,38 @@ def _problem_id(problem: str, problem_params: Params) -> str:
 
 @functools.lru_cache(maxsize=65536)
 def _key_template(experiment: str, problem: str, problem_params: Params, learner: str, learner_params: Params, options: Params) -> str:
-    """The canonical key text of a cell as a :meth:`str.format` template: ``{0}``, ``{1}``,
-    ``{2}`` where ε, δ and size go (the text's own braces doubled)."""
+    """The canonical key text of the cells with these fields, as a :meth:`str.format`
+    template: ``{0}``, ``{1}``, ``{2}`` where ε, δ and size go."""
     cell = Cell(experiment, problem, problem_params, learner, learner_params, 0.0, 0.0, 0, 1, options)
-    text = key_string({**cell.key(), **dict(zip(("epsilon", "delta", "size"), _MARKS))})
-    text = text.replace("{", "{{").replace("}", "}}")
-    for i, mark in enumerate((_EPS, _DELTA, _SIZE)):
-        text = text.replace(mark, f"{{{i}}}", 1)
-    return text
+    return _format_template(key_string({**cell.key(), **dict(zip(_FIELDS[:3], _RAW_MARKS))}), 3)
+
+
+@functools.lru_cache(maxsize=65536)
+def _json_template(experiment: str, problem: str, problem_params: Params, learner: str, learner_params: Params, options: Params) -> str:
+    """``json.dumps(cell.to_dict())`` of the cells with these fields, as a :meth:`str.format`
+    template: ``{0}`` … ``{3}`` where ε, δ, size and repetitions go, ``{4}`` where first_rep
+    and plugins go if set (before the closing brace)."""
+    cell = Cell(experiment, problem, problem_params, learner, learner_params, 0.0, 0.0, 0, 1, options)
+    text = _format_template(json.dumps({**cell.to_dict(), **dict(zip(_FIELDS, _RAW_MARKS))}), 4)
+    return text[: -len("}}")] + "{4}}}"
 
 
 def cells_to_json(cells: Iterable[Cell]) -> str:
-    return json.dumps([c.to_dict() for c in cells])
+    """``json.dumps([c.to_dict() for c in cells])`` (a shard's ``cells`` parameter), each
+    cell's text filled into its template (:func:`_json_template`)."""
+    return "[" + ", ".join(map(_cell_json, cells)) + "]"
+
+
+def _cell_json(cell: Cell) -> str:
+    """``json.dumps(cell.to_dict())``."""
+    template = _json_template(cell.experiment, cell.problem, cell.problem_params, cell.learner, cell.learner_params, cell.options)
+    tail = ""
+    if cell.first_rep:
+        tail += ', "first_rep": ' + _json_value(cell.first_rep, canon=False)
+    if cell.plugins:
+        tail += ', "plugins": ' + json.dumps(list(cell.plugins))
+    return template.format(_json_value(cell.epsilon), _json_value(cell.delta, canon=False), _json_value(cell.size, canon=False),
+                           _json_value(cell.repetitions, canon=False), tail)  # fmt: skip
 
 
 def cells_from_json(text: str) -> list[Cell]:

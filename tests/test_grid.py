@@ -3,6 +3,8 @@ changes results."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import math
 
 import numpy as np
@@ -13,8 +15,9 @@ from dpbench import registry
 from dpbench.config import from_dict
 from dpbench.cost import PER_REP_SECONDS, FAMILY_DEFAULTS, cell_cost, job_costs, shard_seconds
 from dpbench.experiment import run_shard
-from dpbench.grid import Cell, freeze, shard, sort_cells
+from dpbench.grid import Cell, cells_from_json, cells_to_json, freeze, shard, sort_cells
 from dpbench.results import TIMING_COLUMNS
+from dpbench.seeding import key_string
 
 SEED = 5
 
@@ -156,3 +159,36 @@ def test_unknown_learners_get_family_default_and_hook_overrides(monkeypatch):
     assert c.own == pytest.approx(3 * (per_rep + per_unit * 10_000 * 8 + PER_REP_SECONDS))
     hooked = cell_cost(_fake_cell("fake_hook", 1000, 4))
     assert hooked.own == pytest.approx(4 * (0.25 + 1e-3 + PER_REP_SECONDS))
+
+
+def _odd_cells() -> list[Cell]:
+    """Cells whose texts take the slow paths: braces and non-ASCII in names, nested, bool,
+    None and infinite parameters, ε and δ infinite, a numpy ε, −0.0, a piece, plugins."""
+    params = freeze({"a": (1, 2.5), "b": True, "c": None, "d": "{x}", "e": math.inf})
+    return [
+        Cell("exp{x}", "pr\u00e9", params, "l", freeze({"z": "\u00fc"}), math.inf, math.inf, 5, 3, freeze({"o": 1}), first_rep=2, plugins=("p.q",)),
+        Cell("e", "p", (), "l", (), np.float64(0.5), 1e-300, 5, 3, ()),
+        Cell("e", "p", (), "l", (), -0.0, -0.0, 7, 3, ()),
+        Cell("e", "p", params, "l", (), 1.0, 0.0, 5, 10, ()).piece(4, 3),
+    ]
+
+
+def test_cell_texts_are_the_json_of_their_fields():
+    """A cell's key string is the canonical text of its key (its seeds' name), and a shard's
+    JSON is json.dumps of its cells' dicts, fast paths or not; the JSON decodes to equal
+    cells."""
+    cells = _cells() + _odd_cells()
+    for cell in cells:
+        assert cell.key_string() == key_string(cell.key())
+    assert cells_to_json(cells) == json.dumps([c.to_dict() for c in cells])
+    assert cells_to_json([]) == "[]"
+    plain = [c for c in cells if c.experiment == "conjunctions"]
+    assert cells_from_json(cells_to_json(plain)) == plain
+
+
+def test_a_piece_is_its_cell_with_other_repetitions():
+    cell = _cells()[0]
+    piece = cell.piece(1, 1)
+    same = dataclasses.replace(cell, first_rep=1, repetitions=1)
+    assert piece == same and hash(piece) == hash(same)
+    assert piece.key_string() == cell.key_string() and piece.problem_id == cell.problem_id and piece != cell
