@@ -25,7 +25,7 @@ import yaml
 
 from dpbench import registry
 from dpbench.cost import CellCost
-from dpbench.grid import Cell, freeze, layout
+from dpbench.grid import Cell, freeze, grid_cells, layout
 from dpbench.seeding import key_hash
 
 SCHEMA_PATH = Path(__file__).resolve().parents[1] / "config" / "schema.yaml"
@@ -216,8 +216,7 @@ def _expand_units(experiment, block: Mapping, where: str, problems: list, epsilo
                 units.check(name, eps, delta)
             except (KeyError, ValueError) as exc:
                 raise ConfigError(f"{where}.{units.key}[{i}]", str(exc.args[0] if exc.args else exc)) from None
-            for pp, size in itertools.product(frozen_problems, sizes):
-                cells.append(Cell(experiment.id, block["problem"], pp, name, no_params, eps, delta, size, repetitions, options))
+            cells += grid_cells(experiment.id, block["problem"], frozen_problems, name, no_params, eps, delta, sizes, repetitions, options)
     return cells
 
 
@@ -286,8 +285,7 @@ def _expand_block(exp_id: str, block: Mapping, where: str) -> list[Cell]:
                     learner_cls.from_cell(epsilon=eps, delta=delta, params=params)
                 except (TypeError, ValueError) as exc:
                     raise ConfigError(f"{where}.learner_params.{name}", str(exc)) from None
-                for pp, size in itertools.product(frozen_problems, sizes):
-                    cells.append(Cell(exp_id, problem_name, pp, name, frozen, eps, delta, size, repetitions, options))
+                cells += grid_cells(exp_id, problem_name, frozen_problems, name, frozen, eps, delta, sizes, repetitions, options)
     return cells
 
 

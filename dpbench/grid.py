@@ -113,9 +113,7 @@ class Cell:
 
     @_once
     def _hash(self) -> int:
-        # the key string stands for every compared field but these two (equal cells have
-        # equal key strings), and a plan has it already
-        return hash((self._key_string, self.repetitions, self.first_rep))
+        return _cell_hash(self._key_string, self.repetitions, self.first_rep)
 
     def piece(self, first_rep: int, repetitions: int) -> "Cell":
         """The same cell running repetitions ``first_rep … first_rep + repetitions − 1``
@@ -177,6 +175,30 @@ class Cell:
 _FIELDS = ("epsilon", "delta", "size", "repetitions")
 _RAW_MARKS = tuple(f"\x1f{name}\x1f" for name in _FIELDS)
 _MARKS = tuple(json.dumps(m) for m in _RAW_MARKS)
+
+
+def _cell_hash(key_string: str, repetitions: int, first_rep: int) -> int:
+    """A cell's hash: the key string stands for every compared field but the other two
+    (equal cells have equal key strings), and a plan has it already."""
+    return hash((key_string, repetitions, first_rep))
+
+
+def grid_cells(experiment: str, problem: str, problem_params: Sequence[Params], learner: str, learner_params: Params,
+               epsilon: float, delta: float, sizes: Sequence[int], repetitions: int, options: Params = ()) -> list[Cell]:
+    """The cells of one learner setting at one (ε, δ): each problem parameters × each size,
+    in that order; their key strings, problem ids and hashes are filled in from one
+    template per problem parameters (a grid of hundreds of thousands of cells has few)."""
+    epsilon_text, delta_text = _json_value(epsilon), _json_value(delta)
+    cells = []
+    for params in problem_params:
+        template = _key_template(experiment, problem, params, learner, learner_params, options)
+        problem_id = _problem_id(problem, params)
+        for size in sizes:
+            cell = Cell(experiment, problem, params, learner, learner_params, epsilon, delta, size, repetitions, options)
+            key = template.format(epsilon_text, delta_text, _json_value(size))
+            vars(cell).update(_key_string=key, problem_id=problem_id, _hash=_cell_hash(key, repetitions, 0))
+            cells.append(cell)
+    return cells
 
 
 def _json_value(value: object, canon: bool = True) -> str:

@@ -12,6 +12,7 @@ from dpbench.grid import cells_to_json
 from dpbench.paths import figure_stems
 from dpbench.paths import OutputClash, RunPaths, check_owner, output_root
 from dpbench.provenance import shard_code_hash, summary_code_hash
+from snakemake.common import get_function_params, overwrite_function_params
 
 CONFIG_SOURCE = ", ".join(map(str, workflow.overwrite_configfiles)) or "config/config.yaml"
 try:
@@ -37,6 +38,16 @@ if LOCAL_OUTPUTS:
         sys.exit(2)
 
 
+def job_function(func):
+    """``func`` with its parameters recorded once: Snakemake reads a job function's
+    parameters (which of wildcards, input, attempt, … to pass) by inspect.signature at
+    every call, several calls per job, unless they are recorded as its own wrappers record
+    them (snakemake.common.overwrite_function_params)."""
+    overwrite_function_params(func, get_function_params(func))
+    return func
+
+
+@job_function
 def shard_code(wildcards):
     """Fingerprint of the source the shard's cells run (dpbench.provenance): a parameter,
     so editing a learner re-runs exactly the shards that run it."""
@@ -60,17 +71,20 @@ wildcard_constraints:
 CONDA_ENV = "../../environment.yml"
 
 
+@job_function
 def shard_cells(wildcards):
     """The shard's cells as JSON (a parameter: a changed grid re-runs the shard)."""
     return cells_to_json(SHARDS[wildcards.experiment][int(wildcards.shard)])
 
 
+@job_function
 def shard_runtime(wildcards, attempt):
     """Minutes: 5 + 3 × the cost model's predicted minutes for the shard, × attempt."""
     seconds = SHARD_SECONDS[wildcards.experiment][int(wildcards.shard)]
     return attempt * (5 + math.ceil(3 * seconds / 60))
 
 
+@job_function
 def shard_priority(wildcards):
     """The shard's predicted seconds: the longest shards start first (LPT order), so the
     cores finish together instead of one idling while the last long shard runs."""
@@ -81,6 +95,7 @@ def shard_priority(wildcards):
 SUMMARISE_PRIORITY = 10**9
 
 
+@job_function
 def shard_mem_mb(wildcards, attempt):
     """MB: the predicted peak of the shard (libraries + cached samples), × attempt."""
     return attempt * math.ceil(_shard_memory(wildcards.experiment, int(wildcards.shard)))
@@ -97,6 +112,7 @@ def experiment_shards(experiment):
     return PATHS.shards(experiment, len(SHARDS[experiment]))
 
 
+@job_function
 def config_hash(wildcards):
     return GRID.experiments[wildcards.experiment].config_hash
 
