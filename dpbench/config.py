@@ -25,7 +25,7 @@ import yaml
 
 from dpbench import registry
 from dpbench.cost import CellCost
-from dpbench.grid import Cell, freeze, grid_cells, layout
+from dpbench.grid import Cell, freeze, gc_paused, grid_cells, layout
 from dpbench.seeding import key_hash
 
 SCHEMA_PATH = Path(__file__).resolve().parents[1] / "config" / "schema.yaml"
@@ -87,6 +87,7 @@ class ExperimentPlan:
         return self._layout[2]
 
     @functools.cached_property
+    @gc_paused()
     def _layout(self) -> tuple[list[list[Cell]], list[float], dict[Cell, CellCost]]:
         costs: dict[Cell, CellCost] = {}
         shards, seconds = layout(self.cells, self.n_shards, target_seconds=self.target_seconds, costs=costs)
@@ -122,13 +123,19 @@ def read_yaml(path: str | Path) -> Any:
     :class:`ConfigError` whose key is the path (line and column of a syntax error)."""
     try:
         with open(path) as fh:
-            return yaml.safe_load(fh)
+            text = fh.read()
     except FileNotFoundError:
         raise ConfigError(str(path), "no such file") from None
     except IsADirectoryError:
         raise ConfigError(str(path), "is a directory, not a YAML file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(str(path), f"cannot be read ({exc})") from None
+    try:
+        return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # libyaml's parser, if built with it
+    except yaml.YAMLError:
+        pass  # the error as the pure-Python parser words and places it
+    try:
+        return yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
@@ -316,6 +323,7 @@ def _check_sweep_keys(block: Mapping, where: str) -> None:
                 raise ConfigError(f"{where}.sweeps[{i}].{key}", nearest(key, allowed, "key", "in a sweep"))
 
 
+@gc_paused()
 def from_dict(config: Mapping[str, Any]) -> Grid:
     """Validate a config mapping and expand it into cells; raise :class:`ConfigError`."""
     check_schema(config)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from dpbench.config import Grid
 from dpbench.cost import JOB_OVERHEAD_SECONDS, shard_memory_mb
+from dpbench.grid import gc_paused
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,7 @@ class Plan:
         return sum(e.cpu_hours for e in self.experiments)
 
 
+@gc_paused()
 def make_plan(grid: Grid) -> Plan:
     """The plan of a validated grid (:func:`dpbench.config.load`)."""
     experiments = []
