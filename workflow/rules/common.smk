@@ -2,6 +2,7 @@
 # package code, tested without Snakemake). An invalid config stops here, before any job,
 # with the one line `dpbench validate` prints and exit status 2.
 import functools
+import gc
 import math
 import os
 import sys
@@ -58,6 +59,9 @@ def shard_code(wildcards):
 # predicted seconds (the resource functions below read these, never the cost model).
 SHARDS = {exp: plan.shards() for exp, plan in GRID.experiments.items()}
 SHARD_SECONDS = {exp: plan.shard_seconds() for exp, plan in GRID.experiments.items()}
+# The plan's millions of objects live as long as the workflow: the garbage collector need
+# not scan them again in every full pass while Snakemake builds the DAG.
+gc.freeze()
 
 
 wildcard_constraints:
