@@ -267,6 +267,11 @@ class Halfspace(Problem):
             raise ValueError(f"order must be one of {list(ORDERS)}, got {self.order!r}")
         if self.domain not in DOMAINS:
             raise ValueError(f"domain must be one of {list(DOMAINS)}, got {self.domain!r}")
+        if self.order == "adversarial" and self.domain == "boolean" and (self.s or self.d) == 1:
+            # every example's margin is |u_j x_j| = 1: nearest-the-margin-first is no order at
+            # all, so such a stream has the random order's law (a grid would repeat its cells)
+            raise ValueError("order='adversarial' is the random order for a one-coordinate target on boolean inputs "
+                             "(every margin is 1): use order='random'")
         if not isinstance(self.monotone, (bool, np.bool_)):
             raise TypeError(f"monotone must be a bool, got {self.monotone!r}")
 
