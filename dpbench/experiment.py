@@ -177,6 +177,7 @@ def run_shard(
             rows += _finish(cell, cell_rows, time.perf_counter() - start, time.process_time() - cpu, config_hash)
         else:
             rows += _run_group(group, experiment, root_seed, targets, cell_timeout, config_hash)
+    _stream.clear()  # the shard's last stored stream is read by no later cell
     write_rows(rows, out)
 
 
