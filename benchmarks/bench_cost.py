@@ -2,6 +2,7 @@
 
     python benchmarks/bench_cost.py [CONFIG] [--sample K] [--seed S] [--max-predicted SECONDS]
                                     [--shards EXPERIMENT:INDEX,...]
+    python benchmarks/bench_cost.py CONFIG --run RUN_DIR
 
 Runs shards of CONFIG (default config/config.yaml; all its shards, or a random sample of K
 — e.g. ``config/paper.yaml --sample 8``), each as the workflow runs it: a fresh
@@ -11,6 +12,11 @@ Prints per shard the predicted seconds (the plan's cells, their per-job first-us
 included, plus the runner's start-up :data:`dpbench.cost.JOB_OVERHEAD_SECONDS`) against the measured CPU seconds of
 that process (user + system: less sensitive than wall time to other load on the
 machine), their ratio, and how many shards are within 2× (the target).
+
+``--run RUN_DIR`` runs nothing: it reads the measured CPU of every shard of a finished
+workflow run of CONFIG (the ``job cpu`` line each run_shard job logs: the whole job process,
+start-up included) and compares it with the same prediction — every shard of a real run,
+e.g. the published paper run.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import argparse
 import json
 import os
 import random
+import re
 import resource
 import subprocess
 import sys
@@ -49,6 +56,17 @@ def run_one(cells_json: str, seed: int, workdir: Path) -> tuple[float, float]:
     return wall, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
 
 
+def run_cpu(run_dir: Path, experiment: str, shard: int, count: int) -> float | None:
+    """The ``job cpu`` seconds a run_shard job of a finished run logged (None: not found)."""
+    from dpbench.paths import RunPaths, shard_id
+
+    log = Path(RunPaths(str(run_dir)).shard_log(experiment, shard_id(shard, count)))
+    if not log.exists():
+        return None
+    found = re.findall(r"job cpu ([0-9.]+)s", log.read_text())
+    return float(found[-1]) if found else None
+
+
 def main() -> None:
     from dpbench.config import load
     from dpbench.cost import JOB_OVERHEAD_SECONDS
@@ -60,6 +78,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the sample")
     parser.add_argument("--max-predicted", type=float, default=float("inf"), help="draw only shards predicted below this many seconds")
     parser.add_argument("--shards", help="comma-separated EXPERIMENT:INDEX: run just these shards")
+    parser.add_argument("--run", type=Path, help="a finished run of CONFIG: compare with its logged CPU, run nothing")
     args = parser.parse_args()
     grid = load(args.config)
     shards = [(exp, i, s, seconds) for exp, plan in grid.experiments.items() for i, (s, seconds) in enumerate(zip(plan.shards(), plan.shard_seconds()))]
@@ -72,9 +91,16 @@ def main() -> None:
     print(f"{args.config}: {len(shards)} shards; predicted = cells + {JOB_OVERHEAD_SECONDS:.1f} s start-up; measured = CPU s of the job")
     print(f"{'experiment':<18} {'shard':>5} {'cells':>5} {'predicted s':>11} {'measured s':>10} {'wall s':>7} {'pred/meas':>9}")
     ratios = []
+    counts = {exp: len(plan.shards()) for exp, plan in grid.experiments.items()}
     with tempfile.TemporaryDirectory(prefix="bench_cost_") as tmp:
         for exp, i, cells, seconds in shards:
-            wall, cpu = run_one(cells_to_json(cells), grid.seed, Path(tmp))
+            if args.run is not None:
+                cpu, wall = run_cpu(args.run, exp, i, counts[exp]), float("nan")
+                if cpu is None:
+                    print(f"{exp:<18} {i:>5}: no 'job cpu' line in the run's log")
+                    continue
+            else:
+                wall, cpu = run_one(cells_to_json(cells), grid.seed, Path(tmp))
             predicted = seconds + JOB_OVERHEAD_SECONDS
             ratios.append(predicted / cpu)
             print(f"{exp:<18} {i:>5} {len(cells):>5} {predicted:>11.1f} {cpu:>10.1f} {wall:>7.1f} {predicted / cpu:>9.2f}", flush=True)

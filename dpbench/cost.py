@@ -76,7 +76,10 @@ JOB_OVERHEAD_SECONDS = 1.5
 #: Memory of a shard job before any sample is held (interpreter + libraries), in MB.
 BASE_MEMORY_MB = 600.0
 
-#: Working memory of a streaming (online / experts) cell beyond the libraries, in MB.
+#: Working memory of a streaming (online / experts) cell beyond the libraries, in MB (it
+#: covers the one stream a halfspaces_online shard keeps for its cells,
+#: ``dpbench.experiment.SHARED_STREAM_BYTES`` = 537 MB at most: a paper shard of T = 10^7
+#: decision-list cells peaked at 814 MB resident, 2026-11-26).
 STREAM_MEMORY_MB = 1000.0
 
 #: Bookkeeping per repetition (``base_row``, population error, Python overhead).
@@ -306,19 +309,69 @@ def _exp_mech_own(cell: Cell) -> float:
     return 2e-4 if size is None else 2.5e-8 * size + 2e-4
 
 
-def _online_nonprivate(cell: Cell) -> float:
-    """perceptron / winnow / confident_winnow, seconds per repetition (stream generation
-    included): ``7e-4 + T·(1.1e-9·d`` Boolean halfspace ``| 7.9e-9·d`` cube ``| 7.9e-8``
-    decision list ``) + 2.4e-8·T·s`` (the margin enforcement of an s-sparse target).
-    Recalibrated 2026-11-24 (issue 22: SIMD margins, one-pass stream blocks): process time
-    of repetition 0 of every halfspaces_online cell of config/paper.yaml, least squares in
-    relative error (2-core build machine under load; median predicted/measured 0.83)."""
-    params = dict(cell.problem_params)
-    T, d = cell.size, dimension(cell)
+def online_n_features(cell: Cell) -> int:
+    """N, the learner features of a halfspaces_online stream: ``d`` (monotone halfspace),
+    ``2d`` (signed, [BF26, §4.3]), ``2(d+1)`` (decision list as a halfspace, Lemma 4.10)."""
+    params, d = dict(cell.problem_params), dimension(cell)
     if cell.problem == "dl_as_halfspace":
-        return 7e-4 + 7.9e-8 * T
-    per_coordinate = 7.9e-9 if params.get("domain") == "cube" else 1.1e-9
-    return 7e-4 + T * (per_coordinate * d + 2.4e-8 * (params.get("s") or d))
+        return 2 * (d + 1)
+    return d if params.get("monotone", True) else 2 * d
+
+
+def online_float_inputs(cell: Cell) -> bool:
+    """Are the stream's features float64 (cube inputs), not int8 {−1, +1}?"""
+    return dict(cell.problem_params).get("domain") == "cube"
+
+
+def online_stream_bytes(cell: Cell) -> float:
+    """Bytes of one stored stream (X: T × N, 1 or 8 bytes each; y: T bytes)."""
+    return cell.size * (online_n_features(cell) * (8 if online_float_inputs(cell) else 1) + 1)
+
+
+def online_stream_seconds(cell: Cell) -> float:
+    """Generating one length-T stream of the cell's problem, seconds: decision lists
+    ``6e-8·T``; halfspaces ``T·(e + a·N + b·s + c·[adversarial])`` with (e, a, b, c) =
+    (6e-9, 6.5e-10, 9e-9, 5e-8) Boolean, (9e-9, 5e-9, 4.4e-8, 2.1e-7) cube; the margin
+    enforcement (b) and the per-block sort (c) are skipped by a one-coordinate Boolean target
+    (every margin is 1). Measured 2026-11-26 by ``python benchmarks/bench_stream_cost.py``
+    (process CPU time of :meth:`OnlineStream.stored`, the paper grid's settings, T = 2e6 at
+    d ≤ 32; 2-core build machine, load ≈ 2.4 of it another user's; least squares in relative
+    error, predicted/measured 0.69–1.33)."""
+    params, T, N = dict(cell.problem_params), cell.size, online_n_features(cell)
+    if cell.problem == "dl_as_halfspace":
+        return 6e-8 * T
+    if cell.problem != "halfspace":
+        return 0.0
+    s = int(params.get("s") or dimension(cell))
+    e, a, b, c = (9e-9, 5e-9, 4.4e-8, 2.1e-7) if online_float_inputs(cell) else (6e-9, 6.5e-10, 9e-9, 5e-8)
+    if not online_float_inputs(cell) and s == 1:
+        s, adversarial = 0, False
+    else:
+        adversarial = params.get("order") == "adversarial"
+    return T * (e + a * N + b * s + c * adversarial)
+
+
+def online_stream_cost(cell: Cell) -> tuple[float, dict[tuple, float]]:
+    """(own seconds per repetition, shared keys) of the cell's stream: shared by the cells of
+    a shard with the same problem, T and repetitions (``dpbench.experiment.shared_stream``,
+    key ``("stream", problem_id, T, first_rep)``, all repetitions), unless it is larger than
+    ``SHARED_STREAM_BYTES``: then every cell generates its own."""
+    from dpbench.experiment import SHARED_STREAM_BYTES
+
+    seconds = online_stream_seconds(cell)
+    if online_stream_bytes(cell) > SHARED_STREAM_BYTES:
+        return seconds, {}
+    return 0.0, {("stream", cell.problem_id, cell.size, cell.first_rep): seconds * cell.repetitions}
+
+
+def _online_nonprivate(cell: Cell) -> float:
+    """perceptron / winnow / confident_winnow, seconds per repetition without the stream
+    (:func:`online_stream_cost`): ``7e-4 + T·(6e-9 + N·(2.3e-10`` int8 ``| 6.5e-10`` float64
+    ``))``. Measured 2026-11-26 by ``python benchmarks/bench_stream_cost.py`` (process CPU
+    time of the run over a stored stream, N = 2 … 1024, T = 1e6 at N ≤ 42; 2-core build
+    machine, load ≈ 2.4; the constant: bookkeeping of the rows, kept from the 2026-11-24 fit)."""
+    per_feature = 6.5e-10 if online_float_inputs(cell) else 2.3e-10
+    return 7e-4 + cell.size * (6e-9 + per_feature * online_n_features(cell))
 
 
 #: learner name → (own seconds per repetition, shared-cost function or None).
@@ -363,6 +416,10 @@ def cell_cost(cell: Cell) -> CellCost:
     learner_cls = registry.learner(cell.learner)
     hook = getattr(learner_cls, "cost", None)
     shared = _sample_cost(cell) if learner_cls.family == "batch" else {}  # a new dict, added to below
+    stream_own = 0.0
+    if learner_cls.family == "online" and registry.experiment(cell.experiment).run_repetition is not None:
+        stream_own, stream_shared = online_stream_cost(cell)
+        shared = dict(stream_shared)
     if callable(hook):
         own = float(hook(cell))
     elif cell.learner in MODELS:
@@ -379,7 +436,7 @@ def cell_cost(cell: Cell) -> CellCost:
     job_hook = getattr(learner_cls, "job_cost", None)
     if callable(job_hook):  # seconds once per job (a calibration cached in the process)
         shared.update({("job", *key): seconds for key, seconds in job_hook(cell).items()})
-    own = (max(own, 0.0) + PER_REP_SECONDS) * cell.repetitions
+    own = (max(own, 0.0) + stream_own + PER_REP_SECONDS) * cell.repetitions
     shared.update(job_costs(cell.learner))
     return CellCost(own=own, shared=shared)
 

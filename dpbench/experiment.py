@@ -10,6 +10,7 @@ its sample sharing across cells.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import importlib
 import logging
 import signal
@@ -74,6 +75,13 @@ class Experiment:
     #: raises ValueError for a name it cannot run, ``cost(cell)`` predicts seconds; the config
     #: block lists the names under ``units.key`` instead of ``learners``
     units: Any = None
+    #: ``run_repetition(cell, target, root_seed, rep, *, sharers) -> rows`` of one repetition
+    #: (optional): :func:`run_shard` then runs each run of consecutive cells of this
+    #: experiment with the same problem and size repetition-outer, cell-inner, telling each
+    #: call how many cells read that repetition's data (``sharers``), so data they all read
+    #: (a stream: :func:`shared_stream`) is made once per repetition. Must give the rows
+    #: ``run_cell`` gives for that repetition.
+    run_repetition: Callable[..., list[dict]] | None = None
 
 
 # --------------------------------------------------------------------------- targets
@@ -139,40 +147,105 @@ def run_shard(
     config_hash: str = "",
     cell_timeout: float | None = None,
 ) -> None:
-    """Run every cell of a shard and write its rows to ``out`` (atomically).
+    """Run every cell of a shard and write its rows to ``out`` (atomically), cell by cell in
+    the shard's order.
 
     Each distinct problem's target is drawn once per shard (:func:`draw_target`). A cell
     that raises fails the job: nothing is silently dropped, and no partial file is left. A
     cell still running after ``cell_timeout`` seconds is stopped and recorded as
     :func:`timeout_rows` (its partial rows dropped); the shard goes on. Every row records
     the fingerprint of the code its cell ran (``code_hash``, :mod:`dpbench.provenance`).
-    """
-    from dpbench.provenance import cell_code_hash
 
+    Cells of an experiment with ``run_repetition`` run in groups (:func:`_sharing_groups`:
+    consecutive cells with the same problem and size) repetition-outer, so each
+    repetition's data is made once for the group (:func:`_run_group`); there a cell's time
+    and its ``cell_timeout`` count the wall time of all its repetitions, including the data
+    it made for the group (the first cell to read a repetition's stream generates it).
+    """
     rows: list[dict] = []
     targets: dict[str, Any] = {}
-    for cell in cells:
-        experiment = registry.experiment(cell.experiment)
-        start, cpu = time.perf_counter(), time.process_time()  # includes drawing the target, once per shard
-        try:
-            with time_limit(cell_timeout):
-                if cell.problem_id not in targets:
-                    targets[cell.problem_id] = draw_target(cell, root_seed)
-                cell_rows = experiment.run_cell(cell, targets[cell.problem_id], root_seed)
-        except CellTimeout:
-            cell_rows = timeout_rows(cell, root_seed, cell_timeout)
-            log.warning("%s %s eps=%s size=%s: timed out after %gs", cell.experiment, cell.learner, cell.epsilon, cell.size, cell_timeout)
-        code_hash = cell_code_hash(cell)
-        for row in cell_rows:
-            row["config_hash"] = config_hash
-            row["code_hash"] = code_hash
-        rows.extend(cell_rows)
-        log.info(
-            "%s %s eps=%s size=%s: %d rows in %.2fs (cpu %.2fs)",
-            cell.experiment, cell.learner, cell.epsilon, cell.size, len(cell_rows),
-            time.perf_counter() - start, time.process_time() - cpu,
-        )  # fmt: skip
+    for group in _sharing_groups(list(cells)):
+        experiment = registry.experiment(group[0].experiment)
+        if experiment.run_repetition is None:
+            (cell,) = group
+            start, cpu = time.perf_counter(), time.process_time()  # includes drawing the target, once per shard
+            try:
+                with time_limit(cell_timeout):
+                    cell_rows = experiment.run_cell(cell, _target(cell, root_seed, targets), root_seed)
+            except CellTimeout:
+                cell_rows = _timed_out(cell, root_seed, cell_timeout)
+            rows += _finish(cell, cell_rows, time.perf_counter() - start, time.process_time() - cpu, config_hash)
+        else:
+            rows += _run_group(group, experiment, root_seed, targets, cell_timeout, config_hash)
+    _stream.clear()  # the shard's last stored stream is read by no later cell
     write_rows(rows, out)
+
+
+def _sharing_groups(cells: list[Cell]) -> list[list[Cell]]:
+    """Runs of consecutive cells of an experiment with ``run_repetition`` and the same
+    problem and size (they read the same data, repetition by repetition); every other cell
+    alone."""
+    groups: list[list[Cell]] = []
+    for cell in cells:
+        last = groups[-1][-1] if groups else None
+        if (last is not None and registry.experiment(cell.experiment).run_repetition is not None
+                and (last.experiment, last.problem_id, last.size) == (cell.experiment, cell.problem_id, cell.size)):
+            groups[-1].append(cell)
+        else:
+            groups.append([cell])
+    return groups
+
+
+def _run_group(group: list[Cell], experiment: Experiment, root_seed: int, targets: dict, cell_timeout: float | None, config_hash: str) -> list[dict]:
+    """Rows of a group of cells reading the same data, run repetition-outer, cell-inner (each
+    cell's repetitions in order, so its rows are those of ``run_cell``). A cell's limit
+    ``cell_timeout`` applies to the sum of its repetitions' wall times; once past it the
+    cell runs no further repetitions and its rows are :func:`timeout_rows`."""
+    wall = dict.fromkeys(group, 0.0)
+    cpu = dict.fromkeys(group, 0.0)
+    out: dict[Cell, list[dict]] = {cell: [] for cell in group}
+    timed_out: set[Cell] = set()
+    for rep in sorted(set().union(*(cell.reps for cell in group))):
+        readers = [cell for cell in group if rep in cell.reps and cell not in timed_out]
+        for cell in readers:
+            start, start_cpu = time.perf_counter(), time.process_time()  # the group's first includes drawing the target
+            try:
+                with time_limit(None if cell_timeout is None else max(cell_timeout - wall[cell], 1e-3)):
+                    target = _target(cell, root_seed, targets)
+                    out[cell] += experiment.run_repetition(cell, target, root_seed, rep, sharers=len(readers))
+            except CellTimeout:
+                timed_out.add(cell)
+            wall[cell] += time.perf_counter() - start
+            cpu[cell] += time.process_time() - start_cpu
+    rows = []
+    for cell in group:
+        cell_rows = _timed_out(cell, root_seed, cell_timeout) if cell in timed_out else out[cell]
+        rows += _finish(cell, cell_rows, wall[cell], cpu[cell], config_hash)
+    return rows
+
+
+def _target(cell: Cell, root_seed: int, targets: dict[str, Any]) -> Any:
+    """The cell's target, drawn once per shard (``targets``: problem_id → target)."""
+    if cell.problem_id not in targets:
+        targets[cell.problem_id] = draw_target(cell, root_seed)
+    return targets[cell.problem_id]
+
+
+def _timed_out(cell: Cell, root_seed: int, seconds: float) -> list[dict]:
+    log.warning("%s %s eps=%s size=%s: timed out after %gs", cell.experiment, cell.learner, cell.epsilon, cell.size, seconds)
+    return timeout_rows(cell, root_seed, seconds)
+
+
+def _finish(cell: Cell, cell_rows: list[dict], wall: float, cpu: float, config_hash: str) -> list[dict]:
+    """The cell's rows with their provenance columns, and its log line."""
+    from dpbench.provenance import cell_code_hash
+
+    code_hash = cell_code_hash(cell)
+    for row in cell_rows:
+        row["config_hash"] = config_hash
+        row["code_hash"] = code_hash
+    log.info("%s %s eps=%s size=%s: %d rows in %.2fs (cpu %.2fs)", cell.experiment, cell.learner, cell.epsilon, cell.size, len(cell_rows), wall, cpu)
+    return cell_rows
 
 
 def base_row(cell: Cell, rep: int, root_seed: int, learner: Any) -> dict[str, object]:
@@ -213,6 +286,31 @@ def data_rng(cell: Cell, rep: int, root_seed: int) -> np.random.Generator:
 def mech_rng(cell: Cell, rep: int, root_seed: int) -> np.random.Generator:
     """The ``mech`` stream: the learner's own randomness for this cell and repetition."""
     return make_rng(root_seed, "mech", {**cell.key(), "rep": rep})
+
+
+#: The most bytes (X and y) of a stream :func:`shared_stream` keeps for the cells of a
+#: shard that read it; a larger stream (cube inputs at large d) each cell regenerates. One
+#: stream is kept at a time: a T = 10^7 decision-list stream (N = 42 int8 features) is 430 MB.
+SHARED_STREAM_BYTES = 512 * 2**20
+
+_stream: dict[tuple, Any] = {}  # at most one entry: key → stored stream, or None if too large
+
+
+def shared_stream(cell: Cell, target: Any, rep: int, root_seed: int, *, checkpoints: Any, sharers: int) -> Any:
+    """The repetition's length-``cell.size`` stream from the ``data`` stream, with the cell's
+    ``checkpoints``. When ``sharers`` ≥ 2 cells read it (consecutive, as :func:`_run_group`
+    runs them) its blocks are generated once and kept (:meth:`OnlineStream.stored`, up to
+    :data:`SHARED_STREAM_BYTES`; the previous stream is dropped first); otherwise, or if
+    larger, it is the lazily generated stream (the same examples)."""
+    key = (cell.problem_id, root_seed, cell.size, rep)
+    stream = target.stream(cell.size, rng=data_rng(cell, rep, root_seed), checkpoints=checkpoints)
+    if key not in _stream:
+        _stream.clear()
+        if sharers < 2:
+            return stream
+        _stream[key] = stream.stored(SHARED_STREAM_BYTES)
+    stored = _stream[key]
+    return stream if stored is None else dataclasses.replace(stored, checkpoints=stream.checkpoints)
 
 
 class _SampleCache:

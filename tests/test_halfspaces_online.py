@@ -109,3 +109,57 @@ def test_confident_winnow_is_judged_by_shape_only(results, monkeypatch):
     fitted = cw[cw["status"] == "ok"]
     assert len(fitted) and set(fitted["verdict"]) == {"shape_only"}
     assert not table[table["learner"].isin(["winnow", "perceptron"]) & (table["status"] == "ok")]["verdict"].eq("shape_only").any()
+
+
+def _shard_rows(shards, tmp_path, name: str) -> pd.DataFrame:
+    """Rows of running ``shards`` (lists of cells) one after another, without the timing columns."""
+    from dpbench.experiment import run_shard
+    from dpbench.results import TIMING_COLUMNS
+
+    frames = []
+    for i, cells in enumerate(shards):
+        out = tmp_path / f"{name}{i}.parquet"
+        run_shard(cells, root_seed=7, out=out)
+        frames.append(pd.read_parquet(out))
+    df = pd.concat(frames).drop(columns=list(TIMING_COLUMNS))
+    return df.sort_values(["cell_key", "rep", "t"]).reset_index(drop=True)
+
+
+def test_shared_streams_give_the_rows_of_cells_run_alone(tmp_path, monkeypatch):
+    """A shard's online cells run together (each repetition's stream generated once and read
+    by every cell of the same problem and size) give the rows they give run each alone, and
+    run in split repetition ranges (``first_rep``); the stream is generated once per
+    repetition, not once per cell."""
+    import dataclasses
+
+    from dpbench.grid import sort_cells
+    from dpbench.problems.halfspace import OnlineStream
+
+    config = yaml.safe_load(TINY_CONFIG.read_text())
+    config["experiments"] = {"halfspaces_online": config["experiments"]["halfspaces_online"]}
+    config["experiments"]["halfspaces_online"]["repetitions"] = 3
+    cells = sort_cells(c for c in from_dict(config).experiments["halfspaces_online"].cells if c.size <= 2000 or dict(c.problem_params).get("d") == 2)
+    stored = []
+    original = OnlineStream.stored
+    monkeypatch.setattr(OnlineStream, "stored", lambda self, max_bytes: stored.append(self.T) or original(self, max_bytes))
+    together = _shard_rows([cells], tmp_path, "together")
+    groups = {(c.problem_id, c.size) for c in cells}
+    assert len(stored) == 3 * len(groups)  # once per (problem, T, repetition)
+    alone = _shard_rows([[c] for c in reversed(cells)], tmp_path, "alone")
+    split = [dataclasses.replace(c, first_rep=lo, repetitions=hi - lo) for c in cells for lo, hi in ((0, 1), (1, 3))]
+    pieces = _shard_rows([sort_cells(split)], tmp_path, "split")
+    pd.testing.assert_frame_equal(together, alone)
+    pd.testing.assert_frame_equal(together, pieces)
+
+
+def test_a_shared_stream_larger_than_the_cap_is_regenerated(tmp_path, monkeypatch):
+    """Above :data:`SHARED_STREAM_BYTES` each cell regenerates its stream (same rows)."""
+    from dpbench import experiment
+    from dpbench.grid import sort_cells
+
+    config = yaml.safe_load(TINY_CONFIG.read_text())
+    config["experiments"] = {"halfspaces_online": config["experiments"]["halfspaces_online"]}
+    cells = sort_cells(c for c in from_dict(config).experiments["halfspaces_online"].cells if c.problem == "dl_as_halfspace")
+    kept = _shard_rows([cells], tmp_path, "kept")
+    monkeypatch.setattr(experiment, "SHARED_STREAM_BYTES", 1000)
+    pd.testing.assert_frame_equal(kept, _shard_rows([cells], tmp_path, "regenerated"))

@@ -4,6 +4,7 @@ each equal their plain numpy / Python reference bit for bit, and each check here
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numba
@@ -159,7 +160,7 @@ def _reference_halfspace_block(target, b, rng):
 
 
 @pytest.mark.parametrize("problem", [
-    Halfspace(d=8, s=1, rho=1.0), Halfspace(d=3, s=1, rho=1.0, order="adversarial"), Halfspace(d=5, s=1, rho=0.4, monotone=False),
+    Halfspace(d=8, s=1, rho=1.0), Halfspace(d=3, s=1, rho=1.0), Halfspace(d=5, s=1, rho=0.4, monotone=False),
     Halfspace(d=13, s=1, rho=0.6, domain="cube", order="adversarial"), Halfspace(d=20, s=4, rho=0.3, order="adversarial"),
     Halfspace(d=9, s=3, rho=0.2, domain="cube", monotone=False)], ids=repr)
 def test_halfspace_blocks_equal_the_numpy_reference(problem):
@@ -170,6 +171,24 @@ def test_halfspace_blocks_equal_the_numpy_reference(problem):
         assert X.dtype == X0.dtype and y.dtype == y0.dtype
         np.testing.assert_array_equal(X, X0)
         np.testing.assert_array_equal(y, y0)
+
+
+def test_one_coordinate_boolean_target_has_no_adversarial_order():
+    """Every margin of a one-coordinate target on boolean inputs is 1, so sorting by margin
+    is the identity: the problem refuses ``order='adversarial'`` there (a grid would repeat
+    the random order's cells under another name), and a target forced to it gives the
+    random order's blocks, the same as the sorted numpy reference."""
+    with pytest.raises(ValueError, match="adversarial"):
+        Halfspace(d=3, s=1, rho=1.0, order="adversarial")
+    target = Halfspace(d=3, s=1, rho=1.0).draw_target(rng=np.random.default_rng(3))
+    forced = dataclasses.replace(target, order="adversarial")
+    for seed in range(3):
+        X, y = forced._block(3000, np.random.default_rng(seed))
+        X0, y0 = _reference_halfspace_block(forced, 3000, np.random.default_rng(seed))
+        X1, y1 = target._block(3000, np.random.default_rng(seed))
+        np.testing.assert_array_equal(X, X0)
+        np.testing.assert_array_equal(y, y0)
+        np.testing.assert_array_equal(X, X1)
 
 
 def test_decision_list_block_equals_the_numpy_reference():

@@ -75,3 +75,35 @@ def test_without_a_timeout_nothing_is_noted(grid, tmp_path):
     run_shard(cells, root_seed=grid.seed, out=tmp_path / "s.parquet", cell_timeout=grid.cell_timeout_seconds)
     df = read_results(tmp_path / "s.parquet")
     assert (df["status"] == "ok").all() and timeout_notes(df) == {}
+
+
+class _SlowRepetitions(_Slow):
+    """halfspaces_online whose ``winnow`` repetitions take 0.5 s each (under the limit one by
+    one, past it together)."""
+
+    def run_repetition(self, cell, target, root_seed, rep, *, sharers):
+        if cell.learner == "winnow":
+            time.sleep(0.5)
+        return self.exp.run_repetition(cell, target, root_seed, rep, sharers=sharers)
+
+
+def test_the_limit_of_cells_run_together_counts_all_their_repetitions(tmp_path, monkeypatch):
+    """Cells sharing streams run repetition-outer: a cell's limit applies to the sum of its
+    repetitions; it alone becomes timeout rows, its group's other cells are unchanged."""
+    from dpbench import provenance
+
+    provenance.experiment_module("halfspaces_online")
+    config = yaml.safe_load(TINY_CONFIG.read_text())
+    block = config["experiments"]["halfspaces_online"] | {"repetitions": 4, "sweeps": [{"problem_params": {"d": 8, "s": 3, "rho": 0.3}}]}
+    grid = from_dict({"seed": 5, "cell_timeout_minutes": 0.02, "experiments": {"halfspaces_online": block}})
+    cells = list(grid.experiments["halfspaces_online"].cells)
+    run_shard(cells, root_seed=grid.seed, out=tmp_path / "plain.parquet")
+    real = dpbench.experiment.registry.experiment
+    monkeypatch.setattr(dpbench.experiment.registry, "experiment", lambda exp_id: _SlowRepetitions(real(exp_id)))
+    run_shard(cells, root_seed=grid.seed, out=tmp_path / "s.parquet", cell_timeout=grid.cell_timeout_seconds)
+    df, plain = read_results(tmp_path / "s.parquet"), read_results(tmp_path / "plain.parquet")
+    winnow = df[df["learner"] == "winnow"]
+    assert (winnow["status"] == "timeout").all() and len(winnow) == 4
+    others = df[df["learner"] != "winnow"].drop(columns=["fit_seconds"]).reset_index(drop=True)
+    pd.testing.assert_frame_equal(others, plain[plain["learner"] != "winnow"].drop(columns=["fit_seconds"]).reset_index(drop=True),
+                                  check_dtype=False)  # a timeout row has no t: the column is float

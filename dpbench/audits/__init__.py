@@ -28,6 +28,10 @@ SMALL_PURE_EPSILON = ("a pure eps this small is attained by events whose probabi
                       "Clopper-Pearson at these runs resolves ~0.6-0.8 of it")
 #: the cost of an audit of vectorised cases: two copies, two sides, ~0.25 µs a run
 VECTORISED = 4 * 2.5e-7
+#: Audits' costs are recalibrated against their measured process CPU at the sizes
+#: config/paper.yaml runs (2026-11-26, idle 2-core build machine, one BLAS thread, less the
+#: ≈ 3 s of job start-up and first use the plan charges separately): seconds per run per
+#: side, for audits whose cases are not vectorised alike (the registrations say which).
 _loaded = False
 
 
@@ -61,6 +65,11 @@ def default_runs(name: str) -> int:
     """Runs per side of ``dpbench audit NAME`` when none is given."""
     load_all()
     return RUNS.get(name, 200_000)
+
+
+def per_run(seconds: float) -> Callable[[int], float]:
+    """A cost of ``seconds`` per run per side (all the audit's cases and copies)."""
+    return lambda n: seconds * n
 
 
 def predicted_seconds(name: str, runs: int) -> float:

@@ -59,7 +59,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from dpbench.audit import AuditCase, MixtureFamily
-from dpbench.audits import VECTORISED, register_audit
+from dpbench.audits import VECTORISED, per_run, register_audit
 from dpbench.learners.dp_gd import DPGD
 from dpbench.learners.dp_sgd import DPSGD
 from dpbench.learners.exp_mech_grid import ExpMechGrid, score_sensitivity
@@ -237,12 +237,12 @@ def _noisy_descent_cases(cls, broken_cls, name, params, *, epsilon, delta):
     return cases
 
 
-@register_audit("dp_gd")
+@register_audit("dp_gd", cost=per_run(5.3e-6))  # 5.3 s at 10⁶ runs (measured, see dpbench.audits)
 def dp_gd_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
     return _noisy_descent_cases(DPGD, _HalfNoiseDPGD, "dp_gd", GD_PARAMS, epsilon=epsilon, delta=delta)
 
 
-@register_audit("dp_sgd")
+@register_audit("dp_sgd", cost=per_run(1.1e-5))  # 11 s at 10⁶
 def dp_sgd_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
     return _noisy_descent_cases(DPSGD, _HalfNoiseDPSGD, "dp_sgd", {**GD_PARAMS, "batch_size": 1}, epsilon=epsilon, delta=delta)
 
@@ -295,7 +295,7 @@ def loss_statistic(theta: np.ndarray, optima: tuple[np.ndarray, np.ndarray]) -> 
     return np.linalg.norm(theta - optima[1], axis=1) - np.linalg.norm(theta - optima[0], axis=1)
 
 
-@register_audit("output_perturbation")
+@register_audit("output_perturbation", cost=per_run(2e-6))  # 2 s at 10⁶
 def output_perturbation_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
     optima = _optima()
     shift = float(np.linalg.norm(optima[0] - optima[1]))
@@ -324,7 +324,7 @@ GAUSSIAN_MODE_DELTA = 1e-5
 
 #: seconds per run per side of the Gaussian-mode audit (both copies) and of the two optima
 #: of the 10⁵-row pair (measured 2026-11-24: 6.3 s at 10⁶ runs/side on a loaded 2-core machine)
-GAUSSIAN_MODE_SECONDS = (6.5e-6, 2.0)
+GAUSSIAN_MODE_SECONDS = (2e-7, 0.3)  # < 0.5 s at 10⁶ runs (measured 2026-11-26, see dpbench.audits)
 
 
 @register_audit("output_perturbation_gaussian", delta=GAUSSIAN_MODE_DELTA,
@@ -367,7 +367,7 @@ def output_perturbation_gaussian_cases(*, epsilon: float, delta: float) -> list[
     return cases
 
 
-@register_audit("objective_perturbation")
+@register_audit("objective_perturbation", cost=per_run(3.5e-5))  # 35 s at 10⁶: a Newton solve per run
 def objective_perturbation_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
     pair = pert_samples()
     claim = ObjectivePerturbation(epsilon=epsilon, lam=PERT_LAM).guarantee()
@@ -410,7 +410,7 @@ def diffprivlib_noise(epsilon: float, n: int, lam: float, d: int, runs: int, rng
 #: diffprivlib end to end: n rows (canary first, then fillers (0, ±1) with labels 1/0: both
 #: classes, as ``fit`` needs), λ (the learner's public parameter), runs per side whatever
 #: the cell's n (one ``fit`` through diffprivlib's L-BFGS ≈ 14 ms on one BLAS thread)
-DPL_N, DPL_LAM, DPL_E2E_RUNS, DPL_FIT_SECONDS = 10, 0.1, 200, 1.4e-2
+DPL_N, DPL_LAM, DPL_E2E_RUNS, DPL_FIT_SECONDS = 10, 0.1, 200, 5.1e-2  # 41 s at 2·10⁵ runs (2026-11-26)
 #: the end-to-end broken copy runs diffprivlib at DPL_BROKEN × ε while claiming ε: the smallest
 #: power of 2 its 200-fit audit catches (2×: ~1e3–1e4 fits a side needed; 4×: bound 0.26 and
 #: 0 at seeds 0, 1; 8×: 2.23 and 1.45 — checked 2026-11-24). No exact ε is computed for the

@@ -46,7 +46,7 @@ from dpbench import theory
 from collections.abc import Callable
 
 from dpbench.analysis import THEORY_COLUMNS, check_curve, curves, late_window_rate, setting_label
-from dpbench.experiment import Experiment, Figure, base_row, data_rng, make_learner, mech_rng
+from dpbench.experiment import Experiment, Figure, base_row, make_learner, mech_rng, shared_stream
 from dpbench.grid import Cell
 from dpbench.problems.halfspace import log_checkpoints
 from dpbench.registry import register_experiment
@@ -60,30 +60,35 @@ PROBLEM_AXES = ("d", "s", "rho", "order", "domain", "monotone", "l", "p")
 def run_online_cell(cell: Cell, target, root_seed: int) -> list[dict]:
     """One stream per repetition (data stream: problem + rep only, so every learner and ε
     sees the same examples; nested across T); one row per checkpoint."""
+    return [row for rep in cell.reps for row in run_online_repetition(cell, target, root_seed, rep)]
+
+
+def run_online_repetition(cell: Cell, target, root_seed: int, rep: int, *, sharers: int = 1) -> list[dict]:
+    """Repetition ``rep`` of ``cell``: its rows of :func:`run_online_cell`. The stream is
+    :func:`dpbench.experiment.shared_stream` (generated once for the ``sharers`` cells of a
+    shard that read it); ``fit_seconds`` is the learner's run plus the generation of its
+    stream (the seconds it took whichever cell generated it), as when each cell made its own."""
     learner = make_learner(cell)
-    options = dict(cell.options)
-    checkpoints = log_checkpoints(cell.size, per_decade=int(options.get("checkpoints_per_decade", 5)))
     reason = learner.supports(target)
+    if reason is not None:
+        row = base_row(cell, rep, root_seed, learner)
+        row.update(target.columns(), status="skipped", reason=reason, t=cell.size)
+        return [row]
+    checkpoints = log_checkpoints(cell.size, per_decade=int(dict(cell.options).get("checkpoints_per_decade", 5)))
+    stream = shared_stream(cell, target, rep, root_seed, checkpoints=checkpoints, sharers=sharers)
+    start = time.perf_counter()
+    trace = learner.run(stream, rng=mech_rng(cell, rep, root_seed))
+    seconds = time.perf_counter() - start + stream.generation_seconds
+    diag = trace.diagnostics
     rows = []
-    for rep in cell.reps:
-        if reason is not None:
-            row = base_row(cell, rep, root_seed, learner)
-            row.update(target.columns(), status="skipped", reason=reason, t=cell.size)
-            rows.append(row)
-            continue
-        stream = target.stream(cell.size, rng=data_rng(cell, rep, root_seed), checkpoints=checkpoints)
-        start = time.perf_counter()
-        trace = learner.run(stream, rng=mech_rng(cell, rep, root_seed))
-        seconds = time.perf_counter() - start
-        diag = trace.diagnostics
-        for t, m, u in zip(trace.t, trace.mistakes, trace.updates):
-            row = base_row(cell, rep, root_seed, learner)
-            row.update(target.columns())
-            row.update(t=int(t), mistakes=int(m), updates=int(u), eta=float(diag.get("eta", math.nan)), fit_seconds=seconds)
-            row.update(mistake_bound=mistake_bound(cell.learner, row, diag))
-            if type(learner).private and math.isfinite(cell.epsilon):
-                row.update(eps_reported=float(diag["epsilon"]), delta_reported=float(diag["delta"]))
-            rows.append(row)
+    for t, m, u in zip(trace.t, trace.mistakes, trace.updates):
+        row = base_row(cell, rep, root_seed, learner)
+        row.update(target.columns())
+        row.update(t=int(t), mistakes=int(m), updates=int(u), eta=float(diag.get("eta", math.nan)), fit_seconds=seconds)
+        row.update(mistake_bound=mistake_bound(cell.learner, row, diag))
+        if type(learner).private and math.isfinite(cell.epsilon):
+            row.update(eps_reported=float(diag["epsilon"]), delta_reported=float(diag["delta"]))
+        rows.append(row)
     return rows
 
 
@@ -245,6 +250,7 @@ EXPERIMENT = register_experiment(
         problems=("halfspace", "dl_as_halfspace"),
         size="T",
         run_cell=run_online_cell,
+        run_repetition=run_online_repetition,
         theory_check=theory_check,
         figures=_figures(),
         test_size=300,

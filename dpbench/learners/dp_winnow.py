@@ -405,13 +405,18 @@ class DPWinnow(Learner):
 
     @classmethod
     def cost(cls, cell: Any) -> float:
-        """Seconds per repetition, ``T·(2.9e-8 + 7.4e-10·d + 5.4e-8·[decision list])`` (stream
-        generation and noise included). Recalibrated 2026-11-24 (issue 22: SIMD margins,
-        lazily evaluated noise, one-pass stream blocks) on the process time of repetition 0
-        of every DP-Winnow cell of config/paper.yaml (predicted/measured 0.52–1.34, median 0.97)."""
-        from dpbench.cost import dimension
+        """Seconds per repetition without the stream (:func:`dpbench.cost.online_stream_cost`:
+        generated once per shard for every cell that reads it), ``7e-4 + T·(1.5e-8 +
+        N·(3.7e-10`` int8 ``| 2.35e-9`` float64 ``))`` over the N learner features. Measured
+        2026-11-26 by ``python benchmarks/bench_stream_cost.py`` (process CPU time of the run
+        over a stored stream at ε = 1, the three DP-Winnows alike within 1.3× except the
+        source's rule at N = 2 (2.5×, its extra firings), N = 2 … 1024, T = 1e6 at N ≤ 42;
+        2-core build machine, load ≈ 2.4; the constant: the rows' bookkeeping, as
+        :func:`dpbench.cost._online_nonprivate`)."""
+        from dpbench.cost import online_float_inputs, online_n_features
 
-        return cell.size * (2.9e-8 + 7.4e-10 * dimension(cell) + 5.4e-8 * (cell.problem == "dl_as_halfspace"))
+        per_feature = 2.35e-9 if online_float_inputs(cell) else 3.7e-10
+        return 7e-4 + cell.size * (1.5e-8 + per_feature * online_n_features(cell))
 
     @classmethod
     def test_params(cls) -> Iterator[dict[str, object]]:

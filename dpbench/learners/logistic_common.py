@@ -110,6 +110,28 @@ def full_batch_clipped_gradient_sum(theta: npt.NDArray, X: npt.NDArray, s: npt.N
     return out[0] if np.ndim(theta) == 1 else out
 
 
+def poisson_mask(runs: int, n: int, q: float, rng: np.random.Generator) -> npt.NDArray[np.bool_]:
+    """``(runs, n)``: one Poisson sample of rate ``q`` (``0 < q < 1``) of ``range(n)`` per row,
+    every index independently with probability ``q``.
+
+    Drawn as the gaps between successive selections: in a sequence of independent
+    Bernoulli(q) trials they are independent Geometric(q) variables on {1, 2, …}, so a row's
+    selected indices are ``cumsum(G) − 1`` below n — the same law as ``rng.random((runs, n))
+    < q`` from about ``nq`` draws per row instead of n (``dp_sgd`` at n = 10⁵, B = 256: ≈ 300
+    instead of 10⁵). Rows whose block of gaps ends below n draw more, until every row passes n."""
+    k = int(n * q + 6.0 * math.sqrt(n * q * (1.0 - q)) + 8.0)
+    positions = np.cumsum(rng.geometric(q, size=(runs, k)), axis=1) - 1
+    mask = np.zeros((runs, n + 1), dtype=bool)  # column n: every position past the end
+    rows = np.arange(runs)[:, None]
+    while True:
+        mask[rows, np.minimum(positions, n)] = True
+        short = np.flatnonzero(positions[:, -1] < n)  # rare: rows not yet past n
+        if len(short) == 0:
+            return mask[:, :n]
+        rows = short[:, None]
+        positions = positions[short, -1:] + np.cumsum(rng.geometric(q, size=(len(short), k)), axis=1)
+
+
 def uniform_direction(d: int, *, rng: np.random.Generator, runs: int | None = None) -> npt.NDArray:
     """A uniform unit vector ``(d,)`` (or ``runs`` of them, ``(runs, d)``)."""
     z = rng.standard_normal(d if runs is None else (runs, d))
@@ -222,7 +244,8 @@ class NoisyGradientDescent(Learner):
                   \\mathrm{clip}_C(\\nabla\\ell_i(\\theta_{t-1})) + \\xi_t\\Big) + \\lambda\\theta_{t-1}\\Big),
                   \\qquad \\xi_t \\sim N(0, \\varsigma^2 I_d),
 
-        with ``(q, N, ς)`` from :meth:`step_parameters`; the output is the average of the
+        with ``(q, N, ς)`` from :meth:`step_parameters` (``B_t`` by :func:`poisson_mask`);
+        the output is the average of the
         last ⌈T/2⌉ iterates. ``fit`` is one run; the privacy audit uses many (vectorised).
         ``x_norms``: the row norms of ``X`` if known (:func:`projected` keeps them).
         """
@@ -237,9 +260,9 @@ class NoisyGradientDescent(Learner):
             if q >= 1:
                 g = full_batch_clipped_gradient_sum(theta, X, s, x_norms, clip)
             else:
-                mask = rng.random((runs, n)) < q
-                used = np.flatnonzero(mask.any(axis=0))  # examples in some run's batch
-                g = clipped_gradient_sum(theta, X[used], s[used], x_norms[used], clip, mask[:, used])
+                mask = poisson_mask(runs, n, q, rng)
+                used = np.flatnonzero(mask[0] if runs == 1 else mask.any(axis=0))  # examples in some run's batch
+                g = clipped_gradient_sum(theta, X[used], s[used], x_norms[used], clip, None if runs == 1 else mask[:, used])
             noise = rng.standard_normal((runs, d)) * std if std > 0 else 0.0
             theta = theta - eta * ((g + noise) / normaliser + self.lam * theta)
             if t >= start:

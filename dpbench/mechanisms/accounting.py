@@ -274,8 +274,10 @@ def poisson_gaussian_epsilon(
     dominating pair ``(1−q)N(0, z²) + qN(−1, z²)`` vs ``(1−q)N(0, z²) + qN(1, z²)``, i.e.
     sensitivity 2C when ``q = 1``) or ``"add/remove-one"`` (sensitivity C). Composed by
     ``dp_accounting.pld.PLDAccountant`` with pessimistic discretisation ``resolution`` of the
-    privacy loss (default: 1/1000 of a coarse first answer, clipped to [1e-5, 1e-3]): the
-    result is a valid upper bound at any resolution, tight to about the resolution.
+    privacy loss (default: 1/1000 of a coarse first answer, at least 1e-5 — relative, so a
+    large ε is not resolved to digits nobody reads: it was also capped at 1e-3 before
+    2026-11-26, which made ε = 10 cost 8 CPU-s a calibration): the result is a valid upper
+    bound at any resolution, tight to about the resolution.
     """
     import dp_accounting
     from dp_accounting.pld import pld_privacy_accountant
@@ -290,7 +292,9 @@ def poisson_gaussian_epsilon(
         raise ValueError(f"neighbours must be one of {sorted(relations)}, got {neighbours!r}")
     if resolution is None:
         coarse = poisson_gaussian_epsilon(noise_multiplier, q, steps, delta, neighbours=neighbours, resolution=1e-2)
-        resolution = float(min(1e-3, max(1e-5, coarse / 1000)))
+        resolution = float(max(1e-5, coarse / 1000))
+        if resolution >= 1e-2:  # the coarse answer is already that fine (ε ≥ 10)
+            return coarse
     acc = pld_privacy_accountant.PLDAccountant(neighboring_relation=relations[neighbours], value_discretization_interval=resolution)
     step = dp_accounting.GaussianDpEvent(noise_multiplier)
     event = step if q >= 1 else dp_accounting.PoissonSampledDpEvent(q, step)

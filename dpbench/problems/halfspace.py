@@ -29,6 +29,8 @@ is measured on a held-out sample of :data:`HOLDOUT_SIZE` examples.
 from __future__ import annotations
 
 import copy
+import dataclasses
+import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -70,6 +72,10 @@ class OnlineStream:
     of the stored generator, so every pass sees the same examples. ``rho`` is the
     guaranteed margin (public information the learners may use); ``checkpoints`` the
     rounds ``t`` at which learners report cumulative mistakes.
+
+    A stream made by :meth:`stored` holds its blocks (read-only arrays, generated once) in
+    ``stored_blocks`` and the wall seconds their generation took in ``generation_seconds``;
+    ``blocks()`` then yields the same arrays on every pass.
     """
 
     T: int
@@ -79,6 +85,8 @@ class OnlineStream:
     rng: np.random.Generator
     checkpoints: npt.NDArray[np.int64] = None  # type: ignore[assignment]
     block_size: int = 0
+    stored_blocks: tuple | None = None
+    generation_seconds: float = 0.0
 
     def __post_init__(self) -> None:
         if self.checkpoints is None:
@@ -87,6 +95,9 @@ class OnlineStream:
             self.block_size = block_rows(self.n_features)
 
     def blocks(self) -> Iterator[tuple[npt.NDArray, npt.NDArray]]:
+        if self.stored_blocks is not None:
+            yield from self.stored_blocks
+            return
         rng = copy.deepcopy(self.rng)
         done = 0
         while done < self.T:
@@ -94,6 +105,20 @@ class OnlineStream:
             take = min(self.block_size, self.T - done)
             yield X[:take], y[:take]
             done += take
+
+    def stored(self, max_bytes: float) -> OnlineStream | None:
+        """This stream with every block generated now and kept (the same examples as
+        :meth:`blocks` yields, as read-only arrays), or None if its blocks would take more
+        than ``max_bytes`` (judged from the first block's bytes per row × T)."""
+        start = time.perf_counter()
+        parts = []
+        for X, y in self.blocks():
+            if not parts and (X.nbytes + y.nbytes) / max(1, len(y)) * self.T > max_bytes:
+                return None
+            X.setflags(write=False)
+            y.setflags(write=False)
+            parts.append((X, y))
+        return dataclasses.replace(self, stored_blocks=tuple(parts), generation_seconds=time.perf_counter() - start)
 
     def materialise(self) -> tuple[npt.NDArray, npt.NDArray]:
         """The whole stream as two arrays (small T only: tests and audits)."""
@@ -267,6 +292,11 @@ class Halfspace(Problem):
             raise ValueError(f"order must be one of {list(ORDERS)}, got {self.order!r}")
         if self.domain not in DOMAINS:
             raise ValueError(f"domain must be one of {list(DOMAINS)}, got {self.domain!r}")
+        if self.order == "adversarial" and self.domain == "boolean" and (self.s or self.d) == 1:
+            # every example's margin is |u_j x_j| = 1: nearest-the-margin-first is no order at
+            # all, so such a stream has the random order's law (a grid would repeat its cells)
+            raise ValueError("order='adversarial' is the random order for a one-coordinate target on boolean inputs "
+                             "(every margin is 1): use order='random'")
         if not isinstance(self.monotone, (bool, np.bool_)):
             raise TypeError(f"monotone must be a bool, got {self.monotone!r}")
 

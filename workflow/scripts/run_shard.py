@@ -1,7 +1,11 @@
 """Rule `run_shard`: run every cell of one shard, write its Parquet file atomically."""
 import logging
 import os
+import resource
 import socket
+import time
+
+_START = time.time()  # after the interpreter's own start-up, which is in the CPU below
 
 import checkout  # noqa: F401  (dpbench from this checkout if the environment lacks it)
 from dpbench.experiment import run_shard
@@ -17,3 +21,7 @@ run_shard(
     config_hash=snakemake.params.config_hash,
     cell_timeout=snakemake.params.cell_timeout,
 )
+# the job's whole CPU (interpreter start-up, imports, cells, the Parquet write): what the
+# cost model predicts per shard (benchmarks/bench_cost.py --run reads this line)
+usage = resource.getrusage(resource.RUSAGE_SELF)
+logging.info("job cpu %.2fs wall %.2fs (wall: from the script's start)", usage.ru_utime + usage.ru_stime, time.time() - _START)
