@@ -42,7 +42,7 @@ from dpbench.config import ConfigError, from_dict
 MAX_SIZES = 4
 
 #: how far below its smallest size a block may be cut (a factor 2**MAX_HALVINGS)
-MAX_HALVINGS = 5
+MAX_HALVINGS = 10
 
 #: predicted CPU-minutes per shard job of a shrunk config (a handful of jobs per experiment)
 SHARD_MINUTES = 0.25
