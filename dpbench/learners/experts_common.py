@@ -29,6 +29,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from dpbench.learners.hedge_pass import block_weights
 from dpbench.learners.laws import recorder
 from dpbench.problems.losses import ExpertsLosses  # noqa: F401 (re-exported)
 
@@ -131,9 +132,9 @@ def _hedge_kernel(codes, uniforms, marks, table, wbuf, track_p, laws):  # pragma
     alg = np.zeros(n_marks, dtype=np.float64)
     expd = np.zeros(n_marks, dtype=np.float64)
     best = np.zeros(n_marks, dtype=np.float64)
-    last = np.uint64(table.shape[0] - 1)
     big = np.iinfo(np.int64).max
-    as_float = np.arange(256, dtype=np.float64)  # a code as a float: a load, not a conversion
+    leads = np.empty(4, dtype=np.int64)
+    zd = np.empty(8, dtype=np.float64)
     real_acc = 0
     exp_acc = 0.0
     m = 0
@@ -156,40 +157,13 @@ def _hedge_kernel(codes, uniforms, marks, table, wbuf, track_p, laws):  # pragma
             m3 = min(m3, li)
             li += block[3, i]
             m4 = min(m4, li)
-        # (2) weights, running sums and <w, ℓ> of the four rounds, one chain per round
-        z0 = z1 = z2 = z3 = 0.0
-        d0 = d1 = d2 = d3 = 0.0
-        for i in range(k):
-            c0, c1, c2, c3 = block[0, i], block[1, i], block[2, i], block[3, i]
-            li = L[i]
-            w = table[min(np.uint64(li - m0), last)]
-            z0 += w
-            d0 += w * as_float[c0]
-            cum[i, 0] = z0
-            if wbuf is not None:
-                wbuf[i, 0] = w
-            li += c0
-            w = table[min(np.uint64(li - m1), last)]
-            z1 += w
-            d1 += w * as_float[c1]
-            cum[i, 1] = z1
-            if wbuf is not None:
-                wbuf[i, 1] = w
-            li += c1
-            w = table[min(np.uint64(li - m2), last)]
-            z2 += w
-            d2 += w * as_float[c2]
-            cum[i, 2] = z2
-            if wbuf is not None:
-                wbuf[i, 2] = w
-            li += c2
-            w = table[min(np.uint64(li - m3), last)]
-            z3 += w
-            d3 += w * as_float[c3]
-            cum[i, 3] = z3
-            if wbuf is not None:
-                wbuf[i, 3] = w
-            L[i] = li + c3
+        # (2) weights, running sums and <w, ℓ> of the four rounds, one vector lane per round
+        leads[0], leads[1], leads[2], leads[3] = m0, m1, m2, m3
+        if nr == 4:
+            block_weights(codes, t0, L, table, leads, cum, wbuf, zd)
+        else:
+            block_weights(pad, 0, L, table, leads, cum, wbuf, zd)
+        z0, z1, z2, z3, d0, d1, d2, d3 = zd[0], zd[1], zd[2], zd[3], zd[4], zd[5], zd[6], zd[7]
         # (3) draws and bookkeeping, round by round
         zs = (z0, z1, z2, z3)
         dots = (d0, d1, d2, d3)
@@ -300,7 +274,7 @@ def run_hedge(
     recording = recorder()
     laws = np.empty((T if recording is not None else 0, losses.k))
     wbuf = np.empty((losses.k, 4)) if track_p or recording is not None else None  # the block's weights
-    alg, expd, best, counts, p_sum = _hedge_kernel(losses.codes, uniforms, marks, table, wbuf, track_p, laws)
+    alg, expd, best, counts, p_sum = _hedge_kernel(np.ascontiguousarray(losses.codes), uniforms, marks, table, wbuf, track_p, laws)
     if recording is not None:
         with np.errstate(divide="ignore"):
             recording.append(np.log(laws))
