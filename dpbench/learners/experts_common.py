@@ -29,7 +29,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from dpbench.learners.hedge_pass import block_weights
+from dpbench.learners.hedge_pass import ROUNDS, block_weights
 from dpbench.learners.laws import recorder
 from dpbench.problems.losses import ExpertsLosses  # noqa: F401 (re-exported)
 
@@ -78,9 +78,9 @@ def checkpoints(T: int, n: int = 1) -> npt.NDArray[np.int64]:
     return np.unique(pts)
 
 
-#: Rounds processed together by :func:`_hedge_kernel` (independent summation chains; the
-#: kernel's passes are written out for exactly this many).
-BLOCK_ROUNDS = 4
+#: Rounds processed together by :func:`_hedge_kernel` (independent summation chains: the
+#: lanes of :func:`dpbench.learners.hedge_pass.block_weights`).
+BLOCK_ROUNDS = ROUNDS
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -100,32 +100,37 @@ def _draw(cum, target):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _block_weight(L, block, r, i, lmin, table):  # pragma: no cover - compiled
-    """Expert i's weight in round r of a block, from ``L`` after the block (its losses in
-    rounds r… of the block taken back off) and that round's leader ``lmin``."""
+def _block_weight(L, block, row, r, i, lmin, table):  # pragma: no cover - compiled
+    """Expert i's weight in round r of the block at ``block[row:]``, from ``L`` after the
+    block (its losses in rounds r… of the block taken back off) and that round's leader ``lmin``."""
     li = L[i]
-    for q in range(r, 4):
-        li -= block[q, i]
+    for q in range(r, BLOCK_ROUNDS):
+        li -= block[row + q, i]
     return table[min(np.uint64(li - lmin), np.uint64(table.shape[0] - 1))]
 
 
 @numba.njit(cache=True, nogil=True)
 def _hedge_kernel(codes, uniforms, marks, table, wbuf, track_p, laws):  # pragma: no cover - compiled
-    """Hedge over the (T, k) codes, :data:`BLOCK_ROUNDS` = 4 rounds at a time.
+    """Hedge over the C-order (T, k) codes, :data:`BLOCK_ROUNDS` rounds at a time.
 
     The rounds of a block are independent given the cumulative losses (oblivious losses:
     ``L`` after round t does not depend on the action drawn), so their weight sums run as
-    four independent chains in one pass over the experts — each chain summed in the order of
+    independent chains in one pass over the experts — each chain summed in the order of
     one round at a time (``z = ((w_0 + w_1) + w_2) + …``), so every number is the one a
     round-by-round loop computes. Per block: (1) the leaders' cumulative losses after each
-    round (integers); (2) one pass computing per round the weights, their running sums
-    (the unnormalised CDF), ``z`` and ``<w, ℓ>``; (3) per round, the action
-    (:func:`_draw` at ``u_t·z``) and the bookkeeping. A last partial block is padded with
-    zero-loss rounds that are not drawn."""
+    round (integers; row by row over the experts); (2) one pass computing per round the
+    weights, their running sums (the unnormalised CDF), ``z`` and ``<w, ℓ>``
+    (:func:`dpbench.learners.hedge_pass.block_weights`, one vector lane per round); (3) per
+    round, the action (:func:`_draw` at ``u_t·z``) and the bookkeeping. A last partial
+    block is padded with zero-loss rounds that are not drawn."""
+    R = BLOCK_ROUNDS
     T, k = codes.shape
     L = np.zeros(k, dtype=np.int64)
-    cum = np.empty((k, 4), dtype=np.float64)  # running weight sums of the block's rounds
-    pad = np.zeros((4, k), dtype=codes.dtype)
+    acc = np.empty(k, dtype=np.int64)
+    cum = np.empty((k, R), dtype=np.float64)  # running weight sums of the block's rounds
+    pad = np.zeros((R, k), dtype=codes.dtype)
+    leads = np.empty(R + 1, dtype=np.int64)  # the leader's cumulative loss before each round
+    zd = np.empty(2 * R, dtype=np.float64)  # z and <w, ℓ> of each round
     counts = np.zeros(k, dtype=np.int64)
     p_sum = np.zeros(k if track_p else 1, dtype=np.float64)
     n_marks = marks.shape[0]
@@ -133,46 +138,34 @@ def _hedge_kernel(codes, uniforms, marks, table, wbuf, track_p, laws):  # pragma
     expd = np.zeros(n_marks, dtype=np.float64)
     best = np.zeros(n_marks, dtype=np.float64)
     big = np.iinfo(np.int64).max
-    leads = np.empty(4, dtype=np.int64)
-    zd = np.empty(8, dtype=np.float64)
     real_acc = 0
     exp_acc = 0.0
     m = 0
-    m0 = 0
-    for t0 in range(0, T, 4):
-        nr = min(4, T - t0)
-        if nr == 4:
-            block = codes[t0 : t0 + 4]
-        else:
+    leads[R] = 0
+    for t0 in range(0, T, R):
+        nr = min(R, T - t0)
+        src, row = codes, t0
+        if nr < R:
             pad[:nr] = codes[t0:]
-            block = pad
+            src, row = pad, 0
         # (1) leaders' cumulative losses after each round of the block
-        m1 = m2 = m3 = m4 = big
-        for i in range(k):
-            li = L[i] + block[0, i]
-            m1 = min(m1, li)
-            li += block[1, i]
-            m2 = min(m2, li)
-            li += block[2, i]
-            m3 = min(m3, li)
-            li += block[3, i]
-            m4 = min(m4, li)
-        # (2) weights, running sums and <w, ℓ> of the four rounds, one vector lane per round
-        leads[0], leads[1], leads[2], leads[3] = m0, m1, m2, m3
-        if nr == 4:
-            block_weights(codes, t0, L, table, leads, cum, wbuf, zd)
-        else:
-            block_weights(pad, 0, L, table, leads, cum, wbuf, zd)
-        z0, z1, z2, z3, d0, d1, d2, d3 = zd[0], zd[1], zd[2], zd[3], zd[4], zd[5], zd[6], zd[7]
+        leads[0] = leads[R]
+        acc[:] = L
+        for r in range(R):
+            lead = big
+            for i in range(k):
+                v = acc[i] + src[row + r, i]
+                acc[i] = v
+                lead = min(lead, v)
+            leads[r + 1] = lead
+        # (2) weights, running sums and <w, ℓ> of the block's rounds, one vector lane per round
+        block_weights(src, row, L, table, leads, cum, wbuf, zd)
         # (3) draws and bookkeeping, round by round
-        zs = (z0, z1, z2, z3)
-        dots = (d0, d1, d2, d3)
-        leaders = (m0, m1, m2, m3, m4)  # the leader's cumulative loss before each round
         for r in range(nr):
             t = t0 + r
-            zr = zs[r]
+            zr = zd[r]
             a = _draw(cum[:, r], uniforms[t] * zr)
-            while _block_weight(L, block, r, a, leaders[r], table) == 0.0:
+            while _block_weight(L, src, row, r, a, leads[r], table) == 0.0:
                 a -= 1  # rounding at the top end: take the last positive weight
             if wbuf is not None:  # Σ_t p_t (linear_learner) and the audit's hook
                 if track_p:
@@ -183,14 +176,13 @@ def _hedge_kernel(codes, uniforms, marks, table, wbuf, track_p, laws):  # pragma
                     for i in range(k):
                         laws[t, i] = wbuf[i, r] / zr
             counts[a] += 1
-            real_acc += block[r, a]
-            exp_acc += dots[r] / zr
+            real_acc += src[row + r, a]
+            exp_acc += zd[R + r] / zr
             if m < n_marks and t + 1 == marks[m]:
                 alg[m] = real_acc
                 expd[m] = exp_acc
-                best[m] = leaders[r + 1]
+                best[m] = leads[r + 1]
                 m += 1
-        m0 = m4
     return alg, expd, best, counts, p_sum
 
 
@@ -273,7 +265,7 @@ def run_hedge(
     table = complete_weight_table(losses, float(eta))
     recording = recorder()
     laws = np.empty((T if recording is not None else 0, losses.k))
-    wbuf = np.empty((losses.k, 4)) if track_p or recording is not None else None  # the block's weights
+    wbuf = np.empty((losses.k, BLOCK_ROUNDS)) if track_p or recording is not None else None  # the block's weights
     alg, expd, best, counts, p_sum = _hedge_kernel(np.ascontiguousarray(losses.codes), uniforms, marks, table, wbuf, track_p, laws)
     if recording is not None:
         with np.errstate(divide="ignore"):
