@@ -29,7 +29,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from dpbench.learners.hedge_pass import ROUNDS, block_weights
+from dpbench.learners.hedge_pass import ROUNDS, block_weights, draw_block, transpose_block
 from dpbench.learners.laws import recorder
 from dpbench.problems.losses import ExpertsLosses  # noqa: F401 (re-exported)
 
@@ -127,10 +127,13 @@ def _hedge_kernel(codes, uniforms, marks, table, wbuf, track_p, laws):  # pragma
     T, k = codes.shape
     L = np.zeros(k, dtype=np.int64)
     acc = np.empty(k, dtype=np.int64)
+    bt = np.empty((k, R), dtype=codes.dtype)  # the block's codes, expert by expert
     cum = np.empty((k, R), dtype=np.float64)  # running weight sums of the block's rounds
     pad = np.zeros((R, k), dtype=codes.dtype)
     leads = np.empty(R + 1, dtype=np.int64)  # the leader's cumulative loss before each round
     zd = np.empty(2 * R, dtype=np.float64)  # z and <w, ℓ> of each round
+    targets = np.empty(R, dtype=np.float64)  # u_t · z of each round
+    actions = np.empty(R, dtype=np.int64)
     counts = np.zeros(k, dtype=np.int64)
     p_sum = np.zeros(k if track_p else 1, dtype=np.float64)
     n_marks = marks.shape[0]
@@ -159,12 +162,19 @@ def _hedge_kernel(codes, uniforms, marks, table, wbuf, track_p, laws):  # pragma
                 lead = min(lead, v)
             leads[r + 1] = lead
         # (2) weights, running sums and <w, ℓ> of the block's rounds, one vector lane per round
-        block_weights(src, row, L, table, leads, cum, wbuf, zd)
-        # (3) draws and bookkeeping, round by round
+        transpose_block(src, row, bt)
+        for i in range(k - k % 16, k):
+            for r in range(R):
+                bt[i, r] = src[row + r, i]
+        block_weights(bt, L, table, leads, cum, wbuf, zd)
+        # (3) draws (the rounds' searches in lockstep) and bookkeeping, round by round
+        for r in range(R):
+            targets[r] = uniforms[t0 + r] * zd[r] if r < nr else 0.0
+        draw_block(cum, targets, actions)
         for r in range(nr):
             t = t0 + r
             zr = zd[r]
-            a = _draw(cum[:, r], uniforms[t] * zr)
+            a = actions[r]
             while _block_weight(L, src, row, r, a, leads[r], table) == 0.0:
                 a -= 1  # rounding at the top end: take the last positive weight
             if wbuf is not None:  # Σ_t p_t (linear_learner) and the audit's hook

@@ -44,12 +44,12 @@ def _c_array(a, ndim, dtype) -> bool:
 
 
 @intrinsic
-def block_weights(typingctx, codes, row, L, table, leaders, cum, wbuf, zd):
+def block_weights(typingctx, bt, L, table, leaders, cum, wbuf, zd):
     """The weights pass of the module docstring over rounds ``row … row + 7`` of the C-order
     (T, k) uint8 ``codes``: ``leaders`` int64[≥ 8] (the rounds' leaders' cumulative losses),
     ``L`` int64[k] (updated in place), ``cum`` float64 (k, 8) (the running sums), ``wbuf``
     float64 (k, 8) (the weights) or ``None``, ``zd`` float64[16] (out: ``z_0…z_7, d_0…d_7``)."""
-    checks = (("codes", codes, 2, types.uint8), ("L", L, 1, types.int64), ("table", table, 1, types.float64),
+    checks = (("bt", bt, 2, types.uint8), ("L", L, 1, types.int64), ("table", table, 1, types.float64),
               ("leaders", leaders, 1, types.int64), ("cum", cum, 2, types.float64), ("zd", zd, 1, types.float64))
     for name, arr, ndim, dtype in checks:
         if not _c_array(arr, ndim, dtype):
@@ -62,12 +62,12 @@ def block_weights(typingctx, codes, row, L, table, leaders, cum, wbuf, zd):
         def array(j):
             return context.make_array(signature.args[j])(context, builder, args[j])
 
-        ca, La, ta, ma, cuma, zda = array(0), array(2), array(3), array(4), array(5), array(7)
-        wa = array(6) if keep_w else None
-        k = builder.extract_value(ca.shape, 1)
-        row = context.cast(builder, args[1], signature.args[1], types.intp)
-        base = builder.gep(ca.data, [builder.mul(row, k)])
-        rows = [builder.gep(base, [builder.mul(ir.Constant(k.type, r), k)]) for r in range(ROUNDS)]
+        ba, La, ta, ma, cuma, zda = array(0), array(1), array(2), array(3), array(4), array(6)
+        wa = array(5) if keep_w else None
+        k = builder.extract_value(La.shape, 0)
+        words = builder.bitcast(ba.data, _I64.as_pointer())
+        pdep = cgutils.get_or_insert_function(builder.module, ir.FunctionType(_I64, [_I64, _I64]), "llvm.x86.bmi.pdep.64")
+        fields = ir.Constant(_I64, 0x00FF00FF00FF00FF)
         last = _splat(builder, builder.sub(builder.extract_value(ta.shape, 0), ir.Constant(k.type, 1)), ROUNDS)
         lead = builder.load(builder.bitcast(ma.data, _VL.as_pointer()), align=8)
         tbase = _splat(builder, builder.ptrtoint(ta.data, _I64), ROUNDS)
@@ -80,13 +80,15 @@ def block_weights(typingctx, codes, row, L, table, leaders, cum, wbuf, zd):
             Lp = builder.gep(La.data, [i])
             Li = builder.load(Lp)
             # rounds 0-3 and 4-7 as 16-bit fields of two words
-            lo, hi = (_pack(builder, [builder.load(builder.gep(rows[r], [i])) for r in range(h, h + 4)]) for h in (0, 4))
+            word = builder.load(builder.gep(words, [i]), align=1)  # the expert's eight codes
+            lo = builder.call(pdep, [word, fields])
+            hi = builder.call(pdep, [builder.lshr(word, ir.Constant(_I64, 32)), fields])
             lo_total = builder.lshr(builder.mul(lo, _INCL), ir.Constant(_I64, 48))
             hi_incl = builder.mul(hi, _INCL)
             total = builder.add(lo_total, builder.lshr(hi_incl, ir.Constant(_I64, 48)))
             prefix_hi = builder.add(builder.mul(hi, _EXCL), builder.mul(lo_total, _INCL))  # fields ≤ 7·255
             prefix = _widen(builder, builder.mul(lo, _EXCL), prefix_hi)
-            cv = builder.sitofp(_widen(builder, lo, hi), _VD)  # exact
+            cv = builder.sitofp(builder.zext(builder.bitcast(word, ir.VectorType(ir.IntType(8), ROUNDS)), _VL), _VD)  # exact
             lag = builder.sub(builder.add(_splat(builder, Li, ROUNDS), prefix), lead)  # ≥ 0
             idx = builder.select(builder.icmp_unsigned("<", lag, last), lag, last)
             ptrs = builder.inttoptr(builder.add(tbase, builder.shl(idx, ir.Constant(_VL, [3] * ROUNDS))), _VP)
@@ -103,15 +105,104 @@ def block_weights(typingctx, codes, row, L, table, leaders, cum, wbuf, zd):
         builder.store(builder.load(d), builder.bitcast(builder.gep(zda.data, [ir.Constant(_I64, ROUNDS)]), _VD.as_pointer()), align=8)
         return context.get_dummy_value()
 
-    return types.none(codes, row, L, table, leaders, cum, wbuf, zd), codegen
+    return types.none(bt, L, table, leaders, cum, wbuf, zd), codegen
 
 
-def _pack(builder, bytes4):
-    """Four uint8 values as the 16-bit fields of one 64-bit word (the first lowest)."""
-    word = builder.zext(bytes4[0], _I64)
-    for r in range(1, 4):
-        word = builder.or_(word, builder.shl(builder.zext(bytes4[r], _I64), ir.Constant(_I64, 16 * r)))
-    return word
+@intrinsic
+def draw_block(typingctx, cum, targets, actions):
+    """Per lane r, the first expert ``i`` with ``cum[i, r] > targets[r]`` (k − 1 if none):
+    ``cum`` float64 (k, 8), ``targets`` float64[8], ``actions`` int64[8] (out). The eight
+    rounds' branch-free binary searches of :func:`dpbench.learners.experts_common._draw` run
+    in lockstep (the same steps, every lane halving the same ``n``), one gather per step, so
+    their load latencies overlap; each lane finds the index its own search finds."""
+    checks = (("cum", cum, 2, types.float64), ("targets", targets, 1, types.float64), ("actions", actions, 1, types.int64))
+    for name, arr, ndim, dtype in checks:
+        if not _c_array(arr, ndim, dtype):
+            raise TypingError(f"draw_block: {name} must be a C-contiguous {ndim}-d {dtype} array, got {arr}")
+
+    def codegen(context, builder, signature, args):
+        cuma, ua, aa = (context.make_array(signature.args[j])(context, builder, args[j]) for j in range(3))
+        k = builder.extract_value(cuma.shape, 0)
+        gather = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(_VD, [_VP, _I32, _VB, _VD]), f"llvm.masked.gather.v{ROUNDS}f64.v{ROUNDS}p0")
+        lane_addr = builder.add(_splat(builder, builder.ptrtoint(cuma.data, _I64), ROUNDS),
+                                ir.Constant(_VL, [8 * r for r in range(ROUNDS)]))  # &cum[0, r]
+        target = builder.load(builder.bitcast(ua.data, _VD.as_pointer()), align=8)
+
+        def at(row):  # cum[row[r], r] for every lane r
+            ptrs = builder.inttoptr(builder.add(lane_addr, builder.shl(row, ir.Constant(_VL, [3 + 3] * ROUNDS))), _VP)
+            return builder.call(gather, [ptrs, ir.Constant(_I32, 8), ir.Constant(_VB, [1] * ROUNDS), ir.Constant(_VD, None)])
+
+        base = cgutils.alloca_once_value(builder, ir.Constant(_VL, None))
+        n = cgutils.alloca_once_value(builder, k)
+        loop = builder.append_basic_block("draw.loop")
+        body = builder.append_basic_block("draw.body")
+        done = builder.append_basic_block("draw.done")
+        builder.branch(loop)
+        builder.position_at_end(loop)
+        builder.cbranch(builder.icmp_signed(">", builder.load(n), ir.Constant(k.type, 1)), body, done)
+        builder.position_at_end(body)
+        half = builder.ashr(builder.load(n), ir.Constant(k.type, 1))
+        b = builder.load(base)
+        below = builder.fcmp_ordered("<=", at(builder.add(b, _splat(builder, builder.sub(half, ir.Constant(k.type, 1)), ROUNDS))), target)
+        builder.store(builder.add(b, builder.select(below, _splat(builder, half, ROUNDS), ir.Constant(_VL, None))), base)
+        builder.store(builder.sub(builder.load(n), half), n)
+        builder.branch(loop)
+        builder.position_at_end(done)
+        b = builder.load(base)
+        b = builder.add(b, builder.zext(builder.fcmp_ordered("<=", at(b), target), _VL))
+        top = _splat(builder, builder.sub(k, ir.Constant(k.type, 1)), ROUNDS)
+        b = builder.select(builder.icmp_signed("<", b, top), b, top)
+        builder.store(b, builder.bitcast(aa.data, _VL.as_pointer()), align=8)
+        return context.get_dummy_value()
+
+    return types.none(cum, targets, actions), codegen
+
+
+@intrinsic
+def transpose_block(typingctx, codes, row, bt):
+    """``bt[i, r] = codes[row + r, i]`` for r < 8 and the experts ``i < 16⌊k/16⌋`` (the
+    others are left to the caller): 8 × 16 bytes at a time by three rounds of byte, word and
+    dword interleaves, so each expert's eight codes of the block are one 64-bit word of
+    ``bt`` (uint8 (≥ k, 8), C order)."""
+    for name, arr, ndim in (("codes", codes, 2), ("bt", bt, 2)):
+        if not _c_array(arr, ndim, types.uint8):
+            raise TypingError(f"transpose_block: {name} must be a C-contiguous {ndim}-d uint8 array, got {arr}")
+
+    def codegen(context, builder, signature, args):
+        ca, ba = context.make_array(signature.args[0])(context, builder, args[0]), context.make_array(signature.args[2])(context, builder, args[2])
+        k = builder.extract_value(ca.shape, 1)
+        row = context.cast(builder, args[1], signature.args[1], types.intp)
+        base = builder.gep(ca.data, [builder.mul(row, k)])
+        v16 = ir.VectorType(ir.IntType(8), 16)
+        with cgutils.for_range(builder, builder.ashr(k, ir.Constant(k.type, 4))) as loop:
+            j = builder.shl(loop.index, ir.Constant(k.type, 4))
+            x = [builder.load(builder.bitcast(builder.gep(base, [builder.add(builder.mul(ir.Constant(k.type, r), k), j)]), v16.as_pointer()), align=1)
+                 for r in range(ROUNDS)]
+            out = []
+            for half in (0, 1):  # experts j … j + 7, then j + 8 … j + 15
+                f = [_unpack(builder, x[2 * q], x[2 * q + 1], 8, half) for q in range(4)]
+                lo03, hi03 = (_unpack(builder, f[0], f[1], 16, h) for h in (0, 1))  # rounds 0-3
+                lo47, hi47 = (_unpack(builder, f[2], f[3], 16, h) for h in (0, 1))  # rounds 4-7
+                out += [_unpack(builder, lo03, lo47, 32, 0), _unpack(builder, lo03, lo47, 32, 1),
+                        _unpack(builder, hi03, hi47, 32, 0), _unpack(builder, hi03, hi47, 32, 1)]
+            dst = builder.gep(ba.data, [builder.shl(j, ir.Constant(k.type, 3))])
+            for q, v in enumerate(out):
+                builder.store(v, builder.bitcast(builder.gep(dst, [ir.Constant(k.type, 16 * q)]), v16.as_pointer()), align=1)
+        return context.get_dummy_value()
+
+    return types.none(codes, row, bt), codegen
+
+
+def _unpack(builder, x, y, bits, high):
+    """Interleave the low (``high`` = 0) or high halves of two 16-byte vectors in ``bits``-bit
+    elements (punpckl/h{bw, wd, dq})."""
+    n = 128 // bits
+    vec = ir.VectorType(ir.IntType(bits), n)
+    start = n // 2 if high else 0
+    mask = [e for m in range(n // 2) for e in (start + m, n + start + m)]
+    out = builder.shuffle_vector(builder.bitcast(x, vec), builder.bitcast(y, vec), ir.Constant(ir.VectorType(_I32, n), mask))
+    return builder.bitcast(out, ir.VectorType(ir.IntType(8), 16))
 
 
 def _widen(builder, lo, hi):
