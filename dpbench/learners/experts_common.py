@@ -29,7 +29,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from dpbench.learners.hedge_pass import ROUNDS, block_weights, draw_block, transpose_block
+from dpbench.learners.hedge_pass import ROUNDS, block_weights, draw_block, leaders_and_transpose
 from dpbench.learners.laws import recorder
 from dpbench.problems.losses import ExpertsLosses  # noqa: F401 (re-exported)
 
@@ -100,12 +100,12 @@ def _draw(cum, target):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _block_weight(L, block, row, r, i, lmin, table):  # pragma: no cover - compiled
-    """Expert i's weight in round r of the block at ``block[row:]``, from ``L`` after the
-    block (its losses in rounds r… of the block taken back off) and that round's leader ``lmin``."""
+def _block_weight(L, bt, r, i, lmin, table):  # pragma: no cover - compiled
+    """Expert i's weight in round r of a block (``bt[i, q]``: its code in round q), from
+    ``L`` after the block (its losses in rounds r… taken back off) and that round's leader ``lmin``."""
     li = L[i]
     for q in range(r, BLOCK_ROUNDS):
-        li -= block[row + q, i]
+        li -= bt[i, q]
     return table[min(np.uint64(li - lmin), np.uint64(table.shape[0] - 1))]
 
 
@@ -126,7 +126,6 @@ def _hedge_kernel(codes, uniforms, marks, table, wbuf, track_p, laws):  # pragma
     R = BLOCK_ROUNDS
     T, k = codes.shape
     L = np.zeros(k, dtype=np.int64)
-    acc = np.empty(k, dtype=np.int64)
     bt = np.empty((k, R), dtype=codes.dtype)  # the block's codes, expert by expert
     cum = np.empty((k, R), dtype=np.float64)  # running weight sums of the block's rounds
     pad = np.zeros((R, k), dtype=codes.dtype)
@@ -140,7 +139,6 @@ def _hedge_kernel(codes, uniforms, marks, table, wbuf, track_p, laws):  # pragma
     alg = np.zeros(n_marks, dtype=np.float64)
     expd = np.zeros(n_marks, dtype=np.float64)
     best = np.zeros(n_marks, dtype=np.float64)
-    big = np.iinfo(np.int64).max
     real_acc = 0
     exp_acc = 0.0
     m = 0
@@ -151,21 +149,17 @@ def _hedge_kernel(codes, uniforms, marks, table, wbuf, track_p, laws):  # pragma
         if nr < R:
             pad[:nr] = codes[t0:]
             src, row = pad, 0
-        # (1) leaders' cumulative losses after each round of the block
+        # (1) leaders' cumulative losses after each round of the block; the codes transposed
         leads[0] = leads[R]
-        acc[:] = L
-        for r in range(R):
-            lead = big
-            for i in range(k):
-                v = acc[i] + src[row + r, i]
-                acc[i] = v
-                lead = min(lead, v)
-            leads[r + 1] = lead
-        # (2) weights, running sums and <w, ℓ> of the block's rounds, one vector lane per round
-        transpose_block(src, row, bt)
-        for i in range(k - k % 16, k):
+        leaders_and_transpose(src, row, L, leads, bt)
+        for i in range(k - k % 16, k):  # the experts after the last 16
+            li = L[i]
             for r in range(R):
-                bt[i, r] = src[row + r, i]
+                c = src[row + r, i]
+                bt[i, r] = c
+                li += c
+                leads[r + 1] = min(leads[r + 1], li)
+        # (2) weights, running sums and <w, ℓ> of the block's rounds, one vector lane per round
         block_weights(bt, L, table, leads, cum, wbuf, zd)
         # (3) draws (the rounds' searches in lockstep) and bookkeeping, round by round
         for r in range(R):
@@ -175,7 +169,7 @@ def _hedge_kernel(codes, uniforms, marks, table, wbuf, track_p, laws):  # pragma
             t = t0 + r
             zr = zd[r]
             a = actions[r]
-            while _block_weight(L, src, row, r, a, leads[r], table) == 0.0:
+            while _block_weight(L, bt, r, a, leads[r], table) == 0.0:
                 a -= 1  # rounding at the top end: take the last positive weight
             if wbuf is not None:  # Σ_t p_t (linear_learner) and the audit's hook
                 if track_p:
@@ -186,7 +180,7 @@ def _hedge_kernel(codes, uniforms, marks, table, wbuf, track_p, laws):  # pragma
                     for i in range(k):
                         laws[t, i] = wbuf[i, r] / zr
             counts[a] += 1
-            real_acc += src[row + r, a]
+            real_acc += bt[a, r]
             exp_acc += zd[R + r] / zr
             if m < n_marks and t + 1 == marks[m]:
                 alg[m] = real_acc
@@ -235,7 +229,7 @@ def complete_weight_table(losses: ExpertsLosses, eta: float) -> npt.NDArray[np.f
         return np.array([1.0, 0.0])
     step = eta * losses.scale
     T = losses.T
-    top = max(int(losses.codes.max()) if T else 1, 1)
+    top = max(losses.top if T else 1, 1)
     table = weight_table(step, T, top)
     if len(table) == 1 or table[-1] == 0.0 or len(table) >= T * top + 1:
         return table
@@ -295,7 +289,7 @@ def run_hedge(
 def check_losses(losses: ExpertsLosses) -> None:
     """The privacy of every experts learner assumes losses in [0, 1] (sensitivity 1 of the
     cumulative loss): reject a sequence with ``code · scale > 1`` (one line)."""
-    top = float(losses.codes.max()) * losses.scale if losses.T else 0.0
+    top = float(losses.top) * losses.scale if losses.T else 0.0
     if top > 1.0:
         raise ValueError(f"expert losses must lie in [0, 1], got a loss of {top:g}")
 

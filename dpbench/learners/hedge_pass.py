@@ -160,25 +160,34 @@ def draw_block(typingctx, cum, targets, actions):
 
 
 @intrinsic
-def transpose_block(typingctx, codes, row, bt):
-    """``bt[i, r] = codes[row + r, i]`` for r < 8 and the experts ``i < 16⌊k/16⌋`` (the
-    others are left to the caller): 8 × 16 bytes at a time by three rounds of byte, word and
-    dword interleaves, so each expert's eight codes of the block are one 64-bit word of
-    ``bt`` (uint8 (≥ k, 8), C order)."""
-    for name, arr, ndim in (("codes", codes, 2), ("bt", bt, 2)):
-        if not _c_array(arr, ndim, types.uint8):
-            raise TypingError(f"transpose_block: {name} must be a C-contiguous {ndim}-d uint8 array, got {arr}")
+def leaders_and_transpose(typingctx, codes, row, L, leads, bt):
+    """Pass (1) of the kernel over the experts ``i < 16⌊k/16⌋`` (the others are left to the
+    caller), 16 at a time: ``leads[r + 1] = min_i (L_i + c_0 + … + c_r)`` (``c_q = codes[row
+    + q, i]``; the leaders after each round of the block, int64[9]) and ``bt[i, r] = c_r``
+    (uint8 (≥ k, 8), C order: an expert's eight codes are one 64-bit word), transposed by
+    three rounds of byte, word and dword interleaves. ``L`` (int64[k]) is only read."""
+    checks = (("codes", codes, 2, types.uint8), ("L", L, 1, types.int64), ("leads", leads, 1, types.int64), ("bt", bt, 2, types.uint8))
+    for name, arr, ndim, dtype in checks:
+        if not _c_array(arr, ndim, dtype):
+            raise TypingError(f"leaders_and_transpose: {name} must be a C-contiguous {ndim}-d {dtype} array, got {arr}")
 
     def codegen(context, builder, signature, args):
-        ca, ba = context.make_array(signature.args[0])(context, builder, args[0]), context.make_array(signature.args[2])(context, builder, args[2])
+        ca, La, ma, ba = (context.make_array(signature.args[j])(context, builder, args[j]) for j in (0, 2, 3, 4))
         k = builder.extract_value(ca.shape, 1)
         row = context.cast(builder, args[1], signature.args[1], types.intp)
         base = builder.gep(ca.data, [builder.mul(row, k)])
         v16 = ir.VectorType(ir.IntType(8), 16)
+        l16 = ir.VectorType(_I64, 16)
+        mins = [cgutils.alloca_once_value(builder, ir.Constant(l16, [2**63 - 1] * 16)) for _ in range(ROUNDS)]
         with cgutils.for_range(builder, builder.ashr(k, ir.Constant(k.type, 4))) as loop:
             j = builder.shl(loop.index, ir.Constant(k.type, 4))
             x = [builder.load(builder.bitcast(builder.gep(base, [builder.add(builder.mul(ir.Constant(k.type, r), k), j)]), v16.as_pointer()), align=1)
                  for r in range(ROUNDS)]
+            li = builder.load(builder.bitcast(builder.gep(La.data, [j]), l16.as_pointer()), align=8)
+            for r in range(ROUNDS):
+                li = builder.add(li, builder.zext(x[r], l16))
+                m = builder.load(mins[r])
+                builder.store(builder.select(builder.icmp_signed("<", li, m), li, m), mins[r])
             out = []
             for half in (0, 1):  # experts j … j + 7, then j + 8 … j + 15
                 f = [_unpack(builder, x[2 * q], x[2 * q + 1], 8, half) for q in range(4)]
@@ -189,9 +198,12 @@ def transpose_block(typingctx, codes, row, bt):
             dst = builder.gep(ba.data, [builder.shl(j, ir.Constant(k.type, 3))])
             for q, v in enumerate(out):
                 builder.store(v, builder.bitcast(builder.gep(dst, [ir.Constant(k.type, 16 * q)]), v16.as_pointer()), align=1)
+        smin = cgutils.get_or_insert_function(builder.module, ir.FunctionType(_I64, [l16]), "llvm.vector.reduce.smin.v16i64")
+        for r in range(ROUNDS):
+            builder.store(builder.call(smin, [builder.load(mins[r])]), builder.gep(ma.data, [ir.Constant(_I64, r + 1)]))
         return context.get_dummy_value()
 
-    return types.none(codes, row, bt), codegen
+    return types.none(codes, row, L, leads, bt), codegen
 
 
 def _unpack(builder, x, y, bits, high):
