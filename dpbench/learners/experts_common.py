@@ -29,7 +29,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from dpbench.learners.hedge_pass import ROUNDS, block_weights, draw_block, leaders_and_transpose
+from dpbench.learners.hedge_pass import ROUNDS, add_probabilities, block_weights, draw_block, leaders_and_transpose
 from dpbench.learners.laws import recorder
 from dpbench.problems.losses import ExpertsLosses  # noqa: F401 (re-exported)
 
@@ -161,6 +161,17 @@ def _hedge_kernel(codes, uniforms, marks, table, wbuf, track_p, laws):  # pragma
                 leads[r + 1] = min(leads[r + 1], li)
         # (2) weights, running sums and <w, ℓ> of the block's rounds, one vector lane per round
         block_weights(bt, L, table, leads, cum, wbuf, zd)
+        if wbuf is not None and track_p:  # Σ_t p_t (linear_learner): each expert's rounds in order
+            for r in range(nr):
+                targets[r] = 1.0 / zd[r]
+            if nr == R:
+                add_probabilities(wbuf, targets, p_sum)
+            else:
+                for i in range(k):
+                    p = p_sum[i]
+                    for r in range(nr):
+                        p += wbuf[i, r] * targets[r]
+                    p_sum[i] = p
         # (3) draws (the rounds' searches in lockstep) and bookkeeping, round by round
         for r in range(R):
             targets[r] = uniforms[t0 + r] * zd[r] if r < nr else 0.0
@@ -171,14 +182,9 @@ def _hedge_kernel(codes, uniforms, marks, table, wbuf, track_p, laws):  # pragma
             a = actions[r]
             while _block_weight(L, bt, r, a, leads[r], table) == 0.0:
                 a -= 1  # rounding at the top end: take the last positive weight
-            if wbuf is not None:  # Σ_t p_t (linear_learner) and the audit's hook
-                if track_p:
-                    inv = 1.0 / zr
-                    for i in range(k):
-                        p_sum[i] += wbuf[i, r] * inv
-                if laws.shape[0]:  # dpbench.learners.laws: the law a is drawn from
-                    for i in range(k):
-                        laws[t, i] = wbuf[i, r] / zr
+            if wbuf is not None and laws.shape[0]:  # dpbench.learners.laws: the law a is drawn from
+                for i in range(k):
+                    laws[t, i] = wbuf[i, r] / zr
             counts[a] += 1
             real_acc += bt[a, r]
             exp_acc += zd[R + r] / zr

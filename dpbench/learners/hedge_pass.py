@@ -206,6 +206,33 @@ def leaders_and_transpose(typingctx, codes, row, L, leads, bt):
     return types.none(codes, row, L, leads, bt), codegen
 
 
+@intrinsic
+def add_probabilities(typingctx, wbuf, invs, p_sum):
+    """``p_sum[i] ← (…((p_sum[i] + w_{i,0}·inv_0) + w_{i,1}·inv_1) + …) + w_{i,7}·inv_7`` for
+    every expert i (``wbuf`` float64 (k, 8), ``invs`` float64[8] = 1/z of the block's rounds,
+    ``p_sum`` float64[k]): the eight products of an expert in one vector multiply, then added
+    round by round, so each ``p_sum[i]`` is summed in the order of one round at a time."""
+    checks = (("wbuf", wbuf, 2), ("invs", invs, 1), ("p_sum", p_sum, 1))
+    for name, arr, ndim in checks:
+        if not _c_array(arr, ndim, types.float64):
+            raise TypingError(f"add_probabilities: {name} must be a C-contiguous {ndim}-d float64 array, got {arr}")
+
+    def codegen(context, builder, signature, args):
+        wa, ia, pa = (context.make_array(signature.args[j])(context, builder, args[j]) for j in range(3))
+        inv = builder.load(builder.bitcast(ia.data, _VD.as_pointer()), align=8)
+        with cgutils.for_range(builder, builder.extract_value(pa.shape, 0)) as loop:
+            i = loop.index
+            prod = builder.fmul(builder.load(builder.bitcast(builder.gep(wa.data, [builder.mul(i, ir.Constant(i.type, ROUNDS))]), _VD.as_pointer()), align=8), inv)
+            ptr = builder.gep(pa.data, [i])
+            p = builder.load(ptr)
+            for r in range(ROUNDS):
+                p = builder.fadd(p, builder.extract_element(prod, ir.Constant(_I32, r)))
+            builder.store(p, ptr)
+        return context.get_dummy_value()
+
+    return types.none(wbuf, invs, p_sum), codegen
+
+
 def _unpack(builder, x, y, bits, high):
     """Interleave the low (``high`` = 0) or high halves of two 16-byte vectors in ``bits``-bit
     elements (punpckl/h{bw, wd, dq})."""
