@@ -11,11 +11,12 @@ calling ``exp`` per entry — the same numbers numpy's ``exp`` gives, without it
 Weights below ``1e-300`` of the leader's are exactly 0 (they cannot change Z at double
 precision, nor be drawn by a 53-bit uniform).
 
-The kernel is compiled and processes four rounds per pass over the experts: the rounds'
-weight sums are independent chains (a round-by-round loop is bound by the latency of its
-one running sum), each summed in the round-by-round order, so the draws and sums are
-those of one round at a time; the action is found by binary search on the running sums. The slow river-style reference :func:`reference_hedge` (one round at a
-time, numpy) exists only for the tests.
+The kernel is compiled and processes eight rounds per pass over the experts, one vector
+lane per round (:mod:`dpbench.learners.hedge_pass`): the rounds' weight sums are
+independent chains (a round-by-round loop is bound by the latency of its one running sum),
+each summed in the round-by-round order, so the draws and sums are those of one round at a
+time; the action is found by binary search on the running sums. The slow river-style
+reference :func:`reference_hedge` (one round at a time, numpy) exists only for the tests.
 """
 
 from __future__ import annotations
@@ -118,10 +119,12 @@ def _hedge_kernel(codes, uniforms, marks, table, wbuf, track_p, laws):  # pragma
     independent chains in one pass over the experts — each chain summed in the order of
     one round at a time (``z = ((w_0 + w_1) + w_2) + …``), so every number is the one a
     round-by-round loop computes. Per block: (1) the leaders' cumulative losses after each
-    round (integers; row by row over the experts); (2) one pass computing per round the
-    weights, their running sums (the unnormalised CDF), ``z`` and ``<w, ℓ>``
-    (:func:`dpbench.learners.hedge_pass.block_weights`, one vector lane per round); (3) per
-    round, the action (:func:`_draw` at ``u_t·z``) and the bookkeeping. A last partial
+    round (integers) and the block's codes transposed expert by expert
+    (:func:`~dpbench.learners.hedge_pass.leaders_and_transpose`); (2) one pass computing per
+    round the weights, their running sums (the unnormalised CDF), ``z`` and ``<w, ℓ>``
+    (:func:`~dpbench.learners.hedge_pass.block_weights`, one vector lane per round); (3) the
+    actions (:func:`~dpbench.learners.hedge_pass.draw_block`: :func:`_draw` at ``u_t·z``,
+    the rounds' searches in lockstep) and the bookkeeping, round by round. A last partial
     block is padded with zero-loss rounds that are not drawn."""
     R = BLOCK_ROUNDS
     T, k = codes.shape

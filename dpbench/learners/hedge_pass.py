@@ -1,22 +1,25 @@
-"""The Hedge kernel's weights pass over a block of four rounds, as one ``<4 x double>`` loop
-(numba intrinsic; lane r = round r of the block).
+"""The Hedge kernel's passes over a block of eight rounds as vector loops (numba intrinsics
+emitting LLVM IR; lane r = round r of the block).
 
-For expert ``i = 0, 1, …, k−1`` in turn, with ``c_r = codes[row + r, i]`` and ``L_i`` the
-cumulative loss before the block, lane r computes round r's weight and running sums:
+:func:`block_weights`, for expert ``i = 0, 1, …, k−1`` in turn, with ``c_r`` its code in
+round r of the block and ``L_i`` its cumulative loss before the block, computes in lane r:
 
 - ``w_r = table[min(L_i + c_0 + … + c_{r−1} − m_r, len(table) − 1)]`` (``m_r``: round r's
-  leader, so the lag is ≥ 0);
+  leader, so the lag is ≥ 0; the eight entries read by one gather);
 - ``z_r ← z_r + w_r`` (the running sum, stored as ``cum[i, r]``: round r's unnormalised CDF);
 - ``d_r ← d_r + w_r · c_r`` (``⟨w, ℓ⟩`` in code units);
 
-then ``L_i ← L_i + c_0 + c_1 + c_2 + c_3``. Each lane is one round's sums in expert order,
-each product and sum rounded on its own (no fused multiply–add), so every number is the one
-the scalar round-by-round loop computes, bit for bit — the vector only runs the four
-rounds' chains side by side. The codes' prefix sums are formed in 16-bit fields of one
-64-bit word (``c_0 | c_1 << 16 | c_2 << 32 | c_3 << 48`` times ``1 + 2^16 + 2^32 + 2^48``:
-sums ≤ 4·255 never carry into the next field), widened to four 64-bit lanes in one step.
-numba leaves the superword vectoriser off, so written with scalars the four chains ran as
-twelve scalar streams (issue: Hedge ≥ 1 G entries/s).
+then ``L_i ← L_i + c_0 + … + c_7``. Each lane is one round's sums in expert order, each
+product and sum rounded on its own (no fused multiply–add), so every number is the one the
+scalar round-by-round loop computes, bit for bit — the vector only runs the eight rounds'
+chains side by side. The prefix sums of the codes are formed in 16-bit fields (``pdep`` of
+the expert's eight codes into two words, times ``1 + 2^16 + 2^32 + 2^48``: sums ≤ 8·255
+never carry into the next field). The codes come expert by expert from
+:func:`leaders_and_transpose` (pass 1: the leaders' cumulative losses after each round, and
+the block transposed 16 experts at a time); :func:`draw_block` runs the eight rounds'
+binary searches in lockstep; :func:`add_probabilities` adds ``p_t`` to ``Σ_t p_t``
+(``linear_learner``). numba leaves the superword vectoriser off, so written with scalars
+the chains ran as scalar streams (issue: Hedge ≥ 1 G entries/s).
 """
 
 from __future__ import annotations
