@@ -129,7 +129,7 @@ def _hedge_kernel(codes, uniforms, marks, table, wbuf, track_p, laws):  # pragma
     R = BLOCK_ROUNDS
     T, k = codes.shape
     L = np.zeros(k, dtype=np.int64)
-    bt = np.empty((k, R), dtype=codes.dtype)  # the block's codes, expert by expert
+    bt = np.empty((k + 15 - (k + 15) % 16, R), dtype=codes.dtype)  # the block's codes, expert by expert
     cum = np.empty((k, R), dtype=np.float64)  # running weight sums of the block's rounds
     pad = np.zeros((R, k), dtype=codes.dtype)
     leads = np.empty(R + 1, dtype=np.int64)  # the leader's cumulative loss before each round
@@ -155,13 +155,6 @@ def _hedge_kernel(codes, uniforms, marks, table, wbuf, track_p, laws):  # pragma
         # (1) leaders' cumulative losses after each round of the block; the codes transposed
         leads[0] = leads[R]
         leaders_and_transpose(src, row, L, leads, bt)
-        for i in range(k - k % 16, k):  # the experts after the last 16
-            li = L[i]
-            for r in range(R):
-                c = src[row + r, i]
-                bt[i, r] = c
-                li += c
-                leads[r + 1] = min(leads[r + 1], li)
         # (2) weights, running sums and <w, ℓ> of the block's rounds, one vector lane per round
         block_weights(bt, L, table, leads, cum, wbuf, zd)
         if wbuf is not None and track_p:  # Σ_t p_t (linear_learner): each expert's rounds in order

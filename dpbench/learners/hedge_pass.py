@@ -164,11 +164,12 @@ def draw_block(typingctx, cum, targets, actions):
 
 @intrinsic
 def leaders_and_transpose(typingctx, codes, row, L, leads, bt):
-    """Pass (1) of the kernel over the experts ``i < 16⌊k/16⌋`` (the others are left to the
-    caller), 16 at a time: ``leads[r + 1] = min_i (L_i + c_0 + … + c_r)`` (``c_q = codes[row
-    + q, i]``; the leaders after each round of the block, int64[9]) and ``bt[i, r] = c_r``
-    (uint8 (≥ k, 8), C order: an expert's eight codes are one 64-bit word), transposed by
-    three rounds of byte, word and dword interleaves. ``L`` (int64[k]) is only read."""
+    """Pass (1) of the kernel, 16 experts at a time: ``leads[r + 1] = min_i (L_i + c_0 + … +
+    c_r)`` (``c_q = codes[row + q, i]``; the leaders after each round of the block, int64[9])
+    and ``bt[i, r] = c_r`` (uint8 (≥ 16⌈k/16⌉, 8), C order: an expert's eight codes are one
+    64-bit word), transposed by three rounds of byte, word and dword interleaves. The last
+    chunk's loads are masked to the experts < k (nothing past a row is read). ``L``
+    (int64[k]) is only read."""
     checks = (("codes", codes, 2, types.uint8), ("L", L, 1, types.int64), ("leads", leads, 1, types.int64), ("bt", bt, 2, types.uint8))
     for name, arr, ndim, dtype in checks:
         if not _c_array(arr, ndim, dtype):
@@ -182,11 +183,18 @@ def leaders_and_transpose(typingctx, codes, row, L, leads, bt):
         v16 = ir.VectorType(ir.IntType(8), 16)
         l16 = ir.VectorType(_I64, 16)
         mins = [cgutils.alloca_once_value(builder, ir.Constant(l16, [2**63 - 1] * 16)) for _ in range(ROUNDS)]
-        with cgutils.for_range(builder, builder.ashr(k, ir.Constant(k.type, 4))) as loop:
-            j = builder.shl(loop.index, ir.Constant(k.type, 4))
-            x = [builder.load(builder.bitcast(builder.gep(base, [builder.add(builder.mul(ir.Constant(k.type, r), k), j)]), v16.as_pointer()), align=1)
+        lanes = ir.Constant(ir.VectorType(_I64, 16), list(range(16)))
+        far = ir.Constant(l16, [2**62] * 16)  # the last chunk's lanes past k: never a leader
+
+        def chunk(j, inside):  # experts j … j + 15; inside: the lanes < k (None: all)
+            def load(ptr, vec, passthru, align):
+                if inside is None:
+                    return builder.load(builder.bitcast(ptr, vec.as_pointer()), align=align)
+                return _masked_load(builder, ptr, inside, passthru, align)
+
+            x = [load(builder.gep(base, [builder.add(builder.mul(ir.Constant(k.type, r), k), j)]), v16, ir.Constant(v16, None), 1)
                  for r in range(ROUNDS)]
-            li = builder.load(builder.bitcast(builder.gep(La.data, [j]), l16.as_pointer()), align=8)
+            li = load(builder.gep(La.data, [j]), l16, far, 8)
             for r in range(ROUNDS):
                 li = builder.add(li, builder.zext(x[r], l16))
                 m = builder.load(mins[r])
@@ -201,6 +209,13 @@ def leaders_and_transpose(typingctx, codes, row, L, leads, bt):
             dst = builder.gep(ba.data, [builder.shl(j, ir.Constant(k.type, 3))])
             for q, v in enumerate(out):
                 builder.store(v, builder.bitcast(builder.gep(dst, [ir.Constant(k.type, 16 * q)]), v16.as_pointer()), align=1)
+
+        full = builder.ashr(k, ir.Constant(k.type, 4))
+        with cgutils.for_range(builder, full) as loop:
+            chunk(builder.shl(loop.index, ir.Constant(k.type, 4)), None)
+        j = builder.shl(full, ir.Constant(k.type, 4))
+        with builder.if_then(builder.icmp_signed("<", j, k)):  # the last, partial chunk: masked loads
+            chunk(j, builder.icmp_signed("<", lanes, _splat(builder, builder.sub(k, j), 16)))
         smin = cgutils.get_or_insert_function(builder.module, ir.FunctionType(_I64, [l16]), "llvm.vector.reduce.smin.v16i64")
         for r in range(ROUNDS):
             builder.store(builder.call(smin, [builder.load(mins[r])]), builder.gep(ma.data, [ir.Constant(_I64, r + 1)]))
@@ -234,6 +249,14 @@ def add_probabilities(typingctx, wbuf, invs, p_sum):
         return context.get_dummy_value()
 
     return types.none(wbuf, invs, p_sum), codegen
+
+
+def _masked_load(builder, ptr, mask, passthru, align):
+    """``llvm.masked.load``: lanes where ``mask`` is set read ``ptr[q]``, the others are ``passthru``."""
+    vec = passthru.type
+    name = f"llvm.masked.load.v{vec.count}i{vec.element.width}.p0"
+    fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vec, [ir.PointerType(vec), _I32, mask.type, vec]), name)
+    return builder.call(fn, [builder.bitcast(ptr, ir.PointerType(vec)), ir.Constant(_I32, align), mask, passthru])
 
 
 def _unpack(builder, x, y, bits, high):
