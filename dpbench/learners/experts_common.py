@@ -337,12 +337,15 @@ class HedgeLearner:
 
     track_p: bool = False
 
-    #: Cost model (seconds, one CPU; measured 2026-11-24 on the 2-core shared build machine
-    #: by CPU time, after the four-round kernel): the kernel ≈ 2 ns per loss entry + 40 ns
-    #: per round + 0.5 ms per run; drawing the losses (compiled PCG64 stream) ≈ 1.7 ns per
-    #: entry + 3 ns per round.
-    KERNEL_ENTRY_SECONDS = 2e-9
-    KERNEL_ROUND_SECONDS = 4e-8
+    #: Cost model (seconds, one CPU). The kernel: measured 2026-11-26 on the 2-core shared
+    #: build machine (Xeon, AVX-512; loaded, load average 4-5) by process CPU time of
+    #: ``run`` at T = 10⁶, k = 10 and 100 (stochastic; rwm, ftl, private_rwm,
+    #: private_rwm_tight, private_mw_001: 0.05-0.07 s and 0.12-0.14 s), after the
+    #: eight-lane kernel: ≈ 0.8 ns per loss entry + 52 ns per round (run_hedge's uniforms
+    #: and table included) + 0.5 ms per run. Drawing the losses (compiled PCG64 stream,
+    #: measured 2026-11-24) ≈ 1.7 ns per entry + 3 ns per round.
+    KERNEL_ENTRY_SECONDS = 8e-10
+    KERNEL_ROUND_SECONDS = 5.2e-8
     RUN_SECONDS = 5e-4
     LOSS_ENTRY_SECONDS = 1.7e-9
     LOSS_ROUND_SECONDS = 3e-9
