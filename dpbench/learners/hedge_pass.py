@@ -12,9 +12,10 @@ round r of the block and ``L_i`` its cumulative loss before the block, computes 
 then ``L_i ← L_i + c_0 + … + c_7``. Each lane is one round's sums in expert order, each
 product and sum rounded on its own (no fused multiply–add), so every number is the one the
 scalar round-by-round loop computes, bit for bit — the vector only runs the eight rounds'
-chains side by side. The prefix sums of the codes are formed in 16-bit fields (``pdep`` of
-the expert's eight codes into two words, times ``1 + 2^16 + 2^32 + 2^48``: sums ≤ 8·255
-never carry into the next field). The codes come expert by expert from
+chains side by side. The prefix sums of the codes are formed in 16-bit fields (the
+expert's eight codes widened to 16 bits are two words; each times ``1 + 2^16 + 2^32 +
+2^48``: sums ≤ 8·255 never carry into the next field). Only generic LLVM operations are
+used (no x86 intrinsic): a CPU without AVX-512 gets them lowered to what it has. The codes come expert by expert from
 :func:`leaders_and_transpose` (pass 1: the leaders' cumulative losses after each round, and
 the block transposed 16 experts at a time); :func:`draw_block` runs the eight rounds'
 binary searches in lockstep; :func:`add_probabilities` adds ``p_t`` to ``Σ_t p_t``
@@ -37,6 +38,7 @@ _F64 = ir.DoubleType()
 _VD = ir.VectorType(_F64, ROUNDS)
 _VL = ir.VectorType(_I64, ROUNDS)
 _VB = ir.VectorType(ir.IntType(1), ROUNDS)
+_VB8 = ir.VectorType(ir.IntType(8), ROUNDS)
 _VP = ir.VectorType(_F64.as_pointer(), ROUNDS)
 _EXCL = ir.Constant(_I64, 0x0001000100010000)  # word · _EXCL: fields [0, c0, c0 + c1, c0 + c1 + c2]
 _INCL = ir.Constant(_I64, 0x0001000100010001)  # word · _INCL: top field c0 + c1 + c2 + c3
@@ -69,8 +71,6 @@ def block_weights(typingctx, bt, L, table, leaders, cum, wbuf, zd):
         wa = array(5) if keep_w else None
         k = builder.extract_value(La.shape, 0)
         words = builder.bitcast(ba.data, _I64.as_pointer())
-        pdep = cgutils.get_or_insert_function(builder.module, ir.FunctionType(_I64, [_I64, _I64]), "llvm.x86.bmi.pdep.64")
-        fields = ir.Constant(_I64, 0x00FF00FF00FF00FF)
         last = _splat(builder, builder.sub(builder.extract_value(ta.shape, 0), ir.Constant(k.type, 1)), ROUNDS)
         lead = builder.load(builder.bitcast(ma.data, _VL.as_pointer()), align=8)
         tbase = _splat(builder, builder.ptrtoint(ta.data, _I64), ROUNDS)
@@ -84,14 +84,14 @@ def block_weights(typingctx, bt, L, table, leaders, cum, wbuf, zd):
             Li = builder.load(Lp)
             # rounds 0-3 and 4-7 as 16-bit fields of two words
             word = builder.load(builder.gep(words, [i]), align=1)  # the expert's eight codes
-            lo = builder.call(pdep, [word, fields])
-            hi = builder.call(pdep, [builder.lshr(word, ir.Constant(_I64, 32)), fields])
+            fields = builder.bitcast(builder.zext(builder.bitcast(word, _VB8), ir.VectorType(_I16, ROUNDS)), ir.VectorType(_I64, 2))
+            lo, hi = (builder.extract_element(fields, ir.Constant(_I32, h)) for h in (0, 1))
             lo_total = builder.lshr(builder.mul(lo, _INCL), ir.Constant(_I64, 48))
             hi_incl = builder.mul(hi, _INCL)
             total = builder.add(lo_total, builder.lshr(hi_incl, ir.Constant(_I64, 48)))
             prefix_hi = builder.add(builder.mul(hi, _EXCL), builder.mul(lo_total, _INCL))  # fields ≤ 7·255
             prefix = _widen(builder, builder.mul(lo, _EXCL), prefix_hi)
-            cv = builder.sitofp(builder.zext(builder.bitcast(word, ir.VectorType(ir.IntType(8), ROUNDS)), _VL), _VD)  # exact
+            cv = builder.sitofp(builder.zext(builder.bitcast(word, _VB8), _VL), _VD)  # exact
             lag = builder.sub(builder.add(_splat(builder, Li, ROUNDS), prefix), lead)  # ≥ 0
             idx = builder.select(builder.icmp_unsigned("<", lag, last), lag, last)
             ptrs = builder.inttoptr(builder.add(tbase, builder.shl(idx, ir.Constant(_VL, [3] * ROUNDS))), _VP)
