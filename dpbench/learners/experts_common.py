@@ -135,6 +135,7 @@ def _hedge_kernel(codes, uniforms, marks, table, wbuf, track_p, laws):  # pragma
     leads = np.empty(R + 1, dtype=np.int64)  # the leader's cumulative loss before each round
     zd = np.empty(2 * R, dtype=np.float64)  # z and <w, ℓ> of each round
     targets = np.empty(R, dtype=np.float64)  # u_t · z of each round
+    invs = np.empty(R, dtype=np.float64)  # 1 / z of each round
     actions = np.empty(R, dtype=np.int64)
     counts = np.zeros(k, dtype=np.int64)
     p_sum = np.zeros(k if track_p else 1, dtype=np.float64)
@@ -159,14 +160,14 @@ def _hedge_kernel(codes, uniforms, marks, table, wbuf, track_p, laws):  # pragma
         block_weights(bt, L, table, leads, cum, wbuf, zd)
         if wbuf is not None and track_p:  # Σ_t p_t (linear_learner): each expert's rounds in order
             for r in range(nr):
-                targets[r] = 1.0 / zd[r]
+                invs[r] = 1.0 / zd[r]
             if nr == R:
-                add_probabilities(wbuf, targets, p_sum)
+                add_probabilities(wbuf, invs, p_sum)
             else:
                 for i in range(k):
                     p = p_sum[i]
                     for r in range(nr):
-                        p += wbuf[i, r] * targets[r]
+                        p += wbuf[i, r] * invs[r]
                     p_sum[i] = p
         # (3) draws (the rounds' searches in lockstep) and bookkeeping, round by round
         for r in range(R):
