@@ -177,8 +177,9 @@ def _hedge_kernel(codes, uniforms, marks, table, wbuf, track_p, laws):  # pragma
             t = t0 + r
             zr = zd[r]
             a = actions[r]
-            while _block_weight(L, bt, r, a, leads[r], table) == 0.0:
-                a -= 1  # rounding at the top end: take the last positive weight
+            if cum[a, r] <= (cum[a - 1, r] if a > 0 else 0.0):  # else w_a > 0 (it moved the sum)
+                while _block_weight(L, bt, r, a, leads[r], table) == 0.0:
+                    a -= 1  # rounding at the top end: take the last positive weight
             if wbuf is not None and laws.shape[0]:  # dpbench.learners.laws: the law a is drawn from
                 for i in range(k):
                     laws[t, i] = wbuf[i, r] / zr
