@@ -292,7 +292,11 @@ def hedge_cases(name: str, learner) -> list[AuditCase]:
 
 
 #: seconds of one run of a Hedge-family audit case, one side (measured 2026-11-26: 34 s and
-#: 37 s for private_rwm and linear_learner at 5·10⁵ runs, idle 2-core build machine)
+#: 37 s for private_rwm and linear_learner at 5·10⁵ runs, idle 2-core build machine). The
+#: eight-lane kernel leaves it as it was (a run is T = 100, k = 2: per-call overhead):
+#: `dpbench audit private_rwm|linear_learner --epsilon 4 --runs 100000`, process CPU, same
+#: 2-core machine under load (average 2-4), old vs new code: 11.0-14.3 vs 10.9-12.7 s and
+#: 11.1 vs 12.8-14.5 s.
 HEDGE_RUN_SECONDS = 3.2e-5
 
 

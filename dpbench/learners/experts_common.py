@@ -11,11 +11,12 @@ calling ``exp`` per entry — the same numbers numpy's ``exp`` gives, without it
 Weights below ``1e-300`` of the leader's are exactly 0 (they cannot change Z at double
 precision, nor be drawn by a 53-bit uniform).
 
-The kernel is compiled and processes four rounds per pass over the experts: the rounds'
-weight sums are independent chains (a round-by-round loop is bound by the latency of its
-one running sum), each summed in the round-by-round order, so the draws and sums are
-those of one round at a time; the action is found by binary search on the running sums. The slow river-style reference :func:`reference_hedge` (one round at a
-time, numpy) exists only for the tests.
+The kernel is compiled and processes eight rounds per pass over the experts, one vector
+lane per round (:mod:`dpbench.learners.hedge_pass`): the rounds' weight sums are
+independent chains (a round-by-round loop is bound by the latency of its one running sum),
+each summed in the round-by-round order, so the draws and sums are those of one round at a
+time; the action is found by binary search on the running sums. The slow river-style
+reference :func:`reference_hedge` (one round at a time, numpy) exists only for the tests.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from dpbench.learners.hedge_pass import ROUNDS, add_probabilities, block_weights, draw_block, leaders_and_transpose
 from dpbench.learners.laws import recorder
 from dpbench.problems.losses import ExpertsLosses  # noqa: F401 (re-exported)
 
@@ -77,9 +79,9 @@ def checkpoints(T: int, n: int = 1) -> npt.NDArray[np.int64]:
     return np.unique(pts)
 
 
-#: Rounds processed together by :func:`_hedge_kernel` (independent summation chains; the
-#: kernel's passes are written out for exactly this many).
-BLOCK_ROUNDS = 4
+#: Rounds processed together by :func:`_hedge_kernel` (independent summation chains: the
+#: lanes of :func:`dpbench.learners.hedge_pass.block_weights`).
+BLOCK_ROUNDS = ROUNDS
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -99,124 +101,96 @@ def _draw(cum, target):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _block_weight(L, block, r, i, lmin, table):  # pragma: no cover - compiled
-    """Expert i's weight in round r of a block, from ``L`` after the block (its losses in
-    rounds r… of the block taken back off) and that round's leader ``lmin``."""
+def _block_weight(L, bt, r, i, lmin, table):  # pragma: no cover - compiled
+    """Expert i's weight in round r of a block (``bt[i, q]``: its code in round q), from
+    ``L`` after the block (its losses in rounds r… taken back off) and that round's leader ``lmin``."""
     li = L[i]
-    for q in range(r, 4):
-        li -= block[q, i]
+    for q in range(r, BLOCK_ROUNDS):
+        li -= bt[i, q]
     return table[min(np.uint64(li - lmin), np.uint64(table.shape[0] - 1))]
 
 
 @numba.njit(cache=True, nogil=True)
 def _hedge_kernel(codes, uniforms, marks, table, wbuf, track_p, laws):  # pragma: no cover - compiled
-    """Hedge over the (T, k) codes, :data:`BLOCK_ROUNDS` = 4 rounds at a time.
+    """Hedge over the C-order (T, k) codes, :data:`BLOCK_ROUNDS` rounds at a time.
 
     The rounds of a block are independent given the cumulative losses (oblivious losses:
     ``L`` after round t does not depend on the action drawn), so their weight sums run as
-    four independent chains in one pass over the experts — each chain summed in the order of
+    independent chains in one pass over the experts — each chain summed in the order of
     one round at a time (``z = ((w_0 + w_1) + w_2) + …``), so every number is the one a
     round-by-round loop computes. Per block: (1) the leaders' cumulative losses after each
-    round (integers); (2) one pass computing per round the weights, their running sums
-    (the unnormalised CDF), ``z`` and ``<w, ℓ>``; (3) per round, the action
-    (:func:`_draw` at ``u_t·z``) and the bookkeeping. A last partial block is padded with
-    zero-loss rounds that are not drawn."""
+    round (integers) and the block's codes transposed expert by expert
+    (:func:`~dpbench.learners.hedge_pass.leaders_and_transpose`); (2) one pass computing per
+    round the weights, their running sums (the unnormalised CDF), ``z`` and ``<w, ℓ>``
+    (:func:`~dpbench.learners.hedge_pass.block_weights`, one vector lane per round); (3) the
+    actions (:func:`~dpbench.learners.hedge_pass.draw_block`: :func:`_draw` at ``u_t·z``,
+    the rounds' searches in lockstep) and the bookkeeping, round by round. A last partial
+    block is padded with zero-loss rounds that are not drawn."""
+    R = BLOCK_ROUNDS
     T, k = codes.shape
     L = np.zeros(k, dtype=np.int64)
-    cum = np.empty((k, 4), dtype=np.float64)  # running weight sums of the block's rounds
-    pad = np.zeros((4, k), dtype=codes.dtype)
+    bt = np.empty((k + 15 - (k + 15) % 16, R), dtype=codes.dtype)  # the block's codes, expert by expert
+    cum = np.empty((k, R), dtype=np.float64)  # running weight sums of the block's rounds
+    pad = np.zeros((R, k), dtype=codes.dtype)
+    leads = np.empty(R + 1, dtype=np.int64)  # the leader's cumulative loss before each round
+    zd = np.empty(2 * R, dtype=np.float64)  # z and <w, ℓ> of each round
+    targets = np.empty(R, dtype=np.float64)  # u_t · z of each round
+    invs = np.empty(R, dtype=np.float64)  # 1 / z of each round
+    actions = np.empty(R, dtype=np.int64)
     counts = np.zeros(k, dtype=np.int64)
     p_sum = np.zeros(k if track_p else 1, dtype=np.float64)
     n_marks = marks.shape[0]
     alg = np.zeros(n_marks, dtype=np.float64)
     expd = np.zeros(n_marks, dtype=np.float64)
     best = np.zeros(n_marks, dtype=np.float64)
-    last = np.uint64(table.shape[0] - 1)
-    big = np.iinfo(np.int64).max
-    as_float = np.arange(256, dtype=np.float64)  # a code as a float: a load, not a conversion
     real_acc = 0
     exp_acc = 0.0
     m = 0
-    m0 = 0
-    for t0 in range(0, T, 4):
-        nr = min(4, T - t0)
-        if nr == 4:
-            block = codes[t0 : t0 + 4]
-        else:
+    leads[R] = 0
+    for t0 in range(0, T, R):
+        nr = min(R, T - t0)
+        src, row = codes, t0
+        if nr < R:
             pad[:nr] = codes[t0:]
-            block = pad
-        # (1) leaders' cumulative losses after each round of the block
-        m1 = m2 = m3 = m4 = big
-        for i in range(k):
-            li = L[i] + block[0, i]
-            m1 = min(m1, li)
-            li += block[1, i]
-            m2 = min(m2, li)
-            li += block[2, i]
-            m3 = min(m3, li)
-            li += block[3, i]
-            m4 = min(m4, li)
-        # (2) weights, running sums and <w, ℓ> of the four rounds, one chain per round
-        z0 = z1 = z2 = z3 = 0.0
-        d0 = d1 = d2 = d3 = 0.0
-        for i in range(k):
-            c0, c1, c2, c3 = block[0, i], block[1, i], block[2, i], block[3, i]
-            li = L[i]
-            w = table[min(np.uint64(li - m0), last)]
-            z0 += w
-            d0 += w * as_float[c0]
-            cum[i, 0] = z0
-            if wbuf is not None:
-                wbuf[i, 0] = w
-            li += c0
-            w = table[min(np.uint64(li - m1), last)]
-            z1 += w
-            d1 += w * as_float[c1]
-            cum[i, 1] = z1
-            if wbuf is not None:
-                wbuf[i, 1] = w
-            li += c1
-            w = table[min(np.uint64(li - m2), last)]
-            z2 += w
-            d2 += w * as_float[c2]
-            cum[i, 2] = z2
-            if wbuf is not None:
-                wbuf[i, 2] = w
-            li += c2
-            w = table[min(np.uint64(li - m3), last)]
-            z3 += w
-            d3 += w * as_float[c3]
-            cum[i, 3] = z3
-            if wbuf is not None:
-                wbuf[i, 3] = w
-            L[i] = li + c3
-        # (3) draws and bookkeeping, round by round
-        zs = (z0, z1, z2, z3)
-        dots = (d0, d1, d2, d3)
-        leaders = (m0, m1, m2, m3, m4)  # the leader's cumulative loss before each round
+            src, row = pad, 0
+        # (1) leaders' cumulative losses after each round of the block; the codes transposed
+        leads[0] = leads[R]
+        leaders_and_transpose(src, row, L, leads, bt)
+        # (2) weights, running sums and <w, ℓ> of the block's rounds, one vector lane per round
+        block_weights(bt, L, table, leads, cum, wbuf, zd)
+        if wbuf is not None and track_p:  # Σ_t p_t (linear_learner): each expert's rounds in order
+            for r in range(nr):
+                invs[r] = 1.0 / zd[r]
+            if nr == R:
+                add_probabilities(wbuf, invs, p_sum)
+            else:
+                for i in range(k):
+                    p = p_sum[i]
+                    for r in range(nr):
+                        p += wbuf[i, r] * invs[r]
+                    p_sum[i] = p
+        # (3) draws (the rounds' searches in lockstep) and bookkeeping, round by round
+        for r in range(R):
+            targets[r] = uniforms[t0 + r] * zd[r] if r < nr else 0.0
+        draw_block(cum, targets, actions)
         for r in range(nr):
             t = t0 + r
-            zr = zs[r]
-            a = _draw(cum[:, r], uniforms[t] * zr)
-            while _block_weight(L, block, r, a, leaders[r], table) == 0.0:
-                a -= 1  # rounding at the top end: take the last positive weight
-            if wbuf is not None:  # Σ_t p_t (linear_learner) and the audit's hook
-                if track_p:
-                    inv = 1.0 / zr
-                    for i in range(k):
-                        p_sum[i] += wbuf[i, r] * inv
-                if laws.shape[0]:  # dpbench.learners.laws: the law a is drawn from
-                    for i in range(k):
-                        laws[t, i] = wbuf[i, r] / zr
+            zr = zd[r]
+            a = actions[r]
+            if cum[a, r] <= (cum[a - 1, r] if a > 0 else 0.0):  # else w_a > 0 (it moved the sum)
+                while _block_weight(L, bt, r, a, leads[r], table) == 0.0:
+                    a -= 1  # rounding at the top end: take the last positive weight
+            if wbuf is not None and laws.shape[0]:  # dpbench.learners.laws: the law a is drawn from
+                for i in range(k):
+                    laws[t, i] = wbuf[i, r] / zr
             counts[a] += 1
-            real_acc += block[r, a]
-            exp_acc += dots[r] / zr
+            real_acc += bt[a, r]
+            exp_acc += zd[R + r] / zr
             if m < n_marks and t + 1 == marks[m]:
                 alg[m] = real_acc
                 expd[m] = exp_acc
-                best[m] = leaders[r + 1]
+                best[m] = leads[r + 1]
                 m += 1
-        m0 = m4
     return alg, expd, best, counts, p_sum
 
 
@@ -259,7 +233,7 @@ def complete_weight_table(losses: ExpertsLosses, eta: float) -> npt.NDArray[np.f
         return np.array([1.0, 0.0])
     step = eta * losses.scale
     T = losses.T
-    top = max(int(losses.codes.max()) if T else 1, 1)
+    top = max(losses.top if T else 1, 1)
     table = weight_table(step, T, top)
     if len(table) == 1 or table[-1] == 0.0 or len(table) >= T * top + 1:
         return table
@@ -299,8 +273,8 @@ def run_hedge(
     table = complete_weight_table(losses, float(eta))
     recording = recorder()
     laws = np.empty((T if recording is not None else 0, losses.k))
-    wbuf = np.empty((losses.k, 4)) if track_p or recording is not None else None  # the block's weights
-    alg, expd, best, counts, p_sum = _hedge_kernel(losses.codes, uniforms, marks, table, wbuf, track_p, laws)
+    wbuf = np.empty((losses.k, BLOCK_ROUNDS)) if track_p or recording is not None else None  # the block's weights
+    alg, expd, best, counts, p_sum = _hedge_kernel(np.ascontiguousarray(losses.codes), uniforms, marks, table, wbuf, track_p, laws)
     if recording is not None:
         with np.errstate(divide="ignore"):
             recording.append(np.log(laws))
@@ -319,7 +293,7 @@ def run_hedge(
 def check_losses(losses: ExpertsLosses) -> None:
     """The privacy of every experts learner assumes losses in [0, 1] (sensitivity 1 of the
     cumulative loss): reject a sequence with ``code · scale > 1`` (one line)."""
-    top = float(losses.codes.max()) * losses.scale if losses.T else 0.0
+    top = float(losses.top) * losses.scale if losses.T else 0.0
     if top > 1.0:
         raise ValueError(f"expert losses must lie in [0, 1], got a loss of {top:g}")
 
@@ -365,12 +339,15 @@ class HedgeLearner:
 
     track_p: bool = False
 
-    #: Cost model (seconds, one CPU; measured 2026-11-24 on the 2-core shared build machine
-    #: by CPU time, after the four-round kernel): the kernel ≈ 2 ns per loss entry + 40 ns
-    #: per round + 0.5 ms per run; drawing the losses (compiled PCG64 stream) ≈ 1.7 ns per
-    #: entry + 3 ns per round.
-    KERNEL_ENTRY_SECONDS = 2e-9
-    KERNEL_ROUND_SECONDS = 4e-8
+    #: Cost model (seconds, one CPU). The kernel: measured 2026-11-26 on the 2-core shared
+    #: build machine (Xeon, AVX-512; loaded, load average 4-5) by process CPU time of
+    #: ``run`` at T = 10⁶, k = 10 and 100 (stochastic; rwm, ftl, private_rwm,
+    #: private_rwm_tight, private_mw_001: 0.05-0.07 s and 0.12-0.14 s), after the
+    #: eight-lane kernel: ≈ 0.8 ns per loss entry + 52 ns per round (run_hedge's uniforms
+    #: and table included) + 0.5 ms per run. Drawing the losses (compiled PCG64 stream,
+    #: measured 2026-11-24) ≈ 1.7 ns per entry + 3 ns per round.
+    KERNEL_ENTRY_SECONDS = 8e-10
+    KERNEL_ROUND_SECONDS = 5.2e-8
     RUN_SECONDS = 5e-4
     LOSS_ENTRY_SECONDS = 1.7e-9
     LOSS_ROUND_SECONDS = 3e-9

@@ -8,6 +8,7 @@ cumulative losses are exact integers; the learners' Hedge kernel
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
@@ -33,6 +34,12 @@ class ExpertsLosses:
     @property
     def k(self) -> int:
         return int(self.codes.shape[1])
+
+    @cached_property
+    def top(self) -> int:
+        """The largest code (0 if T = 0): one pass over the codes, once per sequence (the
+        learners' range check and weight table both need it)."""
+        return int(self.codes.max()) if self.codes.size else 0
 
     def losses(self) -> npt.NDArray[np.float64]:
         """Dense float losses (tests and small T only)."""
