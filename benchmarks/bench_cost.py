@@ -56,15 +56,22 @@ def run_one(cells_json: str, seed: int, workdir: Path) -> tuple[float, float]:
     return wall, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
 
 
-def run_cpu(run_dir: Path, experiment: str, shard: int, count: int) -> float | None:
-    """The ``job cpu`` seconds a run_shard job of a finished run logged (None: not found)."""
+def run_cpu(run_dir: Path, experiment: str, shard: int, count: int, cells) -> float | str:
+    """The ``job cpu`` seconds a run_shard job of a finished run logged, or why it cannot be
+    compared: no log line, or the run's shard holds other cells than this tree's plan puts
+    there (a cost-model change moves cells between shards)."""
+    import pandas as pd
+
     from dpbench.paths import RunPaths, shard_id
 
-    log = Path(RunPaths(str(run_dir)).shard_log(experiment, shard_id(shard, count)))
-    if not log.exists():
-        return None
-    found = re.findall(r"job cpu ([0-9.]+)s", log.read_text())
-    return float(found[-1]) if found else None
+    paths = RunPaths(str(run_dir))
+    log, parquet = Path(paths.shard_log(experiment, shard_id(shard, count))), Path(paths.shard(experiment, shard_id(shard, count)))
+    found = re.findall(r"job cpu ([0-9.]+)s", log.read_text()) if log.exists() else []
+    if not found or not parquet.exists():
+        return "no 'job cpu' line or no Parquet in the run"
+    if set(pd.read_parquet(parquet, columns=["cell_key"])["cell_key"]) != {c.key_string() for c in cells}:
+        return "the run's shard holds other cells than this tree's plan (made with another cost model?)"
+    return float(found[-1])
 
 
 def main() -> None:
@@ -95,15 +102,18 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench_cost_") as tmp:
         for exp, i, cells, seconds in shards:
             if args.run is not None:
-                cpu, wall = run_cpu(args.run, exp, i, counts[exp]), float("nan")
-                if cpu is None:
-                    print(f"{exp:<18} {i:>5}: no 'job cpu' line in the run's log")
+                cpu, wall = run_cpu(args.run, exp, i, counts[exp], cells), float("nan")
+                if isinstance(cpu, str):
+                    print(f"{exp:<18} {i:>5}: not compared: {cpu}")
                     continue
             else:
                 wall, cpu = run_one(cells_to_json(cells), grid.seed, Path(tmp))
             predicted = seconds + JOB_OVERHEAD_SECONDS
             ratios.append(predicted / cpu)
             print(f"{exp:<18} {i:>5} {len(cells):>5} {predicted:>11.1f} {cpu:>10.1f} {wall:>7.1f} {predicted / cpu:>9.2f}", flush=True)
+    if not ratios:
+        print("no shard compared")
+        return
     within = sum(0.5 <= r <= 2.0 for r in ratios)
     worst = max(ratios, key=lambda r: max(r, 1 / r))
     print(f"within 2x: {within} of {len(ratios)} shards; predicted/measured from {min(ratios):.2f} to {max(ratios):.2f} (worst {worst:.2f})")

@@ -128,15 +128,15 @@ def time_limit(seconds: float | None):
 
 
 def timeout_rows(cell: Cell, root_seed: int, seconds: float) -> list[dict]:
-    """One ``status = timeout`` row per repetition of a cell that ran past its limit (no
+    """One ``status = timeout`` row per repetition of a cell (or piece: ``cell.reps``) that ran past its limit (no
     metrics: the theory check and figures read only ``ok`` rows and say what is missing)."""
     reason = f"cell ran past its time limit of {seconds:g} s (config key cell_timeout_minutes)"
     if not registry.is_learner(cell.learner):  # a privacy_audit cell may name an audited mechanism
         return [make_row(experiment=cell.experiment, problem=cell.problem, problem_id=cell.problem_id, learner=cell.learner,
                          epsilon=cell.epsilon, delta=cell.delta, rep=rep, cell_key=cell.key_string(), root_seed=root_seed,
-                         status="timeout", reason=reason) for rep in range(cell.repetitions)]  # fmt: skip
+                         status="timeout", reason=reason) for rep in cell.reps]  # fmt: skip
     learner = make_learner(cell)
-    return [base_row(cell, rep, root_seed, learner) | {"status": "timeout", "reason": reason} for rep in range(cell.repetitions)]
+    return [base_row(cell, rep, root_seed, learner) | {"status": "timeout", "reason": reason} for rep in cell.reps]
 
 
 def run_shard(

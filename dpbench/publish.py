@@ -8,7 +8,9 @@ into ``OUT`` (default ``docs/paper``), with
 
 - ``config.yaml``: the config the run came from, byte for byte;
 - ``SOURCE.md``: the commit (``git rev-parse HEAD``; ``-dirty`` if the work tree had
-  changes to tracked files), the config file and its SHA-256, when it was published;
+  changes to tracked files), the config file and its SHA-256, when it was published, and,
+  where the run's shard logs are there, its run_shard jobs' summed CPU (:func:`run_cpu`)
+  beside the CPU-hours ``dpbench plan`` predicts;
 - ``README.md``: the report page — every figure with its caption and a count of the
   theory verdicts per experiment.
 
@@ -24,6 +26,7 @@ import csv
 import datetime
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -70,6 +73,17 @@ def _verdicts(csv_path: Path) -> str:
     return ", ".join(f"{k} {v}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1]))
 
 
+def run_cpu(run_dir: Path) -> tuple[int, float]:
+    """(shard jobs, their CPU seconds summed): the ``job cpu`` line each run_shard job of the
+    run logged (``logs/run_shard/EXPERIMENT/SHARD.log``; 0 jobs where none is found)."""
+    jobs, seconds = 0, 0.0
+    for log in sorted((run_dir / "logs" / "run_shard").glob("*/*.log")):
+        found = re.findall(r"job cpu ([0-9.]+)s", log.read_text(errors="replace"))
+        if found:
+            jobs, seconds = jobs + 1, seconds + float(found[-1])
+    return jobs, seconds
+
+
 def _caption(run_dir: Path, stem: str) -> str:
     path = run_dir / "captions" / f"{stem}.rst"
     return " ".join(path.read_text().split()) if path.exists() else ""
@@ -85,6 +99,8 @@ def report_page(run_dir: Path, experiments: list[str], source: dict[str, str]) -
         f"on {source['published']}. Regenerate: `snakemake --cores all --configfile {source['config']}`, then "
         f"`dpbench publish RUN_DIR --config {source['config']}`.",
         "",
+        *([f"Its {source['shard_jobs']} run_shard jobs used {source['shard_cpu_hours']} CPU-hours (each job's logged process CPU); "
+           f"`dpbench plan` predicts {source['predicted_cpu_hours']} for this config at this commit.", ""] if "shard_jobs" in source else []),
         "| experiment | theory check | verdicts |",
         "|---|---|---|",
     ]
@@ -116,6 +132,11 @@ def publish(run_dir: str | Path, config: str | Path, out: str | Path = "docs/pap
         "config_sha256": hashlib.sha256(text).hexdigest(),
         "published": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
     }
+    jobs, seconds = run_cpu(run_dir)
+    if jobs:
+        from dpbench.plan import make_plan
+
+        source |= {"shard_jobs": str(jobs), "shard_cpu_hours": f"{seconds / 3600:.2f}", "predicted_cpu_hours": f"{make_plan(load(config)).cpu_hours:.2f}"}
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
     try:

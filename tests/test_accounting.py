@@ -130,3 +130,17 @@ def test_sgd_calibration_with_subsampling_at_small_epsilon_is_not_degenerate():
     assert 0.0297 <= achieved <= 0.03
     assert sgd_epsilon(0.99 * z, 0.00256, 300, 1e-6) > 0.03
     assert z < calibrate_sgd(0.03, 1e-6, 1.0, 300)[0]
+
+
+@pytest.mark.parametrize("epsilon", [3.0, 10.0, 30.0])
+def test_sgd_calibration_at_large_epsilon_matches_the_exact_gaussian(epsilon):
+    """The PLD resolution is relative to ε (1/1000 of a coarse answer; at ε ≥ 10 the coarse
+    answer itself): at q = 1 the calibrated multiplier is still ≥ the exact analytic-Gaussian
+    one (the accountant's answer is an upper bound: valid) and within 0.5 % of it (tight)."""
+    from dpbench.learners.logistic_common import calibrate_sgd
+    from dpbench.mechanisms.gaussian import analytic_sigma
+
+    z, achieved = calibrate_sgd(epsilon, 1e-6, 1.0, 300)
+    exact = 2 * math.sqrt(300) * analytic_sigma(epsilon=epsilon, delta=1e-6, sensitivity=1.0)
+    assert exact <= z <= 1.005 * exact
+    assert epsilon * 0.99 <= achieved <= epsilon

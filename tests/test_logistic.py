@@ -208,3 +208,45 @@ def test_log_loss_kernel_matches_logaddexp_entry_by_entry():
     np.testing.assert_allclose(log_loss_sums(Z, C), reference_log_loss_sums(Z, C), rtol=1e-15, atol=0)
     # the check can fail: a sum missing one example is far outside the tolerance
     assert not np.allclose(log_loss_sums(Z[1:], C), reference_log_loss_sums(Z, C), rtol=1e-15, atol=0)
+
+
+@pytest.mark.parametrize("runs, n, q", [(200_000, 2, 0.5), (20_000, 7, 0.9), (50_000, 100, 0.0256), (5_000, 2_000, 0.05)])
+def test_poisson_mask_is_independent_bernoulli(runs, n, q):
+    """Every entry of :func:`poisson_mask` is Bernoulli(q), independently: each index's and
+    each adjacent pair's frequency within 5 standard errors, and a row's count has the
+    binomial variance nq(1 − q) (to 5 %)."""
+    from dpbench.learners.logistic_common import poisson_mask
+
+    mask = poisson_mask(runs, n, q, np.random.default_rng(7))
+    assert mask.shape == (runs, n) and mask.dtype == bool
+    freq = mask.mean(axis=0)
+    assert np.all(np.abs(freq - q) <= 5 * math.sqrt(q * (1 - q) / runs))
+    pair = (mask[:, :-1] & mask[:, 1:]).mean(axis=0)
+    assert np.all(np.abs(pair - q * q) <= 5 * math.sqrt(q * q * (1 - q * q) / runs))
+    assert abs(mask.sum(axis=1).var() / (n * q * (1 - q)) - 1) < 0.05
+
+
+class _Gaps:
+    """A stand-in generator: its first block of uniforms gives row 0 huge gaps and row 1
+    gaps of 1; every later block (drawn for the rows still short of n) gaps of 1."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def random(self, size):
+        u = np.zeros(size)  # U = 0: gap 1
+        if self.calls == 0:
+            u[0] = 1 - 1e-12  # gap 1 + ⌊ln(1e-12)/ln(1 − q)⌋: past any n here
+        self.calls += 1
+        return u
+
+
+def test_poisson_mask_continues_each_row_from_its_own_last_position():
+    """A row whose first block of gaps ends below n draws further blocks (here row 1: gaps
+    of 1, so every index; several blocks), and only that row: row 0 (one huge gap) stays
+    empty whatever the blocks drawn for row 1."""
+    from dpbench.learners.logistic_common import poisson_mask
+
+    rng = _Gaps()
+    mask = poisson_mask(2, 200, 0.01, rng)
+    assert not mask[0].any() and mask[1].all() and rng.calls > 2

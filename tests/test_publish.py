@@ -29,7 +29,7 @@ def test_publish_copies_everything_with_its_provenance(tmp_path, capsys):
         assert (out / name).read_bytes() == (run / name).read_bytes(), name
     assert (out / "config.yaml").read_bytes() == TINY_CONFIG.read_bytes()
     source = (out / "SOURCE.md").read_text()
-    assert "commit: `" in source and "config_sha256" in source
+    assert "commit: `" in source and "config_sha256" in source and "shard_cpu_hours" not in source  # no logs in this run
     page = (out / "README.md").read_text()
     assert "theory/privacy_audit.csv" in page and "agrees 2, fails 1" in page
     assert all(f"({name})" in page for name in expected_files(run, experiments) if name.endswith(".png"))
@@ -59,3 +59,8 @@ def test_publish_a_real_run_of_the_tiny_config(tiny_run, tiny_report, tmp_path):
     pngs = sorted(out.glob("figures/*.png"))
     assert pngs and all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs)
     assert (out / "report.html").stat().st_size > 10_000
+    # the run's shard jobs logged their CPU: the page gives the sum beside the plan's prediction
+    jobs = len(list((tiny_run / "results" / "logs" / "run_shard").glob("*/*.log")))
+    source = (out / "SOURCE.md").read_text()
+    assert f"shard_jobs: `{jobs}`" in source and "shard_cpu_hours" in source and "predicted_cpu_hours" in source
+    assert "CPU-hours (each job's logged process CPU)" in (out / "README.md").read_text()

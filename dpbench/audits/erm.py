@@ -323,8 +323,9 @@ GAUSSIAN_MODE_DELTA = 1e-5
 
 
 #: seconds per run per side of the Gaussian-mode audit (both copies) and of the two optima
-#: of the 10⁵-row pair (measured 2026-11-24: 6.3 s at 10⁶ runs/side on a loaded 2-core machine)
-GAUSSIAN_MODE_SECONDS = (2e-7, 0.3)  # < 0.5 s at 10⁶ runs (measured 2026-11-26, see dpbench.audits)
+#: of the 10⁵-row pair: < 0.5 s at 10⁶ runs/side (measured 2026-11-26, idle 2-core machine;
+#: the 6.3 s measured 2026-11-24 was on a machine under heavy load)
+GAUSSIAN_MODE_SECONDS = (2e-7, 0.3)
 
 
 @register_audit("output_perturbation_gaussian", delta=GAUSSIAN_MODE_DELTA,

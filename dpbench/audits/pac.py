@@ -236,7 +236,7 @@ def _privdl_cases(name: str, learner, lam_of, epsilon: float, delta: float) -> l
     return cases
 
 
-#: ``dpbench audit`` runs per side of the privdl learners (one ``fit`` ≈ 1 ms)
+#: ``dpbench audit`` runs per side of the privdl learners (one ``fit`` on the pair ≈ 0.1 ms: :data:`PRIVDL_SECONDS`)
 PRIVDL_RUNS = 2000
 #: seconds of one ``fit`` on the pair, per learner (measured 2026-11-26: 5.7 s / 9 s of
 #: audit at 2·10⁴ runs, idle 2-core build machine)
