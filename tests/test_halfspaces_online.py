@@ -125,15 +125,21 @@ def _shard_rows(shards, tmp_path, name: str) -> pd.DataFrame:
     return df.sort_values(["cell_key", "rep", "t"]).reset_index(drop=True)
 
 
-def test_shared_streams_give_the_rows_of_cells_run_alone(tmp_path, monkeypatch):
+@pytest.mark.parametrize("block", [None, 300], ids=["default blocks", "300-row blocks"])
+def test_shared_streams_give_the_rows_of_cells_run_alone(tmp_path, monkeypatch, block):
     """A shard's online cells run together (each repetition's stream generated once and read
     by every cell of the same problem and size) give the rows they give run each alone, and
     run in split repetition ranges (``first_rep``); the stream is generated once per
-    repetition, not once per cell."""
+    repetition, not once per cell. With 300-row blocks every stored stream has many blocks
+    and a partial last one (the tiny grid's T ≤ 2·10³ fit one default block)."""
     import dataclasses
 
     from dpbench.grid import sort_cells
+    from dpbench.problems import halfspace
     from dpbench.problems.halfspace import OnlineStream
+
+    if block is not None:
+        monkeypatch.setattr(halfspace, "block_rows", lambda n_features: block)
 
     config = yaml.safe_load(TINY_CONFIG.read_text())
     config["experiments"] = {"halfspaces_online": config["experiments"]["halfspaces_online"]}

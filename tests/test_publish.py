@@ -64,3 +64,23 @@ def test_publish_a_real_run_of_the_tiny_config(tiny_run, tiny_report, tmp_path):
     source = (out / "SOURCE.md").read_text()
     assert f"shard_jobs: `{jobs}`" in source and "shard_cpu_hours" in source and "predicted_cpu_hours" in source
     assert "CPU-hours (each job's logged process CPU)" in (out / "README.md").read_text()
+
+
+def test_the_published_paper_run_is_complete_and_self_consistent():
+    """docs/paper (the reference results the README links to) holds every file a run of its
+    own config.yaml must publish, its SOURCE.md names that config by its SHA-256, and every
+    figure and CSV its page links to is there."""
+    import hashlib
+    import re
+
+    from tests.conftest import REPO
+
+    paper = REPO / "docs" / "paper"
+    config = paper / "config.yaml"
+    source = (paper / "SOURCE.md").read_text()
+    assert f"config_sha256: `{hashlib.sha256(config.read_bytes()).hexdigest()}`" in source
+    for name in expected_files(paper, list(load(config).experiments)):
+        assert (paper / name).is_file(), name
+    page = (paper / "README.md").read_text()
+    links = re.findall(r"\]\(([^)#]+)\)", page)
+    assert links and all((paper / link).is_file() for link in links), [link for link in links if not (paper / link).is_file()]
