@@ -25,7 +25,6 @@ import argparse
 import json
 import os
 import random
-import re
 import resource
 import subprocess
 import sys
@@ -63,15 +62,16 @@ def run_cpu(run_dir: Path, experiment: str, shard: int, count: int, cells) -> fl
     import pandas as pd
 
     from dpbench.paths import RunPaths, shard_id
+    from dpbench.publish import logged_job_cpu
 
     paths = RunPaths(str(run_dir))
-    log, parquet = Path(paths.shard_log(experiment, shard_id(shard, count))), Path(paths.shard(experiment, shard_id(shard, count)))
-    found = re.findall(r"job cpu ([0-9.]+)s", log.read_text()) if log.exists() else []
-    if not found or not parquet.exists():
+    cpu = logged_job_cpu(Path(paths.shard_log(experiment, shard_id(shard, count))))
+    parquet = Path(paths.shard(experiment, shard_id(shard, count)))
+    if cpu is None or not parquet.exists():
         return "no 'job cpu' line or no Parquet in the run"
     if set(pd.read_parquet(parquet, columns=["cell_key"])["cell_key"]) != {c.key_string() for c in cells}:
         return "the run's shard holds other cells than this tree's plan (made with another cost model?)"
-    return float(found[-1])
+    return cpu
 
 
 def main() -> None:

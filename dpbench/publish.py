@@ -73,15 +73,18 @@ def _verdicts(csv_path: Path) -> str:
     return ", ".join(f"{k} {v}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1]))
 
 
+def logged_job_cpu(log: Path) -> float | None:
+    """The CPU seconds a run_shard job logged on its ``job cpu`` line
+    (workflow/scripts/run_shard.py), None if the log or the line is missing."""
+    found = re.findall(r"job cpu ([0-9.]+)s", log.read_text(errors="replace")) if log.is_file() else []
+    return float(found[-1]) if found else None
+
+
 def run_cpu(run_dir: Path) -> tuple[int, float]:
-    """(shard jobs, their CPU seconds summed): the ``job cpu`` line each run_shard job of the
-    run logged (``logs/run_shard/EXPERIMENT/SHARD.log``; 0 jobs where none is found)."""
-    jobs, seconds = 0, 0.0
-    for log in sorted((run_dir / "logs" / "run_shard").glob("*/*.log")):
-        found = re.findall(r"job cpu ([0-9.]+)s", log.read_text(errors="replace"))
-        if found:
-            jobs, seconds = jobs + 1, seconds + float(found[-1])
-    return jobs, seconds
+    """(shard jobs, their CPU seconds summed): :func:`logged_job_cpu` of each run_shard job
+    of the run (``logs/run_shard/EXPERIMENT/SHARD.log``; 0 jobs where none is found)."""
+    logged = [cpu for log in sorted((run_dir / "logs" / "run_shard").glob("*/*.log")) if (cpu := logged_job_cpu(log)) is not None]
+    return len(logged), sum(logged)
 
 
 def _caption(run_dir: Path, stem: str) -> str:
