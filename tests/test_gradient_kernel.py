@@ -63,7 +63,7 @@ def _data(n, d, seed=0):
     return X, s, np.linalg.norm(X, axis=1), rng.standard_normal((3, d)) * 5
 
 
-@pytest.mark.parametrize("d", [1, 2, 3, 4, 5, 7, 8, 9, 47, 50])
+@pytest.mark.parametrize("d", [1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 20, 33, 47, 50, 67])
 @pytest.mark.parametrize("clip", [None, 1.0, 0.05])
 def test_gradient_pass_is_the_scalar_pass_bit_for_bit(d, clip):
     X, s, norms, theta = _data(133, d)  # 133 rows: blocks of 16 and a remainder

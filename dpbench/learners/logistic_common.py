@@ -22,7 +22,7 @@ import numpy.typing as npt
 from scipy.special import expit
 
 from dpbench.learners.base import Learner
-from dpbench.learners.lane_dot import lane_dot
+from dpbench.learners.lane_dot import block_axpy, block_dots
 from dpbench.logistic_objective import DEFAULT_LAM, LOGISTIC_SMOOTHNESS, minimise, objective, optimum, projected, signs, unit_ball  # noqa: F401 (the learners' imports)
 from dpbench.mechanisms.accounting import calibrate_noise_multiplier, compose_gaussian, poisson_gaussian_epsilon
 from dpbench.mechanisms.gaussian import analytic_sigma
@@ -77,34 +77,32 @@ def _full_batch_clipped_sums(theta, X, s, x_norms, clip):  # pragma: no cover - 
     n = X.shape[0]
     out = np.zeros((runs, d))
     c = np.empty(_ROWS)
+    acc = np.empty(d)
     for r in range(runs):
-        th = theta[r]
+        acc[:] = 0.0
         for i0 in range(0, n, _ROWS):
             b = min(_ROWS, n - i0)
+            block_dots(theta[r], X, i0, b, c)  # the margins, four fixed lanes each
             for j in range(b):
                 i = i0 + j
-                m = lane_dot(th, X[i], d)  # the margin, four fixed lanes (a vector operation)
-                cj = -s[i] / (1.0 + math.exp(s[i] * m))  # −s_i σ(−s_i m)
+                cj = -s[i] / (1.0 + math.exp(s[i] * c[j]))  # −s_i σ(−s_i m)
                 if clip > 0:  # c·min(1, C/v): the factor is 1 exactly when v ≤ C
                     v = max(abs(cj) * x_norms[i], 1e-300)
                     if v > clip:
                         cj *= clip / v
                 c[j] = cj
-            for j in range(b):
-                i = i0 + j
-                cj = c[j]
-                for k in range(d):
-                    out[r, k] += cj * X[i, k]
+            block_axpy(acc, c, X, i0, b)  # acc += Σ_j c_j X[i0 + j], rows in order
+        out[r] = acc
     return out
 
 
 def full_batch_clipped_gradient_sum(theta: npt.NDArray, X: npt.NDArray, s: npt.NDArray, x_norms: npt.NDArray, clip: float | None) -> npt.NDArray:
     """:func:`clipped_gradient_sum` without a batch mask, in one compiled pass over X per run
-    (per block of :data:`_ROWS` rows: the margins by :func:`~.lane_dot.lane_dot`, the clipped
-    coefficients, then the running sum of ``c_i x_i`` while the rows are in L1 cache; the
-    numpy form reads X twice and allocates ~8 (runs, n) temporaries). Equal to it up to
-    rounding (the sums are taken in example order); the same bits as the scalar pass it
-    replaced (``benchmarks/bench_dp_gd_kernel.py`` checks)."""
+    (per block of :data:`_ROWS` rows: the margins by :func:`~.lane_dot.block_dots`, the
+    clipped coefficients, then the running sum of ``c_i x_i`` by :func:`~.lane_dot.block_axpy`
+    while the rows are in L1 cache; the numpy form reads X twice and allocates ~8 (runs, n)
+    temporaries). Equal to it up to rounding (the sums are taken in example order); the same
+    bits as the scalar pass it replaced (``tests/test_gradient_kernel.py`` checks)."""
     T = np.ascontiguousarray(np.atleast_2d(np.asarray(theta, dtype=np.float64)))
     out = _full_batch_clipped_sums(T, np.ascontiguousarray(X, dtype=np.float64), np.asarray(s, dtype=np.float64), np.asarray(x_norms, dtype=np.float64), -1.0 if clip is None else float(clip))
     return out[0] if np.ndim(theta) == 1 else out
