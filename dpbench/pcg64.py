@@ -25,6 +25,8 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from dpbench import numba_cache  # noqa: F401 (kernel caches stamped with the compiled code they use)
+
 #: numpy's PCG_DEFAULT_MULTIPLIER_128.
 MULTIPLIER = (2549297995355413924 << 64) + 4865540595714422341
 _MOD = 1 << 128

@@ -23,6 +23,7 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
+from dpbench import numba_cache  # noqa: F401 (kernel caches stamped with the compiled code they use)
 from dpbench.pcg64 import is_pcg64
 
 #: PCG's default 128-bit LCG multiplier, high and low words.

@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.special import expit
 
+from dpbench import numba_cache  # noqa: F401 (kernel caches stamped with the compiled code they use)
 from dpbench.learners.base import Learner
 from dpbench.learners.lane_dot import block_axpy, block_dots
 from dpbench.logistic_objective import DEFAULT_LAM, LOGISTIC_SMOOTHNESS, minimise, objective, optimum, projected, signs, unit_ball  # noqa: F401 (the learners' imports)

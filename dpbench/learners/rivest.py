@@ -33,6 +33,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from dpbench import numba_cache  # noqa: F401 (kernel caches stamped with the compiled code they use)
 from dpbench.learners.base import Learner
 from dpbench.problems.base import Sample
 from dpbench.problems.decision_list import DecisionList, FeatureClass

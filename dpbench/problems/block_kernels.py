@@ -12,6 +12,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from dpbench import numba_cache  # noqa: F401 (kernel caches stamped with the compiled code they use)
 
 #: ``SIGNS[b, k] = 2·bit_k(b) − 1``, bit k of byte b in ``np.unpackbits``'s big-endian order.
 SIGNS = (2 * np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).astype(np.int8) - 1).astype(np.int8)

@@ -49,6 +49,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from dpbench import numba_cache  # noqa: F401 (kernel caches stamped with the compiled code they use)
 from dpbench.bitset import pack_columns, popcount_rows
 from dpbench.problems.base import Problem, Sample
 from dpbench.registry import register_problem

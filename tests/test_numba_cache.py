@@ -1,0 +1,96 @@
+"""numba's caches of dpbench's kernels are stamped with the compiled code they use
+(dpbench/numba_cache.py): editing a module a kernel calls into makes numba recompile it."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import dpbench
+from dpbench import numba_cache, provenance
+
+PACKAGE = Path(dpbench.__file__).parent
+
+
+def _modules_with_cached_kernels() -> list[Path]:
+    return sorted(p for p in PACKAGE.rglob("*.py") if "cache=True" in p.read_text(encoding="utf-8") and p.name != "numba_cache.py")
+
+
+def test_every_module_with_cached_kernels_registers_the_locator_first():
+    paths = _modules_with_cached_kernels()
+    assert len(paths) >= 10
+    for path in paths:
+        text = path.read_text(encoding="utf-8")
+        imported = re.search(r"^from dpbench import numba_cache\b", text, re.M)
+        assert imported is not None, f"{path} declares cache=True without importing dpbench.numba_cache"
+        assert imported.start() < text.index("cache=True"), path
+
+
+@pytest.mark.parametrize(
+    ("module", "dependency"),
+    [
+        ("dpbench.learners.experts_common", "dpbench.learners.hedge_pass"),
+        ("dpbench.learners.logistic_common", "dpbench.learners.lane_dot"),
+        ("dpbench.learners.online", "dpbench.learners.simd_dot"),
+        ("dpbench.learners.online", "dpbench.pcg64"),
+    ],
+)
+def test_a_dependency_s_content_is_in_the_kernel_stamp(module, dependency, monkeypatch):
+    assert dependency in numba_cache.compiled_modules(module)
+    before = numba_cache.kernel_stamp(module)
+    digest = provenance.file_digest
+    target = provenance.module_file(dependency)
+    monkeypatch.setattr(provenance, "file_digest", lambda path: digest(path) + ("edited" if path == target else ""))
+    assert numba_cache.kernel_stamp(module) != before
+
+
+def test_modules_without_compiled_code_are_not_in_the_stamp():
+    """Only modules that import numba can put code into a kernel: editing the plotting or
+    the cost model must not recompile the Hedge kernel."""
+    modules = numba_cache.compiled_modules("dpbench.learners.experts_common")
+    assert "dpbench.cost" not in modules and "dpbench.analysis" not in modules
+
+
+def test_dpbench_kernels_use_the_stamped_locator():
+    from dpbench.learners import experts_common, logistic_common
+
+    for kernel in (experts_common._hedge_kernel, logistic_common._full_batch_clipped_sums):
+        assert isinstance(kernel._cache._impl._locator, numba_cache.DependencyStampedLocator)
+
+
+_RUN = textwrap.dedent(
+    """
+    import numpy as np
+    from dpbench.learners import logistic_common as lc
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 5))
+    lc.full_batch_clipped_gradient_sum(np.zeros(5), X, np.ones(40), np.linalg.norm(X, axis=1), 1.0)
+    stats = lc._full_batch_clipped_sums.stats
+    print("hit" if sum(stats.cache_hits.values()) else "miss")
+    """
+)
+
+
+@pytest.mark.slow
+def test_editing_only_a_called_module_recompiles_the_kernel(tmp_path):
+    """A copy of the package: the kernel compiles and is cached; run again, it is loaded;
+    after an edit of lane_dot.py alone (not logistic_common.py), it is compiled again."""
+    shutil.copytree(PACKAGE, tmp_path / "dpbench", ignore=shutil.ignore_patterns("__pycache__"))
+
+    def run() -> str:
+        out = subprocess.run([sys.executable, "-c", _RUN], cwd=tmp_path, env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"},
+                             capture_output=True, text=True, check=True)
+        return out.stdout.strip()
+
+    assert run() == "miss"
+    assert run() == "hit"
+    lane_dot = tmp_path / "dpbench" / "learners" / "lane_dot.py"
+    lane_dot.write_text(lane_dot.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    assert run() == "miss"
+    assert run() == "hit"
