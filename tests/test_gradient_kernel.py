@@ -109,3 +109,21 @@ def test_grid_kernel_is_the_generic_kernel_bit_for_bit(d, points, n):
     if d >= 3:  # the margins summed last coordinate first (for d = 2 the same: a + b = b + a): other bits somewhere
         flipped = log_loss_sums((s[:, None] * X)[:, ::-1], cands[:, ::-1])
         assert not np.array_equal(flipped, grid_log_loss_sums(s[:, None] * X, np.linspace(-4, 4, points)))
+
+
+@pytest.mark.parametrize("case", ["short_theta", "long_theta", "short_s", "short_norms", "theta_3d"])
+def test_gradient_pass_refuses_mismatched_shapes(case):
+    """The compiled pass reads and writes by X's shape: a mismatch is refused, not run."""
+    X, s, norms, theta = _data(20, 5)
+    args = {"short_theta": (theta[:, :4], X, s, norms), "long_theta": (np.hstack([theta, theta]), X, s, norms),
+            "short_s": (theta, X, s[:-1], norms), "short_norms": (theta, X, s, norms[:-1]),
+            "theta_3d": (theta[None], X, s, norms)}[case]
+    with pytest.raises(ValueError, match="shapes do not match"):
+        full_batch_clipped_gradient_sum(*args, 1.0)
+
+
+@pytest.mark.parametrize("clip", [0.0, -1.0, float("nan")])
+def test_gradient_pass_refuses_a_clip_that_is_not_positive(clip):
+    X, s, norms, theta = _data(20, 5)
+    with pytest.raises(ValueError, match="clip must be > 0"):
+        full_batch_clipped_gradient_sum(theta, X, s, norms, clip)

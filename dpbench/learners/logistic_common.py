@@ -103,9 +103,17 @@ def full_batch_clipped_gradient_sum(theta: npt.NDArray, X: npt.NDArray, s: npt.N
     clipped coefficients, then the running sum of ``c_i x_i`` by :func:`~.lane_dot.block_axpy`
     while the rows are in L1 cache; the numpy form reads X twice and allocates ~8 (runs, n)
     temporaries). Equal to it up to rounding (the sums are taken in example order); the same
-    bits as the scalar pass it replaced (``tests/test_gradient_kernel.py`` checks)."""
+    bits as the scalar pass it replaced (``tests/test_gradient_kernel.py`` checks). The
+    compiled pass trusts its shapes, so they are checked here (``ValueError``), and so is
+    ``clip`` (> 0, or ``None`` for no clipping)."""
     T = np.ascontiguousarray(np.atleast_2d(np.asarray(theta, dtype=np.float64)))
-    out = _full_batch_clipped_sums(T, np.ascontiguousarray(X, dtype=np.float64), np.asarray(s, dtype=np.float64), np.asarray(x_norms, dtype=np.float64), -1.0 if clip is None else float(clip))
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    s, x_norms = np.ascontiguousarray(s, dtype=np.float64), np.ascontiguousarray(x_norms, dtype=np.float64)
+    if T.ndim != 2 or X.ndim != 2 or T.shape[1] != X.shape[1] or s.shape != (X.shape[0],) or x_norms.shape != (X.shape[0],):
+        raise ValueError(f"shapes do not match: theta {np.shape(theta)}, X {X.shape}, s {s.shape}, x_norms {x_norms.shape}")
+    if clip is not None and not clip > 0:
+        raise ValueError(f"clip must be > 0 (or None: no clipping), got {clip!r}")
+    out = _full_batch_clipped_sums(T, X, s, x_norms, -1.0 if clip is None else float(clip))
     return out[0] if np.ndim(theta) == 1 else out
 
 
