@@ -31,6 +31,7 @@ import pandas as pd
 from dpbench.audit import AUDIT_COLUMNS, run_cases
 from dpbench.experiment import Experiment, Figure
 from dpbench.grid import Cell
+from dpbench.peers import PeerMissing
 from dpbench.registry import register_experiment
 from dpbench.results import make_row
 
@@ -76,12 +77,18 @@ def run_audit_cell(cell: Cell, target, root_seed: int) -> list[dict]:
         epsilon=cell.epsilon, delta=cell.delta, n=cell.size, rep=0, cell_key=cell.key_string(), root_seed=root_seed,
         confidence=confidence,
     )
+    def skipped(reason: str) -> list[dict]:
+        return [make_row(**common, learner=cell.learner, variant=v, status="skipped", reason=reason) for v in ("correct", "broken")]
+
     try:
         cases = cases_for(cell.learner, epsilon=cell.epsilon, delta=cell.delta)
-    except ValueError as exc:
-        return [make_row(**common, learner=cell.learner, variant=v, status="skipped", reason=str(exc)) for v in ("correct", "broken")]
+    except ValueError as exc:  # a claim the learner cannot make
+        return skipped(str(exc))
     start = time.perf_counter()
-    rows = run_cases(cases, runs=cell.size, confidence=confidence, seed=root_seed)
+    try:
+        rows = run_cases(cases, runs=cell.size, confidence=confidence, seed=root_seed)
+    except PeerMissing as exc:  # a peer audited through its own code, its library not installed
+        return skipped(str(exc))
     seconds = (time.perf_counter() - start) / max(len(rows), 1)
     return [make_row(
         **common, learner=row["learner"], variant=row["variant"], eps_reported=row["epsilon_claimed"],
