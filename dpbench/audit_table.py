@@ -36,14 +36,19 @@ def audit_section(results_dir: str | Path) -> str:
         "|" + "---|" * len(HEAD),
     ]
     for r in df.itertuples(index=False):
+        bound = "—" if r.verdict == "skipped" else f"{_num(r.epsilon_lower_bound)} ({r.method})"
         lines.append(
-            f"| `{r.learner}` | {r.audit} | {r.variant} | {_num(r.epsilon_claimed)} | {r.delta_claimed:g} | "
-            f"{_num(r.epsilon_lower_bound)} ({r.method}) | {_num(r.epsilon_exact)} | {_num(r.tightness)} | "
-            f"{r.verdict} | {int(r.runs):,} |"
+            f"| `{r.learner}` | {'' if pd.isna(r.audit) else r.audit} | {r.variant} | {_num(r.epsilon_claimed)} | {r.delta_claimed:g} | "
+            f"{bound} | {_num(r.epsilon_exact)} | {_num(r.tightness)} | {r.verdict} | {int(r.runs):,} |"
         )
-    notes = [(r.learner, r.audit, r.note) for r in df.itertuples(index=False)
-             if r.variant == "correct" and isinstance(getattr(r, "note", None), str) and r.note]
+    has_note = [isinstance(getattr(r, "note", None), str) and bool(r.note) for r in df.itertuples(index=False)]
+    notes = [(r.learner, r.audit, r.note) for r, noted in zip(df.itertuples(index=False), has_note)
+             if noted and r.variant == "correct" and r.verdict != "skipped"]
     if notes:  # why a correct row falls short (the CSV's note column, generated from its numbers)
         lines += ["", "Correct rows short of their tightness target, or far below their claim (`note` column):", ""]
         lines += [f"- `{learner}` ({audit}): {note}" for learner, audit, note in notes]
+    not_run = dict.fromkeys((r.learner, r.note) for r, noted in zip(df.itertuples(index=False), has_note) if noted and r.verdict == "skipped")
+    if not_run:  # audits that did not run in this run, and why
+        lines += ["", "Not audited in this run (`skipped`):", ""]
+        lines += [f"- `{learner}`: {reason}" for learner, reason in not_run]
     return "\n".join(lines) + "\n"

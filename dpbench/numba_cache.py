@@ -11,10 +11,12 @@ labelled with the new code's fingerprint (``code_hash``) computed by the old cod
 Importing this module registers a cache locator, first in numba's list, for functions
 defined in dpbench: it finds the cache where numba would (``__pycache__`` beside the file,
 or ``NUMBA_CACHE_DIR``) and stamps it with numba's own stamp plus the fingerprint
-(:func:`dpbench.provenance.fingerprint`) of :func:`compiled_modules` — the modules the
-function's module imports, transitively, that define compiled code. Editing any of them
-makes numba recompile on next use. Every dpbench module that declares ``cache=True``
-imports this module before its first kernel (a test checks).
+(:func:`dpbench.provenance.fingerprint`) of :func:`stamped_modules` — the modules the
+function's module imports, transitively, that define compiled code, and the modules those
+import names from (a constant numba freezes into the code). Editing any of them makes numba
+recompile on next use. Every dpbench module that declares ``cache=True`` imports this module
+before its first kernel (a test checks). A plugin's own cached kernels keep numba's stamp
+(their own file): the locator only stamps functions defined in dpbench.
 """
 
 from __future__ import annotations
@@ -45,13 +47,23 @@ def _defines_compiled_code(module: str) -> bool:
 def compiled_modules(module: str) -> list[str]:
     """The dpbench modules reachable from ``module`` through imports
     (:func:`dpbench.provenance.closure`) whose source imports numba, ``module`` included:
-    the code a kernel of ``module`` can have compiled into it."""
+    the modules whose compiled code a kernel of ``module`` can have compiled into it."""
     return [m for m in provenance.closure([module], ["dpbench"]) if m == module or _defines_compiled_code(m)]
 
 
+def stamped_modules(module: str) -> list[str]:
+    """:func:`compiled_modules` and every dpbench module one of them imports directly: numba
+    also freezes the global constants a kernel reads into its machine code, and those come
+    from the modules its own module imports names from."""
+    compiled = compiled_modules(module)
+    return sorted({*compiled, *(m for c in compiled for m in provenance.imported_modules(c, ["dpbench"]))})
+
+
+@functools.cache
 def kernel_stamp(module: str) -> str:
-    """The fingerprint of :func:`compiled_modules` (16 hex digits of their contents)."""
-    return provenance.fingerprint(compiled_modules(module))
+    """The fingerprint of :func:`stamped_modules` (16 hex digits of their contents; computed
+    once per module and process: numba asks for it per kernel)."""
+    return provenance.fingerprint(stamped_modules(module))
 
 
 class DependencyStampedLocator:

@@ -109,6 +109,14 @@ def _imports(module: str) -> tuple[tuple[str, ...], ...]:
     return tuple(dict.fromkeys(out))
 
 
+def imported_modules(module: str, packages: Iterable[str]) -> list[str]:
+    """The modules ``module``'s import statements name within the top-level ``packages``
+    (for ``from a import b``: ``a.b`` if it is a module, else ``a``)."""
+    packages = set(packages)
+    found = (next((m for m in names if module_file(m) is not None), None) for names in _imports(module) if _top(names[0]) in packages)
+    return list(dict.fromkeys(m for m in found if m is not None))
+
+
 def closure(roots: Iterable[str], packages: Iterable[str], stop: Iterable[str] = ()) -> list[str]:
     """Modules reachable from ``roots`` through imports, within the top-level ``packages``,
     not entering modules under ``stop`` (unless they are roots); sorted. A module's parent
@@ -123,11 +131,7 @@ def closure(roots: Iterable[str], packages: Iterable[str], stop: Iterable[str] =
         seen.add(module)
         parts = module.split(".")
         todo += [".".join(parts[:i]) for i in range(1, len(parts))]
-        for names in _imports(module):
-            if _top(names[0]) in packages:
-                found = next((m for m in names if module_file(m) is not None), None)
-                if found is not None and (not found.startswith(stop) or found in roots):
-                    todo.append(found)
+        todo += [found for found in imported_modules(module, packages) if not found.startswith(stop) or found in roots]
     return sorted(seen)
 
 

@@ -47,13 +47,26 @@ def test_a_dependency_s_content_is_in_the_kernel_stamp(module, dependency, monke
     digest = provenance.file_digest
     target = provenance.module_file(dependency)
     monkeypatch.setattr(provenance, "file_digest", lambda path: digest(path) + ("edited" if path == target else ""))
-    assert numba_cache.kernel_stamp(module) != before
+    numba_cache.kernel_stamp.cache_clear()
+    try:
+        assert numba_cache.kernel_stamp(module) != before
+    finally:
+        numba_cache.kernel_stamp.cache_clear()
+
+
+def test_modules_a_kernel_module_imports_names_from_are_in_the_stamp():
+    """A global constant a kernel reads is frozen into its machine code: the module it is
+    imported from (here ``dpbench.problems.losses`` for the Hedge kernel's module) is stamped
+    even though it defines no compiled code."""
+    module = "dpbench.learners.experts_common"
+    assert "dpbench.problems.losses" not in numba_cache.compiled_modules(module)
+    assert "dpbench.problems.losses" in numba_cache.stamped_modules(module)
 
 
 def test_modules_without_compiled_code_are_not_in_the_stamp():
     """Only modules that import numba can put code into a kernel: editing the plotting or
     the cost model must not recompile the Hedge kernel."""
-    modules = numba_cache.compiled_modules("dpbench.learners.experts_common")
+    modules = numba_cache.stamped_modules("dpbench.learners.experts_common")
     assert "dpbench.cost" not in modules and "dpbench.analysis" not in modules
 
 

@@ -76,23 +76,3 @@ def test_without_the_extra_cells_are_skipped_with_the_reason(monkeypatch):
         peers.diffprivlib.cache_clear()
     assert [r["status"] for r in rows] == ["skipped", "skipped"]
     assert rows[0]["reason"] == "diffprivlib is not installed (pip install -e '.[peers]')"
-
-
-def test_without_the_extra_its_audit_is_skipped_with_the_reason(monkeypatch):
-    """The default workflow audits diffprivlib_logreg through its own fit: on an install
-    without the extra (the README's ``pip install -e .``) that cell gives skipped rows with
-    the reason, and the workflow goes on."""
-    from dpbench.config import from_dict
-    from dpbench.experiments.privacy_audit import run_audit_cell
-
-    real_find_spec = peers.importlib.util.find_spec
-    monkeypatch.setattr(peers.importlib.util, "find_spec", lambda name, *a: None if name == "diffprivlib" else real_find_spec(name, *a))
-    peers.diffprivlib.cache_clear()
-    try:
-        grid = from_dict({"seed": 1, "experiments": {"privacy_audit": {"problem": "audit_pairs", "audits": ["diffprivlib_logreg"], "epsilon": [1.0], "n": [20]}}})
-        (cell,) = grid.experiments["privacy_audit"].cells
-        rows = run_audit_cell(cell, None, 1)
-    finally:
-        peers.diffprivlib.cache_clear()
-    assert [(r["variant"], r["status"]) for r in rows] == [("correct", "skipped"), ("broken", "skipped")]
-    assert rows[0]["reason"] == "diffprivlib is not installed (pip install -e '.[peers]')"

@@ -45,11 +45,28 @@ def test_cells_give_deterministic_rows_and_the_audit_csv(tmp_path):
     assert (table["runs"] == 20_000).all() and (table["confidence"] == 0.999).all()
 
 
-def test_a_claim_the_learner_cannot_make_is_skipped_with_the_reason():
-    grid = from_dict(_block(["private_mw_001"], delta=1e-6))
+def test_a_claim_the_learner_cannot_make_is_skipped_with_the_reason(tmp_path):
+    """... and the audit CSV and the docs table say so (a row per copy, verdict `skipped`,
+    the reason as its note), beside the audits that ran."""
+    from dpbench.audit_table import audit_section
+
+    grid = from_dict(_block(["private_mw_001", "laplace"], delta=1e-6))
     cell = grid.experiments["privacy_audit"].cells[0]
+    assert cell.learner == "private_mw_001"
     rows = registry.experiment("privacy_audit").run_cell(cell, draw_target(cell, grid.seed), grid.seed)
     assert {r["status"] for r in rows} == {"skipped"} and "certified delta" in rows[0]["reason"]
+    run_shard(grid.experiments["privacy_audit"].cells, root_seed=grid.seed, out=tmp_path / "s.parquet")
+    (tmp_path / "theory").mkdir()
+    write_theory_check("privacy_audit", tmp_path / "s.parquet", tmp_path / "theory" / "privacy_audit.csv")
+    table = pd.read_csv(tmp_path / "theory" / "privacy_audit.csv")
+    assert list(table.columns) == AUDIT_COLUMNS
+    not_run = table[table["learner"] == "private_mw_001"]
+    assert list(not_run["variant"]) == ["correct", "broken"] and set(not_run["verdict"]) == {"skipped"}
+    assert not_run["note"].str.contains("certified delta").all() and (not_run["runs"] == 0).all()
+    assert set(table.loc[table["learner"] == "laplace", "verdict"]) == {"pass"}
+    section = audit_section(tmp_path)
+    assert "| `private_mw_001` |  | correct | 1 | 1e-06 | — |" in section
+    assert "Not audited in this run (`skipped`):" in section and "- `private_mw_001`: " in section
 
 
 def test_unknown_audit_target_is_a_config_error_naming_the_key():
@@ -89,3 +106,23 @@ def test_figure_tells_a_learners_audits_at_two_deltas_apart():
             for d in deltas for v in ("correct", "broken")]
     labels = [t.get_text() for t in audit_bounds(pd.DataFrame(rows)).axes[0].get_yticklabels()]
     assert sorted(labels) == ["laplace (ε = 1)", "output_perturbation (ε = 1, δ = 0)", "output_perturbation (ε = 1, δ = 1e-05)"]
+
+
+def test_without_the_peers_extra_its_audit_is_skipped_with_the_reason(monkeypatch):
+    """The default workflow audits diffprivlib_logreg through its own fit: on an install
+    without the extra (the README's ``pip install -e .``) that cell gives skipped rows with
+    the reason, and the workflow goes on."""
+    from dpbench import peers
+    from dpbench.experiments.privacy_audit import run_audit_cell
+
+    real_find_spec = peers.importlib.util.find_spec
+    monkeypatch.setattr(peers.importlib.util, "find_spec", lambda name, *a: None if name == "diffprivlib" else real_find_spec(name, *a))
+    peers.diffprivlib.cache_clear()
+    try:
+        grid = from_dict({"seed": 1, "experiments": {"privacy_audit": {"problem": "audit_pairs", "audits": ["diffprivlib_logreg"], "epsilon": [1.0], "n": [20]}}})
+        (cell,) = grid.experiments["privacy_audit"].cells
+        rows = run_audit_cell(cell, None, 1)
+    finally:
+        peers.diffprivlib.cache_clear()
+    assert [(r["variant"], r["status"]) for r in rows] == [("correct", "skipped"), ("broken", "skipped")]
+    assert rows[0]["reason"] == "diffprivlib is not installed (pip install -e '.[peers]')"

@@ -82,7 +82,7 @@ def run_audit_cell(cell: Cell, target, root_seed: int) -> list[dict]:
 
     try:
         cases = cases_for(cell.learner, epsilon=cell.epsilon, delta=cell.delta)
-    except ValueError as exc:  # a claim the learner cannot make
+    except (ValueError, PeerMissing) as exc:  # a claim the learner cannot make; a peer not installed
         return skipped(str(exc))
     start = time.perf_counter()
     try:
@@ -99,8 +99,17 @@ def run_audit_cell(cell: Cell, target, root_seed: int) -> list[dict]:
 
 
 def theory_check(df: pd.DataFrame) -> pd.DataFrame:
-    """The privacy_audit.csv table: one row per (learner, audit, variant, claim), AUDIT_COLUMNS."""
+    """The privacy_audit.csv table: one row per (learner, audit, variant, claim), AUDIT_COLUMNS;
+    an audit that did not run (a claim the learner cannot make, a peer library not installed)
+    is a row per copy with verdict ``skipped`` and the reason as its note, so the table says
+    what was not audited."""
     ok = df[df["status"] == "ok"]
+    skipped = df[df["status"] == "skipped"]
+    not_run = pd.DataFrame({
+        "learner": skipped["learner"], "variant": skipped["variant"], "epsilon_claimed": skipped["epsilon"],
+        "delta_claimed": skipped["delta"], "verdict": "skipped", "audit": "", "method": "", "runs": 0,
+        "confidence": skipped["confidence"], "instance": "", "note": skipped["reason"].fillna(""),
+    })  # fmt: skip
     table = pd.DataFrame({
         "learner": ok["learner"], "variant": ok["variant"], "epsilon_claimed": ok["eps_reported"],
         "delta_claimed": ok["delta_reported"], "neighbours": ok["neighbours"],
@@ -109,6 +118,7 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
         "runs": ok["audit_runs"], "confidence": ok["confidence"], "instance": ok["instance"],
         "note": ok["audit_note"].fillna(""),
     })
+    table = pd.concat([table, not_run.reindex(columns=table.columns)], ignore_index=True) if len(not_run) else table
     return table.sort_values(["learner", "audit", "variant", "epsilon_claimed"], ascending=[True, False, False, True]).reset_index(drop=True)[AUDIT_COLUMNS]
 
 
