@@ -155,7 +155,7 @@ EXPERIMENT = register_experiment(
                 "Private logistic regression at the largest n of the main grid: held-out test error (left) and excess "
                 "empirical risk J(θ̂) − J(θ*) of the λ-regularised logistic objective J (right) against ε, log–log; means over "
                 "repetitions with 95% bootstrap bands over repetitions (none with fewer than 5); the peers are included "
-                "(scikit-learn, non-private, as a horizontal line; diffprivlib's private LogisticRegression). Grey line: "
+                "(scikit-learn, non-private, as a horizontal line; diffprivlib's private LogisticRegression where the peers extra is installed, its cells skipped otherwise). Grey line: "
                 "the trivial predictor (test error ½; excess risk ln 2 − J(θ*)). Theory lines as in "
                 "error_vs_n, at the same n.",
             ),
