@@ -80,20 +80,20 @@ def test_dpbench_kernels_use_the_stamped_locator():
 _RUN = textwrap.dedent(
     """
     import numpy as np
-    from dpbench.learners import logistic_common as lc
-    rng = np.random.default_rng(0)
-    X = rng.standard_normal((40, 5))
-    lc.full_batch_clipped_gradient_sum(np.zeros(5), X, np.ones(40), np.linalg.norm(X, axis=1), 1.0)
-    stats = lc._full_batch_clipped_sums.stats
-    print("hit" if sum(stats.cache_hits.values()) else "miss")
+    from dpbench import pcg64_float32 as pf
+    out = np.empty((4, 3), dtype=np.uint8)
+    pf.bernoulli_fill(out, np.full(3, 0.5, dtype=np.float32), np.random.default_rng(0))
+    print("hit" if sum(pf._bernoulli_fill.stats.cache_hits.values()) else "miss")
     """
 )
 
 
 @pytest.mark.slow
 def test_editing_only_a_called_module_recompiles_the_kernel(tmp_path):
-    """A copy of the package: the kernel compiles and is cached; run again, it is loaded;
-    after an edit of lane_dot.py alone (not logistic_common.py), it is compiled again."""
+    """A copy of the package: the kernel (the float32 Bernoulli stream of ``pcg64_float32``)
+    compiles and is cached; run again, it is loaded; after an edit of ``pcg64.py`` alone, the
+    compiled module it imports (not ``pcg64_float32.py``), it is compiled again. Without the
+    locator the third run is a cache hit (checked when it was written)."""
     shutil.copytree(PACKAGE, tmp_path / "dpbench", ignore=shutil.ignore_patterns("__pycache__"))
 
     def run() -> str:
@@ -103,7 +103,7 @@ def test_editing_only_a_called_module_recompiles_the_kernel(tmp_path):
 
     assert run() == "miss"
     assert run() == "hit"
-    lane_dot = tmp_path / "dpbench" / "learners" / "lane_dot.py"
-    lane_dot.write_text(lane_dot.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    edited = tmp_path / "dpbench" / "pcg64.py"
+    edited.write_text(edited.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
     assert run() == "miss"
     assert run() == "hit"
