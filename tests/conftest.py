@@ -86,6 +86,30 @@ def _suffix_nodeid(item: pytest.Item) -> None:
         item._id = NodeId.parse(f"{ident}@{'_'.join(groups)}")
 
 
+#: ``scontrol`` as seen by every process the tests start: the real one, except that ``scontrol
+#: show config`` gives up after 1 s. Snakemake's SLURM executor plugin (installed by the test
+#: extra) runs ``scontrol show config`` whenever snakemake starts, even for a local run; where
+#: SLURM is installed but no controller runs (this machine after the SLURM tests stopped their
+#: cluster), scontrol retries for ~9 s, so every snakemake the tests start waited 9 s. With a
+#: controller running (the SLURM tests) the answer comes at once and nothing changes.
+_SCONTROL_SHIM = """#!/bin/sh
+here=$(cd "$(dirname "$0")" && pwd)
+real=$(PATH=$(printf %s "$PATH" | tr ':' '\\n' | grep -vxF "$here" | paste -sd: -) command -v scontrol) || exit 127
+if [ "$1" = show ] && [ "$2" = config ]; then exec timeout 1 "$real" "$@"; fi
+exec "$real" "$@"
+"""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Put the :data:`_SCONTROL_SHIM` first on this process's PATH (its subprocesses inherit it)."""
+    import tempfile
+
+    shim = Path(tempfile.mkdtemp(prefix="dpbench-tests-bin-")) / "scontrol"
+    shim.write_text(_SCONTROL_SHIM)
+    shim.chmod(0o755)
+    os.environ["PATH"] = f"{shim.parent}{os.pathsep}{os.environ.get('PATH', '')}"
+
+
 @pytest.fixture
 def rng() -> np.random.Generator:
     return np.random.default_rng(0)
