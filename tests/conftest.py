@@ -93,16 +93,20 @@ def _suffix_nodeid(item: pytest.Item) -> None:
 #: cluster), scontrol retries for ~9 s, so every snakemake the tests start waited 9 s. With a
 #: controller running (the SLURM tests) the answer comes at once and nothing changes.
 _SCONTROL_SHIM = """#!/bin/sh
-here=$(cd "$(dirname "$0")" && pwd)
-real=$(PATH=$(printf %s "$PATH" | tr ':' '\\n' | grep -vxF "$here" | paste -sd: -) command -v scontrol) || exit 127
+real=$(PATH=$(printf %s "$PATH" | tr ':' '\\n' | grep -v '/dpbench-tests-bin-[^/]*/*$' | paste -sd: -) command -v scontrol) || exit 127
 if [ "$1" = show ] && [ "$2" = config ]; then exec timeout 1 "$real" "$@"; fi
 exec "$real" "$@"
 """
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Put the :data:`_SCONTROL_SHIM` first on this process's PATH (its subprocesses inherit it)."""
+    """Put the :data:`_SCONTROL_SHIM` first on this process's PATH (its subprocesses inherit
+    it), once: xdist workers inherit the controller's (the shim skips every such directory
+    when it looks for the real scontrol)."""
     import tempfile
+
+    if "dpbench-tests-bin-" in os.environ.get("PATH", ""):
+        return
 
     shim = Path(tempfile.mkdtemp(prefix="dpbench-tests-bin-")) / "scontrol"
     shim.write_text(_SCONTROL_SHIM)
