@@ -32,7 +32,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--n", type=int, default=100_000)
     parser.add_argument("--d", type=int, default=50)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     target = LogisticProblem(d=args.d, rho=0.01).draw_target(rng=np.random.default_rng(0))
     sample = target.sample(args.n, rng=np.random.default_rng(1))
