@@ -1,6 +1,6 @@
 """Benchmark (run by hand): ``dp_gd``'s fit against its passes over X at memory bandwidth.
 
-    python benchmarks/bench_dp_gd_kernel.py [--n 100000] [--d 50] [--repeat 3]
+    python benchmarks/bench_dp_gd_kernel.py [--n 100000] [--d 50] [--repeat 5]
 
 ``dp_gd`` (full batch, T = 200 steps) reads X once per step (the compiled gradient pass,
 :func:`dpbench.learners.logistic_common.full_batch_clipped_gradient_sum`). Baselines timed in
