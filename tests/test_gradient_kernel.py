@@ -1,5 +1,5 @@
 """The compiled full-batch gradient pass of dp_gd (:func:`full_batch_clipped_gradient_sum`)
-and its four-lane margin (:func:`dpbench.learners.lane_dot.lane_dot`): the same bits as the
+and its four-lane margins (:func:`dpbench.learners.lane_dot.block_dots`): the same bits as the
 scalar pass it replaced, the numpy gradient up to rounding."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import numba
 import numpy as np
 import pytest
 
-from dpbench.learners.lane_dot import lane_dot
+from dpbench.learners.lane_dot import block_dots
 from dpbench.learners.logistic_common import clipped_gradient_sum, full_batch_clipped_gradient_sum
 
 
@@ -51,8 +51,15 @@ def sequential_dot(a, b, d):
 
 
 @numba.njit
+def block_dots_of(a, X):
+    m = np.empty(X.shape[0])
+    block_dots(a, X, 0, X.shape[0], m)
+    return m
+
+
 def lane_dot_of(a, b, d):
-    return lane_dot(a, b, d)
+    """The four-lane dot of ``a[:d]`` and ``b[:d]``, as dp_gd's pass forms a margin."""
+    return block_dots_of(np.ascontiguousarray(a[:d]), np.ascontiguousarray(b[:d]).reshape(1, d))[0]
 
 
 def _data(n, d, seed=0):
@@ -90,7 +97,7 @@ def test_lane_dot_order_is_the_four_lanes_and_differs_from_a_sequential_sum():
 def test_lane_dot_refuses_strided_arrays():
     a = np.arange(8.0)
     with pytest.raises(numba.core.errors.TypingError, match="contiguous 1-D float64"):
-        lane_dot_of(a[::2], a[:4], 4)
+        block_dots_of(a[::2], a[:4].reshape(1, 4))
 
 
 @pytest.mark.parametrize("d, points, n", [(1, 7, 50), (2, 61, 120), (3, 5, 64), (6, 7, 20), (5, 2, 33), (2, 1, 9)])

@@ -1,7 +1,8 @@
-"""Dot products in four fixed lanes, as 4-wide vector operations (numba intrinsics), and the
-blocked forms dp_gd's gradient pass uses.
+"""The blocked dot products and running sums of dp_gd's gradient pass, as 4-wide vector
+operations (numba intrinsics written in LLVM IR).
 
-``lane_dot(a, b, d)`` returns ``Σ_{k<d} a_k b_k`` summed in this order, whatever the machine:
+The four-lane dot ``lane_dot(a, b, d)`` — ``Σ_{k<d} a_k b_k`` summed in this order, whatever
+the machine:
 
 - lane ``l ∈ {0, 1, 2, 3}`` accumulates ``a_k b_k`` for ``k ≡ l (mod 4)``, ``k < 4⌊d/4⌋``,
   from 0.0 in increasing ``k``;
@@ -13,7 +14,7 @@ the same bit for bit as the scalar loop with four interleaved partial sums that
 :func:`dpbench.learners.logistic_common.full_batch_clipped_gradient_sum` used before. numba
 compiles such a loop to scalar instructions (its LLVM superword vectoriser is off by default
 and the four partial sums are not a loop it vectorises); here the four lanes are one
-``<4 x double>`` multiply and add per step, written in LLVM IR.
+``<4 x double>`` multiply and add per step.
 
 The blocked forms work on ``b`` consecutive rows of a C-contiguous ``(n, d)`` matrix ``X``
 from row ``i0`` and keep each row's, each coordinate's order of operations, so their results
@@ -46,20 +47,20 @@ _DOT_ROWS = 4
 _AXPY_VECTORS = 4
 
 
-def _check_vector(name, arr):
+def _check_vector(who, name, arr):
     if not (isinstance(arr, types.Array) and arr.ndim == 1 and arr.dtype == types.float64 and arr.layout == "C"):
-        raise TypingError(f"lane_dot: {name} must be a contiguous 1-D float64 array, got {arr}")
+        raise TypingError(f"{who}: {name} must be a contiguous 1-D float64 array, got {arr}")
 
 
-def _check_matrix(arr):
+def _check_matrix(who, arr):
     if not (isinstance(arr, types.Array) and arr.ndim == 2 and arr.dtype == types.float64 and arr.layout == "C"):
-        raise TypingError(f"lane_dot: X must be a C-contiguous 2-D float64 array, got {arr}")
+        raise TypingError(f"{who}: X must be a C-contiguous 2-D float64 array, got {arr}")
 
 
-def _check_integers(**ints):
+def _check_integers(who, **ints):
     for name, value in ints.items():
         if not isinstance(value, types.Integer):
-            raise TypingError(f"lane_dot: {name} must be an integer, got {value}")
+            raise TypingError(f"{who}: {name} must be an integer, got {value}")
 
 
 def _vload(builder, ptr, offset):
@@ -96,24 +97,6 @@ def _lane_dots(builder, pa, row_pointers, n):
     return totals
 
 
-@intrinsic
-def lane_dot(typingctx, a, b, d):
-    """``Σ_{k<d} a[k] b[k]`` in the fixed four-lane order of the module docstring; ``a`` and
-    ``b`` are contiguous 1-D float64 arrays with at least ``d`` elements (not checked)."""
-    _check_vector("a", a)
-    _check_vector("b", b)
-    _check_integers(d=d)
-
-    def codegen(context, builder, signature, args):
-        a_ty, b_ty, d_ty = signature.args
-        pa = context.make_array(a_ty)(context, builder, args[0]).data
-        pb = context.make_array(b_ty)(context, builder, args[1]).data
-        n = context.cast(builder, args[2], d_ty, types.intp)
-        return _lane_dots(builder, pa, [pb], n)[0]
-
-    return types.float64(a, b, d), codegen
-
-
 def _rows(context, builder, X_ty, X):
     """``(data pointer, d)`` of a C-contiguous 2-D array."""
     arr = context.make_array(X_ty)(context, builder, X)
@@ -125,10 +108,10 @@ def block_dots(typingctx, a, X, i0, b, m):
     """``m[j] = lane_dot(a, X[i0 + j], d)`` for ``j < b`` (``X`` is ``(n, d)``, C-contiguous,
     rows ``i0 … i0 + b − 1`` exist, ``a`` has ``d`` and ``m`` at least ``b`` elements: not
     checked), four rows side by side."""
-    _check_vector("a", a)
-    _check_matrix(X)
-    _check_vector("m", m)
-    _check_integers(i0=i0, b=b)
+    _check_vector("block_dots", "a", a)
+    _check_matrix("block_dots", X)
+    _check_vector("block_dots", "m", m)
+    _check_integers("block_dots", i0=i0, b=b)
 
     def codegen(context, builder, signature, args):
         a_ty, X_ty, i0_ty, b_ty, m_ty = signature.args
@@ -159,10 +142,10 @@ def block_axpy(typingctx, acc, c, X, i0, b):
     """``acc[k] += c[j]·X[i0 + j, k]`` for ``j = 0, 1, …, b − 1`` in this order, every
     ``k < d`` (``X`` is ``(n, d)``, C-contiguous; ``acc`` has ``d`` and ``c`` at least ``b``
     elements: not checked); sixteen coordinates in registers across the rows."""
-    _check_vector("acc", acc)
-    _check_vector("c", c)
-    _check_matrix(X)
-    _check_integers(i0=i0, b=b)
+    _check_vector("block_axpy", "acc", acc)
+    _check_vector("block_axpy", "c", c)
+    _check_matrix("block_axpy", X)
+    _check_integers("block_axpy", i0=i0, b=b)
 
     def codegen(context, builder, signature, args):
         acc_ty, c_ty, X_ty, i0_ty, b_ty = signature.args
