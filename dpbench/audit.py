@@ -512,7 +512,7 @@ def cli_audit(learner: str, *, epsilon: float | None, delta: float | None, runs:
     try:
         default_eps, default_delta = default_claim(learner)
         eps = default_eps if epsilon is None else float(epsilon)
-        dlt = default_delta if delta is None else float(delta)
+        dlt = default_delta if delta is None else check_audit_delta(learner, float(delta), default_delta)
         cases = cases_for(learner, epsilon=eps, delta=dlt)
     except (KeyError, ValueError) as exc:
         print(f"dpbench audit: {exc.args[0] if exc.args else exc}", file=sys.stderr)
@@ -541,6 +541,31 @@ def cli_audit(learner: str, *, epsilon: float | None, delta: float | None, runs:
         if members[0]["verdict"] == NO_POWER:
             print(f"no_power: {name}{' [component]' if component else ''}: {no_power_reason(members)}")
     return status
+
+
+#: ``dpbench audit --delta`` above 1/n for the smallest audited pair's n (the experts pairs:
+#: T = 100 rounds, one record each) gets a warning: such a δ lets a mechanism publish a record
+SMALLEST_PAIR_RECORDS = 100
+
+
+def check_audit_delta(learner: str, delta: float, default_delta: float) -> float:
+    """``--delta`` validated against the audit's kind: a pure-DP audit (registered δ = 0)
+    accepts only δ = 0 (its bounds and exact values are of ε at δ = 0: another δ would be
+    silently ignored); an (ε, δ) audit needs 0 < δ < 1 (δ ≥ 1 claims nothing, δ = 0 is not
+    the learner's claim), with a warning on stderr above 1/n, n = :data:`SMALLEST_PAIR_RECORDS`.
+    ``ValueError`` (one line) otherwise."""
+    import sys
+
+    if default_delta == 0:
+        if delta != 0:
+            raise ValueError(f"--delta: {learner}'s audit is of pure DP (delta = 0): --delta must be 0 or omitted, got {delta:g}")
+        return 0.0
+    if not (0 < delta < 1):
+        raise ValueError(f"--delta: {learner}'s audit is of (eps, delta)-DP: --delta must satisfy 0 < delta < 1, got {delta:g}")
+    if delta > 1 / SMALLEST_PAIR_RECORDS:
+        print(f"dpbench audit: warning: --delta {delta:g} > 1/n for n = {SMALLEST_PAIR_RECORDS} records: a claim that permits "
+              f"publishing a record outright", file=sys.stderr)
+    return delta
 
 
 def minimum_runs(confidence: float) -> int:

@@ -438,3 +438,20 @@ def test_privdl_rows_call_their_slack_the_pairs(name):
     correct, broken = cases_for(name, epsilon=1.0, delta=1e-6)
     assert "this pair's slack" in correct.note and "this pair's slack" in broken.note
     assert "the analysis's slack" not in correct.note + broken.note
+
+
+def test_cli_audit_validates_delta_against_the_audits_kind(capsys):
+    """``--delta`` on a pure-DP audit must be 0 (2, -1, nan, 0.5 were silently ignored);
+    on an (eps, delta) audit 0 < delta < 1, with a warning above 1/n: one line, exit 2."""
+    from dpbench.audit import cli_audit
+
+    for bad in (2.0, -1.0, math.nan, 0.5):
+        assert cli_audit("laplace", epsilon=None, delta=bad, runs=20, seed=0) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "pure DP" in err[0]
+    for bad in (0.0, 1.0, 2.0, -1e-6, math.nan):
+        assert cli_audit("dp_gd", epsilon=None, delta=bad, runs=20, seed=0) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "0 < delta < 1" in err[0]
+    assert cli_audit("dp_gd", epsilon=None, delta=0.9, runs=20, seed=0) in (0, 1)
+    assert "warning: --delta 0.9 > 1/n" in capsys.readouterr().err
