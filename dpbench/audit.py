@@ -316,12 +316,51 @@ class AuditCase:
     #: ``explain(row) -> str``: why this row's bound falls short of its tightness target,
     #: from the row's numbers (the ``note`` column, after :func:`shortfall_note`'s figures)
     explain: Callable[[dict], str] | None = None
+    #: the row's ``audit`` column where it is not derived from the case
+    #: (:func:`audit_kind`): ``"accounting"`` for a per-step accounting check
+    kind: str = ""
+
+
+#: ``method`` of a per-step accounting case (:mod:`dpbench.step_accounting`): no runs;
+#: ``exact()`` returns a :class:`~dpbench.step_accounting.StepAccount`
+ACCOUNTANT = "accountant"
+
+
+def accounting_case(learner: str, variant: str, epsilon: float, delta: float, neighbours: str, instance: str,
+                    check: Callable[[], object], note: str = "") -> AuditCase:
+    """A per-step accounting row of ``learner`` (``audit`` = ``accounting``): ``check()``
+    returns the :class:`~dpbench.step_accounting.StepAccount` of the copy's own steps; its
+    total is the row's ``epsilon_exact``, compared with the recorded claim (ε, δ)."""
+    return AuditCase(learner, variant, epsilon, delta, neighbours, instance, sample=None, exact=check,
+                     component="per-step accounting", method=ACCOUNTANT, note=note, kind="accounting")
+
+
+def run_accounting_case(case: AuditCase, *, confidence: float) -> dict[str, object]:
+    """The row of a per-step accounting case: no runs, no sampled bound; ``epsilon_exact``
+    the learner's accountant on the largest step its code took; ``step_ok`` (not a CSV
+    column: the note says it) whether every step is within its calibrated budget."""
+    acc = case.exact()
+    row = {
+        "learner": case.learner, "variant": case.variant, "epsilon_claimed": case.epsilon, "delta_claimed": case.delta,
+        "neighbours": case.neighbours, "epsilon_lower_bound": math.nan, "epsilon_exact": acc.total, "tightness": math.nan,
+        "verdict": "", "audit": case.kind, "method": ACCOUNTANT, "runs": 0, "confidence": confidence,
+        "instance": case.instance, "note": "; ".join(part for part in (acc.describe(), case.note) if part), "step_ok": acc.step_ok,
+    }
+    return row
+
+
+def accounting_fails(row: dict) -> bool:
+    """A per-step accounting row fails: the composed total above the claim, or a step over
+    its calibrated budget."""
+    return exact_exceeds(row) or not row.get("step_ok", True)
 
 
 def run_case(case: AuditCase, *, runs: int, confidence: float = 0.95, seed: int = 0) -> dict[str, object]:
     """Audit one case with ``runs`` runs per side; a row with :data:`AUDIT_COLUMNS`."""
     from dpbench.seeding import make_rng
 
+    if case.method == ACCOUNTANT:
+        return run_accounting_case(case, confidence=confidence)
     runs = min(runs, case.runs_cap) if case.runs_cap else runs
     key = {"learner": case.learner, "variant": case.variant, "epsilon": case.epsilon, "delta": case.delta}
     if case.component:  # a component and an end-to-end case of one learner draw from different streams
@@ -394,6 +433,8 @@ def audit_kind(case: AuditCase) -> str:
     learner, an extra row) or ``mechanism`` (a mechanism audited on its own)."""
     from dpbench import registry
 
+    if case.kind:
+        return case.kind
     if case.component:
         return "component"
     return "end_to_end" if registry.is_learner(case.learner) else "mechanism"
@@ -447,6 +488,10 @@ def judge(rows: list[dict]) -> list[dict]:
     which is computed from the audit's own parameters and so cannot judge the sampled code)."""
     correct = [r for r in rows if r["variant"] == "correct"]
     broken = [r for r in rows if r["variant"] != "correct"]
+    if rows and all(r["method"] == ACCOUNTANT for r in rows):  # a per-step accounting check: no sampling
+        verdict = VIOLATION if any(accounting_fails(r) for r in correct) else (
+            PASS if broken and all(accounting_fails(r) for r in broken) else NO_POWER)
+        return [{**r, "verdict": verdict} for r in rows]
     if any(refuted(r) for r in correct) or any(bound_exceeds_exact(r) for r in rows):
         verdict = VIOLATION
     elif not broken or not all(caught_by_sampling(r) for r in broken):
@@ -468,6 +513,8 @@ def no_power_reason(rows: list[dict]) -> str:
     broken = [r for r in rows if r["variant"] != "correct"]
     if not broken:
         return "no broken copy to show the audit can fail"
+    if all(r["method"] == ACCOUNTANT for r in rows):
+        return "" if all(accounting_fails(r) for r in broken) else "a broken copy passes the per-step accounting check"
     weak = [r for r in broken if not caught_by_sampling(r)]
     if not weak:
         return ""
@@ -521,7 +568,9 @@ def cli_audit(learner: str, *, epsilon: float | None, delta: float | None, runs:
     status = 0
     for row in rows:
         by = "bound" if caught_by_sampling(row) else "exact"
-        if row["variant"] == "correct":
+        if row["method"] == ACCOUNTANT:
+            shown = "per-step check FAILS" if accounting_fails(row) else "per-step check ok"
+        elif row["variant"] == "correct":
             shown = f"REFUTED by {by}" if refuted(row) else "ok"
         else:
             shown = "CAUGHT by bound" if caught_by_sampling(row) else ("exact only (no sampled power)" if exact_exceeds(row) else "missed")

@@ -51,7 +51,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpbench.audit import AuditCase, AuditResult
+from dpbench.audit import AuditCase, AuditResult, accounting_case
 from dpbench.audits import SMALL_PURE_EPSILON, VECTORISED, register_audit
 from dpbench.learners.base import REPLACE_ONE
 from dpbench.learners.laws import recording_laws
@@ -128,6 +128,26 @@ def hedge_exact(learner, delta: float) -> float:
     rounds' laws its own code recorded on each side (:func:`recorded_laws`)."""
     d, d_prime = swap_pair()
     return product_law_epsilon(recorded_laws(learner, d), recorded_laws(learner, d_prime), delta)
+
+
+def hedge_steps(learner, delta: float):
+    """Per-step accounting of a Hedge learner (:mod:`dpbench.step_accounting`): the largest
+    log-ratio range of the round laws its kernel recorded on the two sides of
+    :func:`swap_pair` (2η on every round after the first: the cumulative losses differ by
+    (−1, +1)), composed over the T rounds by the learner's own accountant
+    (``compose_rounds``), against the calibrated 2η."""
+    from dpbench.step_accounting import account, largest_step
+
+    d, d_prime = swap_pair()
+    step = largest_step(recorded_laws(learner, d), recorded_laws(learner, d_prime))
+    compose = type(learner).compose_rounds
+    return account(step, 2 * learner.eta(T_AUDIT, 2), T_AUDIT, lambda e: compose(e, T_AUDIT, delta),
+                   f"2*eta per Hedge round; accountant {compose.__name__}")
+
+
+#: why the swap pair is near the worst case of the Hedge learners' proofs (their rows' note)
+HEDGE_PAIR_NOTE = ("pair: the worst case of the per-round analysis (every round after the first sees cumulative losses moved by "
+                   "(-1,+1), the largest a replaced loss vector in [0,1]^2 can move them, so each round's loss is the full 2*eta)")
 
 
 def smallest_broken_factor(exact_at: Callable[[float], float], claim: float, what: str,
@@ -278,6 +298,13 @@ def hedge_cases(name: str, learner) -> list[AuditCase]:
 
     cases = []
     for variant, copy in ((CORRECT, learner), (BROKEN, with_eta_factor(learner, factor))):
+        cases.append(accounting_case(
+            name, variant, g.epsilon, g.delta, REPLACE_ONE,
+            f"k=2, T={T_AUDIT} swap pair (round-1 losses (0,1) vs (1,0), then zeros); per round: the log-ratio range of the "
+            f"laws the kernel recorded on D and D' (its inverse-CDF tables and uniforms' range)"
+            + (f"; eta x{factor:g}" if variant == BROKEN else ""),
+            check=lambda copy=copy: hedge_steps(copy, g.delta),
+            note=HEDGE_PAIR_NOTE if variant == CORRECT else f"broken: eta x{factor:g}"))
         cases.append(AuditCase(
             name, variant, g.epsilon, g.delta, REPLACE_ONE,
             f"end to end: k=2, T={T_AUDIT}, round-1 losses (0,1) vs (1,0), then zeros; statistic: plays of expert 0; "
