@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from dpbench.audit import AuditCase
+from dpbench.audit import AuditCase, accounting_case
 from dpbench.audits import per_run, register_audit
 from dpbench.learners.base import REPLACE_ONE
 from dpbench.learners.laws import recording_laws
@@ -194,7 +194,7 @@ PAIR_SLACK = ("'analysis loose' below is this pair's slack, not shown to be the 
               "factor for an example that stays uncovered over many rounds, which this pair does not exercise")
 
 
-def _privdl_cases(name: str, learner, lam_of, epsilon: float, delta: float) -> list[AuditCase]:
+def _privdl_cases(name: str, learner, lam_of, compose, epsilon: float, delta: float) -> list[AuditCase]:
     """End to end through ``fit``: statistic the first rule's bit. The exact ε(δ) of the
     output is that of round 1's law as the learner's own code drew it (:func:`recorded_round`);
     the broken copy's λ error is the smallest power of two whose exact ε clears the claim
@@ -223,6 +223,13 @@ def _privdl_cases(name: str, learner, lam_of, epsilon: float, delta: float) -> l
 
     cases = []
     for variant, copy in ((CORRECT, learner), (BROKEN, with_lam_factor(factor))):
+        cases.append(accounting_case(
+            name, variant, g.epsilon, g.delta, REPLACE_ONE,
+            "D={((1,1),1)} vs D'={((1,1),0)}, monotone 2-term features, d=2; per selection: the log-ratio range of the "
+            "logits the exponential mechanism recorded on D and D'" + (f"; lambda x{factor:g}" if variant == BROKEN else ""),
+            check=lambda copy=copy: privdl_steps(copy, lam_of, compose),
+            note="" if variant == CORRECT else f"broken: lambda x{factor:g}"))
+
         def sample(side: int, runs: int, rng: np.random.Generator, copy=copy) -> np.ndarray:
             return np.array([int(copy.fit(pair[side], rng=rng).bits[0]) for _ in range(runs)])
 
@@ -236,6 +243,23 @@ def _privdl_cases(name: str, learner, lam_of, epsilon: float, delta: float) -> l
     return cases
 
 
+def privdl_steps(learner, lam_of, compose):
+    """Per-step accounting of a covering learner (:mod:`dpbench.step_accounting`): the
+    log-ratio range of the selection law its exponential mechanism recorded on the two sides
+    of :func:`privdl_pair` (2λ: the flipped label moves q(f, 1) and q(f, 0) by ∓1 for every
+    f), fed to the learner's own accountant ``privacy_of`` — ``privdl``: the set-cover total
+    at rate step/2 ([BF26, Lemma A.1] with group privacy for replace-one); ``privdl_composition``:
+    composition of |F| rounds of ε₀ = step ([DRV10]) — against the calibrated 2λ.
+    ``compose(learner, |F|) -> (step ↦ total ε, description)``."""
+    from dpbench.learners.privdl import feature_class
+    from dpbench.step_accounting import account, largest_step
+
+    step = largest_step(*(recorded_round(learner, sample) for sample in privdl_pair()))
+    size = feature_class(privdl_pair()[0]).size
+    total, what = compose(learner, size)
+    return account(step, 2 * lam_of(learner), size, total, what)
+
+
 #: ``dpbench audit`` runs per side of the privdl learners (one ``fit`` on the pair ≈ 0.1 ms: :data:`PRIVDL_SECONDS`)
 PRIVDL_RUNS = 2000
 #: seconds of one ``fit`` on the pair, per learner (measured 2026-11-26: 5.7 s / 9 s of
@@ -247,7 +271,10 @@ PRIVDL_SECONDS = {"privdl": 7e-5, "privdl_composition": 1.1e-4}
 def privdl_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
     from dpbench.learners.privdl import PrivDL
 
-    return _privdl_cases("privdl", PrivDL(epsilon=epsilon, delta=delta), lambda lr: lr.lam(), epsilon, delta)
+    def compose(learner, size: int):
+        return (lambda e: learner.privacy_of(e / 2)[0]), "2*lambda per selection; accountant: the set-cover analysis (privacy_of)"
+
+    return _privdl_cases("privdl", PrivDL(epsilon=epsilon, delta=delta), lambda lr: lr.lam(), compose, epsilon, delta)
 
 
 @register_audit("privdl_composition", runs=PRIVDL_RUNS, cost=lambda n: 4 * PRIVDL_SECONDS["privdl_composition"] * n)
@@ -256,4 +283,9 @@ def privdl_composition_cases(*, epsilon: float, delta: float) -> list[AuditCase]
     from dpbench.learners.privdl_composition import PrivDLComposition
 
     size = feature_class(privdl_pair()[0]).size
-    return _privdl_cases("privdl_composition", PrivDLComposition(epsilon=epsilon, delta=delta), lambda lr: lr.lam(size), epsilon, delta)
+    def compose(learner, size: int):
+        return ((lambda e: learner.privacy_of(e, size)[0]),
+                f"eps0 = 2*lambda per round; accountant: composition of |F| = {size} rounds (privacy_of)")
+
+    return _privdl_cases("privdl_composition", PrivDLComposition(epsilon=epsilon, delta=delta), lambda lr: lr.lam(size), compose,
+                         epsilon, delta)

@@ -48,6 +48,16 @@ from dpbench.registry import register_learner
 from dpbench.validation import check_delta, check_epsilon
 
 
+def composed_rounds(eps0: float, rounds: int, delta: float) -> tuple[float, float]:
+    """(ε, δ) of ``rounds`` adaptive ε₀-DP rounds: the better of basic composition and, for
+    δ > 0, advanced composition at δ ([DRV10, Thm III.3])."""
+    by_basic = basic([eps0] * rounds)
+    if delta == 0:
+        return by_basic
+    by_advanced = advanced(eps0, rounds, delta)
+    return by_basic if by_basic[0] <= by_advanced[0] else by_advanced
+
+
 def composition_calibration(epsilon: float, delta: float, rounds: int) -> tuple[float, float, float]:
     """``(ε₀, ε_total, δ_total)`` for ``rounds`` ε₀-DP rounds: the composed total is recomputed
     (the better of basic and advanced composition) and checked to be ≤ ``(ε, δ)``."""
@@ -59,8 +69,7 @@ def composition_calibration(epsilon: float, delta: float, rounds: int) -> tuple[
         total = basic([eps0] * rounds)
     else:
         eps0 = advanced_per_step(epsilon, rounds, delta)
-        by_basic, by_advanced = basic([eps0] * rounds), advanced(eps0, rounds, delta)
-        total = by_basic if by_basic[0] <= by_advanced[0] else by_advanced
+        total = composed_rounds(eps0, rounds, delta)
     if not (total[0] <= epsilon * (1 + 1e-9) and total[1] <= delta * (1 + 1e-12)):
         raise AssertionError(f"composition calibration exceeds the target: {total} > ({epsilon}, {delta})")
     return eps0, total[0], total[1]
@@ -92,6 +101,11 @@ class PrivDLComposition(CoverLearner):
         # The calibration holds for every |F| (ε₀ is chosen per sample to meet the target).
         return Guarantee(epsilon=self.epsilon, delta=self.delta, neighbours=REPLACE_ONE)
 
+
+    def privacy_of(self, eps0: float, n_features: int) -> tuple[float, float]:
+        """The learner's accountant: total (ε, δ) of the |F| = ``n_features`` rounds at a
+        per-round loss ``eps0`` (:func:`composed_rounds`; the audit's per-step accounting check)."""
+        return composed_rounds(eps0, n_features, self.delta)
 
     def lam(self, n_features: int) -> float:
         """``λ = ε₀/2`` for a feature class of size ``n_features`` (``P ∝ exp(ε₀ q/2)``)."""
