@@ -61,7 +61,7 @@ import math
 import numpy as np
 from scipy import stats
 
-from dpbench.audit import AuditCase
+from dpbench.audit import AuditCase, accounting_case
 from dpbench.audits import SMALL_PURE_EPSILON, VECTORISED, register_audit
 from dpbench.learners.dp_winnow import calibrate
 from dpbench.learners.laws import recording_laws
@@ -356,6 +356,30 @@ def release_exact(learner, pair, delta: float) -> float:
     return release_laws_epsilon(recorded_release_laws(learner, pair[0]), recorded_release_laws(learner, pair[1]), delta)
 
 
+def release_steps(learner, pair, delta: float):
+    """Per-step accounting of a DP-Winnow learner (:mod:`dpbench.step_accounting`): the
+    largest log-ratio range of the release laws its ``_draw_released`` recorded on the two
+    sides of ``pair`` (4η per draw: the shadow weights' log-odds differ by ±2η after the
+    differing update), fed with the (M+1)K draws and the M+1 AboveThreshold instances at the
+    calibrated ε₀ (audited by the component row) to the learner's own accountant
+    (:func:`dpbench.learners.dp_winnow.composed_privacy`), against the calibrated 4η."""
+    from dpbench.learners.dp_winnow import composed_privacy
+    from dpbench.step_accounting import account, largest_step
+
+    p = learner.calibrate(pair[0])
+    step = largest_step(recorded_release_laws(learner, pair[0]), recorded_release_laws(learner, pair[1]))
+    total = lambda e: composed_privacy(epsilon0=p.epsilon0, eta=e / 4, K=p.K, M=p.M, delta=delta, accountant=p.accountant)[0]  # noqa: E731
+    return account(step, 4 * p.eta, (p.M + 1) * p.K, total,
+                   f"4*eta per released draw, M+1 = {p.M + 1} AboveThreshold instances at the calibrated eps0 = {p.epsilon0:.4g}; "
+                   f"accountant: composed_privacy ({p.accountant})")
+
+
+#: why the release pair is near the worst case of DP-Winnow's proof (its rows' note)
+RELEASE_PAIR_NOTE = ("pair: the worst case of the EM layer's per-draw analysis (the differing update moves the two shadow weights' "
+                     "log-odds by 2*eta in opposite directions, the most one example can, so every later draw's loss is the full "
+                     "4*eta); its sparse-vector half is not exercised (both sides cache every round)")
+
+
 def release_cases(learner: str, *, epsilon: float, delta: float) -> list[AuditCase]:
     """``[correct, broken]``: the whole learner (``run``) on :func:`release_pair` at its
     recorded (ε, δ), on a stream long enough to reach its cap; statistic: the released draws
@@ -397,6 +421,13 @@ def release_cases(learner: str, *, epsilon: float, delta: float) -> list[AuditCa
 
         def exact(copy=copy) -> float:
             return release_exact(copy, pair, g.delta)
+
+        cases.append(accounting_case(
+            learner, variant, g.epsilon, g.delta, "replace-one",
+            f"N=2, T={T} release pair; per draw: the log-ratio range of the release laws _draw_released recorded on D and D'"
+            + (f"; eta x{factor:g}" if variant == "broken" else ""),
+            check=lambda copy=copy: release_steps(copy, pair, g.delta),
+            note=RELEASE_PAIR_NOTE if variant == "correct" else f"broken: eta x{factor:g}"))
 
         cases.append(AuditCase(
             learner=learner, variant=variant, epsilon=g.epsilon, delta=g.delta, neighbours="replace-one",
