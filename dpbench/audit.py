@@ -335,10 +335,33 @@ def accounting_case(learner: str, variant: str, epsilon: float, delta: float, ne
                      component="per-step accounting", method=ACCOUNTANT, note=note, kind="accounting")
 
 
+#: ``method`` of an exact-only case: ``exact()`` composes the laws the learner's own code
+#: recorded (no runs: where sampling is unaffordable, e.g. ``dp_winnow`` at ε = 1)
+RECORDED = "recorded_laws"
+#: methods of rows computed, not sampled: judged on their exact values alone
+COMPUTED = (ACCOUNTANT, RECORDED)
+
+
+def recorded_exact_case(learner: str, variant: str, epsilon: float, delta: float, neighbours: str, instance: str,
+                        exact: Callable[[], float], note: str = "") -> AuditCase:
+    """An exact-only row of ``learner`` (``audit`` = ``exact``): ``exact()`` is the ε(δ) of
+    the copy's output law composed from the laws its own code recorded; no sampled bound."""
+    return AuditCase(learner, variant, epsilon, delta, neighbours, instance, sample=None, exact=exact,
+                     component="exact from recorded laws", method=RECORDED, note=note, kind="exact")
+
+
 def run_accounting_case(case: AuditCase, *, confidence: float) -> dict[str, object]:
-    """The row of a per-step accounting case: no runs, no sampled bound; ``epsilon_exact``
-    the learner's accountant on the largest step its code took; ``step_ok`` (not a CSV
-    column: the note says it) whether every step is within its calibrated budget."""
+    """The row of a computed case (:data:`COMPUTED`): no runs, no sampled bound. Per-step
+    accounting: ``epsilon_exact`` the learner's accountant on the largest step its code took,
+    ``step_ok`` (not a CSV column: the note says it) whether every step is within its
+    calibrated budget; exact-only: ``epsilon_exact`` from the recorded laws."""
+    if case.method == RECORDED:
+        return {
+            "learner": case.learner, "variant": case.variant, "epsilon_claimed": case.epsilon, "delta_claimed": case.delta,
+            "neighbours": case.neighbours, "epsilon_lower_bound": math.nan, "epsilon_exact": float(case.exact()),
+            "tightness": math.nan, "verdict": "", "audit": case.kind, "method": RECORDED, "runs": 0, "confidence": confidence,
+            "instance": case.instance, "note": case.note,
+        }
     acc = case.exact()
     row = {
         "learner": case.learner, "variant": case.variant, "epsilon_claimed": case.epsilon, "delta_claimed": case.delta,
@@ -359,7 +382,7 @@ def run_case(case: AuditCase, *, runs: int, confidence: float = 0.95, seed: int 
     """Audit one case with ``runs`` runs per side; a row with :data:`AUDIT_COLUMNS`."""
     from dpbench.seeding import make_rng
 
-    if case.method == ACCOUNTANT:
+    if case.method in COMPUTED:
         return run_accounting_case(case, confidence=confidence)
     runs = min(runs, case.runs_cap) if case.runs_cap else runs
     key = {"learner": case.learner, "variant": case.variant, "epsilon": case.epsilon, "delta": case.delta}
@@ -488,7 +511,7 @@ def judge(rows: list[dict]) -> list[dict]:
     which is computed from the audit's own parameters and so cannot judge the sampled code)."""
     correct = [r for r in rows if r["variant"] == "correct"]
     broken = [r for r in rows if r["variant"] != "correct"]
-    if rows and all(r["method"] == ACCOUNTANT for r in rows):  # a per-step accounting check: no sampling
+    if rows and all(r["method"] in COMPUTED for r in rows):  # computed rows (per-step accounting, exact only): no sampling
         verdict = VIOLATION if any(accounting_fails(r) for r in correct) else (
             PASS if broken and all(accounting_fails(r) for r in broken) else NO_POWER)
         return [{**r, "verdict": verdict} for r in rows]
@@ -513,8 +536,8 @@ def no_power_reason(rows: list[dict]) -> str:
     broken = [r for r in rows if r["variant"] != "correct"]
     if not broken:
         return "no broken copy to show the audit can fail"
-    if all(r["method"] == ACCOUNTANT for r in rows):
-        return "" if all(accounting_fails(r) for r in broken) else "a broken copy passes the per-step accounting check"
+    if all(r["method"] in COMPUTED for r in rows):
+        return "" if all(accounting_fails(r) for r in broken) else "a broken copy's computed eps stays within the claim"
     weak = [r for r in broken if not caught_by_sampling(r)]
     if not weak:
         return ""
@@ -568,8 +591,8 @@ def cli_audit(learner: str, *, epsilon: float | None, delta: float | None, runs:
     status = 0
     for row in rows:
         by = "bound" if caught_by_sampling(row) else "exact"
-        if row["method"] == ACCOUNTANT:
-            shown = "per-step check FAILS" if accounting_fails(row) else "per-step check ok"
+        if row["method"] in COMPUTED:
+            shown = "computed: FAILS" if accounting_fails(row) else "computed: ok"
         elif row["variant"] == "correct":
             shown = f"REFUTED by {by}" if refuted(row) else "ok"
         else:

@@ -151,21 +151,22 @@ HEDGE_PAIR_NOTE = ("pair: the worst case of the per-round analysis (every round 
 
 
 def smallest_broken_factor(exact_at: Callable[[float], float], claim: float, what: str,
-                           slack_of: str = "the analysis's") -> tuple[float, str]:
+                           slack_of: str = "the analysis's", resolvable: float = RESOLVABLE) -> tuple[float, str]:
     """The smallest power-of-two error ``f`` (2, 4, 8, …) of a calibration parameter whose
-    exact ε(δ) ``exact_at(f)`` is at least :data:`RESOLVABLE` × ``claim``, and the note that
+    exact ε(δ) ``exact_at(f)`` is at least ``resolvable`` (:data:`RESOLVABLE`; 1 for rows
+    judged on their exact values alone) × ``claim``, and the note that
     says which and why (``exact_at(1)``: the correct copy's; ``what``: the parameter;
     ``slack_of``: whose slack claim/exact is — "this pair's" where the pair is not shown to
     be the analysis's worst case)."""
     correct = exact_at(1.0)
     factor, tried = 1.0, []
-    while not tried or tried[-1][1] < RESOLVABLE * claim:
+    while not tried or tried[-1][1] < resolvable * claim or (resolvable == 1 and tried[-1][1] <= claim):
         factor *= 2
         if factor > 2**20:
             raise ValueError(f"no {what} error up to x{factor / 2:g} exceeds the claim {claim:g}")
         tried.append((factor, exact_at(factor)))
-    why = (f"broken: {what} x{factor:g}, the smallest power-of-2 error whose exact eps ({tried[-1][1]:.3g}) is >= "
-           f"{RESOLVABLE:g} x the claim {claim:g}")
+    why = (f"broken: {what} x{factor:g}, the smallest power-of-2 error whose exact eps ({tried[-1][1]:.3g}) is "
+           + (f">= {resolvable:g} x the claim {claim:g}" if resolvable != 1 else f"above the claim {claim:g}"))
     slack = f"{slack_of} slack claim/exact = {claim / correct:.3g}" if correct > 0 else "the correct copy's exact eps is 0"
     if len(tried) > 1:
         f, e = tried[-2]

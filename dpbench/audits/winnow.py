@@ -294,6 +294,10 @@ def release_pair(T: int):
     return stream((1.0, -1.0)), stream((-1.0, 1.0))
 
 
+#: the longest release pair an end-to-end row runs (rounds; the audited claims need ≤ 3·10⁴)
+MAX_RELEASE_HORIZON = 10**6
+
+
 def release_horizon(learner) -> int:
     """The shortest stream (rounds) on which ``learner``'s calibration reaches its firing cap
     with margin: ``T ≥ 1.3 M L`` at the calibration of that T (K, L grow like ln T)."""
@@ -303,6 +307,8 @@ def release_horizon(learner) -> int:
         need = int(math.ceil(1.3 * p.M * p.threshold)) + 100
         if need <= T:
             return T
+        if need > MAX_RELEASE_HORIZON:
+            break
         T = need
     raise ValueError(f"{learner.name}: its firing cap is out of an end-to-end run's reach (M = {p.M}, L = {p.threshold:.3g})")
 
@@ -356,6 +362,81 @@ def release_exact(learner, pair, delta: float) -> float:
     return release_laws_epsilon(recorded_release_laws(learner, pair[0]), recorded_release_laws(learner, pair[1]), delta)
 
 
+def with_eta_factor(cls, factor: float, *, epsilon: float, delta: float):
+    """The learner ``cls`` at (ε, δ) with the η of its calibration multiplied by ``factor``
+    (a rate error of the EM layer; the broken copies), claiming the same (ε, δ)."""
+
+    def broken_calibrate(self, stream):
+        return dataclasses.replace(cls.calibrate(self, stream), eta=factor * cls.calibrate(self, stream).eta)
+
+    return dataclasses.make_dataclass(f"Broken{cls.__name__}", [], bases=(cls,), frozen=True,
+                                      namespace={"calibrate": broken_calibrate})(epsilon=epsilon, delta=delta)
+
+
+#: rounds of the release pair of the exact-only rows (a claim whose firing cap no run reaches,
+#: ``dp_winnow`` at ε = 1): enough for the first firings, whose releases record the law every
+#: later release draws from (2 firings at ε = 1, ~0.2 s a run)
+EXACT_HORIZON = 10**7
+
+
+def capped_release_epsilon(learner, pair, delta: float) -> tuple[float, str]:
+    """Exact ε(δ) of all the releases ``learner`` makes up to its firing cap on ``pair``,
+    from the laws its own ``_draw_released`` recorded in a run that reaches only the first
+    firings: on :func:`release_pair` every release after the differing update draws its K
+    draws from one law pair (checked: exactly one distinct pair of differing laws recorded,
+    and two seeds record the same laws), so the M releases' MK draws are ``Bin(MK, p)`` vs
+    ``Bin(MK, q)``, composed exactly (:func:`~dpbench.mechanisms.exact.binomial_pair_epsilon`).
+    ``(ε, description)``."""
+    from dpbench.mechanisms.exact import binomial_pair_epsilon
+
+    p = learner.calibrate(pair[0])
+    logp, logq = recorded_release_laws(learner, pair[0]), recorded_release_laws(learner, pair[1])
+    differ = np.any(logp != logq, axis=1)
+    laws = np.unique(np.c_[logp[differ], logq[differ]], axis=0)
+    if len(laws) != 1:
+        raise ValueError(f"{type(learner).__name__}: {len(laws)} distinct differing release laws recorded on the pair, expected 1")
+    n = p.M * p.K
+    how = (f"{int(differ.sum())} differing draws recorded in {pair[0].T} rounds, law ({math.exp(laws[0][0]):.9f}, "
+           f"{math.exp(laws[0][1]):.9f}) vs ({math.exp(laws[0][2]):.9f}, {math.exp(laws[0][3]):.9f}); composed over MK = {n} draws")
+    return binomial_pair_epsilon(laws[0][:2], laws[0][2:], n, delta), how
+
+
+def exact_only_cases(learner: str, *, epsilon: float, delta: float) -> list[AuditCase]:
+    """Where no run reaches the firing cap (``dp_winnow`` at ε = 1): ``[correct, broken]``
+    exact rows from the laws the learner's own ``run`` records on :func:`release_pair` of
+    :data:`EXACT_HORIZON` rounds (:func:`capped_release_epsilon`) and the per-step accounting
+    rows from the same laws; no sampled bound (its verdict rests on the computed values)."""
+    from dpbench import registry
+    from dpbench.audit import recorded_exact_case
+
+    from dpbench.audits.experts import smallest_broken_factor
+
+    cls = registry.learner(learner)
+    pair = release_pair(EXACT_HORIZON)
+    g = cls(epsilon=epsilon, delta=delta).guarantee()
+    exact_at = lambda f: capped_release_epsilon(with_eta_factor(cls, f, epsilon=epsilon, delta=delta), pair, g.delta)[0]  # noqa: E731
+    factor, why = smallest_broken_factor(exact_at, g.epsilon, "eta", resolvable=1.0)
+    cases = []
+    for variant, copy in (("correct", cls(epsilon=epsilon, delta=delta)),
+                          ("broken", with_eta_factor(cls, factor, epsilon=epsilon, delta=delta))):
+        p = copy.calibrate(pair[0])
+        broken = f"; eta x{factor:g}" if variant == "broken" else ""
+        cases.append(recorded_exact_case(
+            learner, variant, g.epsilon, g.delta, "replace-one",
+            f"N=2, T={EXACT_HORIZON} release pair (its first firings; cap M={p.M}, K={p.K} at this T's calibration); "
+            f"exact: the M releases' MK draws from the law the learner's _draw_released recorded" + broken,
+            exact=lambda copy=copy: capped_release_epsilon(copy, pair, g.delta)[0],
+            note=(RELEASE_PAIR_NOTE + "; no sampled row at this claim: its cap is out of a run's reach" if variant == "correct"
+                  else why)))
+        cases.append(accounting_case(
+            learner, variant, g.epsilon, g.delta, "replace-one",
+            f"N=2, T={EXACT_HORIZON} release pair; per draw: the log-ratio range of the release laws _draw_released recorded on "
+            "D and D'" + broken,
+            check=lambda copy=copy: release_steps(copy, pair, g.delta),
+            note="" if variant == "correct" else f"broken: eta x{factor:g}"))
+    return cases
+
+
 def release_steps(learner, pair, delta: float):
     """Per-step accounting of a DP-Winnow learner (:mod:`dpbench.step_accounting`): the
     largest log-ratio range of the release laws its ``_draw_released`` recorded on the two
@@ -393,12 +474,7 @@ def release_cases(learner: str, *, epsilon: float, delta: float) -> list[AuditCa
     cls = registry.learner(learner)
     correct = cls(epsilon=epsilon, delta=delta)
     factor = RELEASE_BROKEN_ETA[learner]
-
-    def broken_calibrate(self, stream):
-        return dataclasses.replace(cls.calibrate(self, stream), eta=factor * cls.calibrate(self, stream).eta)
-
-    broken = dataclasses.make_dataclass(f"Broken{cls.__name__}", [], bases=(cls,), frozen=True,
-                                        namespace={"calibrate": broken_calibrate})(epsilon=epsilon, delta=delta)
+    broken = with_eta_factor(cls, factor, epsilon=epsilon, delta=delta)
     T = release_horizon(correct)
     pair = release_pair(T)
     g = correct.guarantee()
@@ -451,6 +527,12 @@ def release_cases(learner: str, *, epsilon: float, delta: float) -> list[AuditCa
 WORKFLOW_CLAIM = 1.0
 
 
+def registry_learner(name: str):
+    from dpbench import registry
+
+    return registry.learner(name)
+
+
 def audit_only_note(epsilon: float, delta: float) -> str:
     """Why the source rule's rows are at an audit-only claim (generated from its calibration):
     at :data:`WORKFLOW_CLAIM` on the default grid's stream its cap M and threshold L make a
@@ -466,6 +548,14 @@ def audit_only_note(epsilon: float, delta: float) -> str:
 
 @register_audit("dp_winnow", epsilon=SOURCE_CLAIM, runs=200_000, cost=_cost("dp_winnow"))
 def dp_winnow_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
+    """At :data:`SOURCE_CLAIM`: end to end, its per-step accounting and its AboveThreshold
+    component; at a claim whose cap no run reaches (the workflow's ε = 1): the exact-only and
+    per-step accounting rows from the laws recorded in its first firings
+    (:func:`exact_only_cases`)."""
+    try:
+        release_horizon(registry_learner("dp_winnow")(epsilon=epsilon, delta=delta))
+    except ValueError:
+        return exact_only_cases("dp_winnow", epsilon=epsilon, delta=delta)
     cases = release_cases("dp_winnow", epsilon=epsilon, delta=delta) + sparse_vector_cases("dp_winnow", epsilon=epsilon, delta=delta)
     if epsilon != SOURCE_CLAIM:
         return cases
