@@ -58,7 +58,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import brentq
 
-from dpbench.audit import AuditCase, MixtureFamily
+from dpbench.audit import AuditCase, MixtureFamily, accounting_case
 from dpbench.audits import VECTORISED, per_run, register_audit
 from dpbench.learners.dp_gd import DPGD
 from dpbench.learners.dp_sgd import DPSGD
@@ -384,17 +384,19 @@ def objective_perturbation_cases(*, epsilon: float, delta: float) -> list[AuditC
     return cases
 
 
-def diffprivlib_noise(epsilon: float, n: int, lam: float, d: int, runs: int, rng: np.random.Generator) -> tuple[np.ndarray, float]:
+def diffprivlib_noise(params: dict, n: int, d: int, runs: int, rng: np.random.Generator) -> tuple[np.ndarray, float]:
     """``(b (runs, d), Δ)``: ``runs`` draws of diffprivlib's objective-perturbation noise, by
-    its own ``Vector`` mechanism as ``LogisticRegression`` builds it (``alpha = 1/C = nλ``,
-    function sensitivity ¼, data norm 1), read back from the perturbed function it returns:
-    its gradient at 0 is ``b/n`` and at e₁ is ``b/n + Δe₁``."""
+    its own ``Vector`` mechanism as ``LogisticRegression`` builds it from the parameters the
+    learner hands it (``params``: :meth:`DiffprivlibLogReg.peer_parameters` — its ε, data norm
+    and ``alpha = 1/C``; function sensitivity ¼), read back from the perturbed function it
+    returns: its gradient at 0 is ``b/n`` and at e₁ is ``b/n + Δe₁``."""
     from dpbench.peers import diffprivlib
 
     diffprivlib()  # importable on the installed scikit-learn (dpbench.peers)
     from diffprivlib.mechanisms import Vector
 
-    mech = Vector(epsilon=epsilon, dimension=d, alpha=n * lam, function_sensitivity=0.25, data_sensitivity=1.0, n=n,
+    mech = Vector(epsilon=params["epsilon"], dimension=d, alpha=1.0 / params["C"], function_sensitivity=0.25,
+                  data_sensitivity=params["data_norm"], n=n,
                   random_state=int(rng.integers(2**31 - 1)))  # one seeded mechanism, advanced by each randomise()
     zero = lambda w: (0.0, np.zeros(d))  # noqa: E731
     b = np.empty((runs, d))
@@ -466,22 +468,59 @@ def diffprivlib_end_to_end_cases(epsilon: float) -> list[AuditCase]:
     return cases
 
 
+def diffprivlib_steps(learner, n: int):
+    """Per-step accounting of the peer (:mod:`dpbench.step_accounting`): one release, pure
+    DP at the ε the learner passes diffprivlib (:meth:`~DiffprivlibLogReg.peer_parameters`),
+    valid only if the data norm it passes bounds the rows it fits (they are projected onto
+    the unit ball: a smaller ``data_norm`` voids the peer's guarantee: ∞); budget: its claim."""
+    from dpbench.step_accounting import account
+
+    params = learner.peer_parameters(n)
+    step = params["epsilon"] if params["data_norm"] >= 1.0 else math.inf
+    return account(step, learner.guarantee().epsilon, 1, lambda e: e,
+                   f"the epsilon passed to diffprivlib (data_norm={params['data_norm']:g}, C={params['C']:.4g}); one release")
+
+
 @register_audit("diffprivlib_logreg", cost=lambda n: 4 * DPL_FIT_SECONDS * min(n, DPL_E2E_RUNS) + DPL_RUN_SECONDS * n)
 def diffprivlib_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
-    cases = diffprivlib_end_to_end_cases(epsilon)
-    for variant, eps_noise in zip(VARIANTS, (epsilon, 2 * epsilon)):
+    """End to end (:func:`diffprivlib_end_to_end_cases`), the component at the parameters the
+    learner actually hands diffprivlib (its ``peer_parameters``: a wrapper passing the peer
+    another ε or data norm is audited at what it passes; broken copy: the wrapper handing
+    it 2ε), and the per-step accounting rows (:func:`diffprivlib_steps`)."""
+    from dpbench.learners.diffprivlib_logreg import DiffprivlibLogReg
 
-        def sample(side, runs, rng, eps_noise=eps_noise):
+    cases = diffprivlib_end_to_end_cases(epsilon)
+    correct = DiffprivlibLogReg(epsilon=epsilon, lam=PERT_LAM)
+
+    @dataclass(frozen=True, kw_only=True)
+    class DoubleEpsilonWrapper(DiffprivlibLogReg):
+        """A wrapper handing diffprivlib 2ε while claiming ε (the broken copy)."""
+
+        def peer_parameters(self, n: int) -> dict:
+            params = super().peer_parameters(n)
+            return {**params, "epsilon": 2 * params["epsilon"]}
+
+    claim = correct.guarantee()
+    for variant, learner in zip(VARIANTS, (correct, DoubleEpsilonWrapper(epsilon=epsilon, lam=PERT_LAM))):
+        params = learner.peer_parameters(PERT_N)
+
+        def sample(side, runs, rng, params=params):
             def draw(k, g):
-                b, extra = diffprivlib_noise(eps_noise, PERT_N, PERT_LAM, 2, k, g)
+                b, extra = diffprivlib_noise(params, PERT_N, 2, k, g)
                 return minimise(PERT_X[side], PERT_S, PERT_LAM + extra, linear=b / PERT_N, weights=PERT_W)[:, 0]
 
             return in_chunks(draw, runs, rng)
 
-        cases.append(_case("diffprivlib_logreg", variant, epsilon, 0.0, PERT_INSTANCE, sample,
-                           component="diffprivlib's Vector mechanism (its objective-perturbation noise, drawn through its API) "
+        broken = "" if variant == VARIANTS[0] else "; broken: the wrapper hands diffprivlib 2*eps"
+        cases.append(_case("diffprivlib_logreg", variant, claim.epsilon, 0.0, PERT_INSTANCE + f"; diffprivlib given eps={params['epsilon']:g}",
+                           sample,
+                           component="diffprivlib's Vector mechanism at the parameters the learner passes it (peer_parameters: "
+                                     "its eps, data norm and C; the objective-perturbation noise drawn through diffprivlib's API) "
                                      "+ the objective it perturbs, minimised exactly in batch: 1e5 L-BFGS fits through "
-                                     "LogisticRegression would take ~10 min"))
+                                     "LogisticRegression would take ~10 min", note=broken.lstrip("; ")))
+        cases.append(accounting_case("diffprivlib_logreg", variant, claim.epsilon, 0.0, REPLACE_ONE,
+                                     f"the parameters fit hands diffprivlib for n={PERT_N}" + broken,
+                                     check=lambda learner=learner: diffprivlib_steps(learner, PERT_N), note=broken.lstrip("; ")))
     return cases
 
 
