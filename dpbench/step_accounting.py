@@ -91,3 +91,36 @@ def account(step: float, budget: float, steps: int, accountant: Callable[[float]
     (the learner's own: per-step loss → total ε at the learner's δ)."""
     total = math.inf if not math.isfinite(step) else float(accountant(step))
     return StepAccount(step=float(step), budget=float(budget), steps=int(steps), total=total, what=what)
+
+
+def recorded_release(learner, sample) -> dict:
+    """The parameters of the one closed-form release ``learner.release(sample, runs=1)``
+    draws with (:func:`dpbench.learners.laws.recording_releases`); ``ValueError`` unless
+    exactly one release is recorded."""
+    from dpbench.learners.laws import recording_releases
+
+    with recording_releases() as releases:
+        learner.release(sample, rng=np.random.default_rng(0), runs=1)
+    if len(releases) != 1:
+        raise ValueError(f"{type(learner).__name__} recorded {len(releases)} releases in one run, expected 1")
+    return releases[0]
+
+
+def recorded_draw_laws(learner, pair) -> tuple[np.ndarray, np.ndarray]:
+    """The laws of the draws ``learner.release(side, runs=1)`` makes on the two sides of
+    ``pair`` (:func:`dpbench.learners.laws.recording_laws`), stacked per side."""
+    from dpbench.learners.laws import recording_laws
+
+    out = []
+    for sample in pair:
+        with recording_laws() as laws:
+            learner.release(sample, rng=np.random.default_rng(0), runs=1)
+        if not laws:
+            raise ValueError(f"{type(learner).__name__} recorded no law in one release")
+        out.append(np.concatenate(laws))
+    return out[0], out[1]
+
+
+def one_release(step: float, claim: float, what: str) -> StepAccount:
+    """A learner that releases once at per-step loss ``step`` (its total), against its claim."""
+    return account(step, claim, 1, lambda e: e, what)

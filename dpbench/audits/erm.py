@@ -53,6 +53,7 @@ batched. Broken copies: diffprivlib run at 2ε (component) and 8ε (end to end) 
 from __future__ import annotations
 
 import math
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -233,8 +234,44 @@ def _noisy_descent_cases(cls, broken_cls, name, params, *, epsilon, delta):
         full_batch = learner.step_parameters(len(CANARY_X))[0] >= 1
         cases.append(AuditCase(learner=name, variant=variant, epsilon=claim.epsilon, delta=claim.delta, neighbours=claim.neighbours,
                                instance=instance, sample=sample, exact=lambda lr=learner: noisy_descent_exact(lr, delta),
-                               method="gdp" if full_batch else "tradeoff", family=None if full_batch else family))
+                               method="gdp" if full_batch else "tradeoff", family=None if full_batch else family,
+                               note=noisy_descent_note(name, learner, delta) if variant == VARIANTS[0] else "broken: noise multiplier halved"))
+        cases.append(accounting_case(name, variant, claim.epsilon, claim.delta, claim.neighbours,
+                                     f"the noise std and sampling rate the descent drew with on the canary pair; {params}"
+                                     + ("" if variant == VARIANTS[0] else "; noise multiplier halved"),
+                                     check=lambda lr=learner: noisy_descent_steps(lr),
+                                     note="" if variant == VARIANTS[0] else "broken: noise multiplier halved"))
     return cases
+
+
+def noisy_descent_steps(learner):
+    """Per-step accounting of DP-GD / DP-SGD (:mod:`dpbench.step_accounting`): the noise std
+    ς and rate q its descent actually drew with (recorded at release time), as a per-step
+    loss ``Δ/ς`` (Δ = 2C full batch, C subsampled: the inverse noise multiplier) against the
+    calibrated one, and the T steps composed by the learner's own accountant
+    (``epsilon_of_noise``: RDP for DP-GD, PLD for DP-SGD)."""
+    from dpbench.step_accounting import account, recorded_release
+
+    rec = recorded_release(learner, CANARY_SAMPLES[0])
+    sens = 2 * learner.clip if rec["q"] >= 1 else learner.clip
+    q, _, std_calibrated = type(learner).step_parameters(learner, len(CANARY_X))
+    return account(sens / rec["std"], sens / std_calibrated if std_calibrated > 0 else math.inf, rec["steps"],
+                   lambda step: learner.epsilon_of_noise(sens / step, rec["q"]),
+                   f"per step: sensitivity/noise std (the inverse noise multiplier), q={rec['q']:g}; accountant: epsilon_of_noise")
+
+
+def noisy_descent_note(name: str, learner, delta: float) -> str:
+    """What a noisy-descent row's exact value is of: the released statistic θ₁ (the suffix
+    average), not the transcript of the T noisy gradients; for full-batch DP-GD the
+    transcript's exact ε(δ) too — T Gaussian steps of shift Δ/ς compose to one of shift
+    √T·Δ/ς (Dong, Roth & Su, "Gaussian differential privacy", JRSS-B 2022, Cor. 3.3), its ε(δ)
+    the analytic one (Balle & Wang 2018, Thm 8)."""
+    q, _, std = learner.step_parameters(len(CANARY_X))
+    what = f"exact: eps(delta) of the released statistic theta_1 (the suffix average of the iterates), not of the transcript"
+    if q < 1:
+        return what + " of the T noisy gradients (a Poisson mixture; its composition: the per-step accounting row)"
+    transcript = analytic_epsilon(sigma=std / math.sqrt(learner.steps), delta=delta, sensitivity=2 * learner.clip)
+    return what + f"; the transcript of the T noisy gradients has exact eps(delta) {transcript:.4g}"
 
 
 @register_audit("dp_gd", cost=per_run(5.3e-6))  # 5.3 s at 10⁶ runs (measured, see dpbench.audits)
@@ -295,12 +332,44 @@ def loss_statistic(theta: np.ndarray, optima: tuple[np.ndarray, np.ndarray]) -> 
     return np.linalg.norm(theta - optima[1], axis=1) - np.linalg.norm(theta - optima[0], axis=1)
 
 
+def double_rate(cls):
+    """``cls`` drawing its noise as calibrated for 2ε, claiming ε (the per-step accounting
+    rows' broken copy: a doubled per-step rate at the point of calibration)."""
+
+    @dataclass(frozen=True, kw_only=True)
+    class DoubleRate(cls):
+        def noise(self, *args, **kwargs) -> np.ndarray:
+            return cls.noise(dataclasses.replace(self, epsilon=2 * self.epsilon), *args, **kwargs)
+
+    return DoubleRate
+
+
+def perturbation_steps(learner, sample, claim):
+    """Per-step accounting of output / objective perturbation (:mod:`dpbench.step_accounting`):
+    the one release's noise as recorded when it was drawn — ℓ2-Laplace ``ε = Δ/b``; Gaussian
+    the analytic ε(δ) of σ at Δ (Balle & Wang 2018, Thm 8); objective perturbation
+    :func:`~dpbench.learners.objective_perturbation.objective_epsilon` of its ε' = 2/b and total
+    regulariser — against the claim."""
+    from dpbench.learners.objective_perturbation import objective_epsilon
+    from dpbench.step_accounting import one_release, recorded_release
+
+    rec = recorded_release(learner, sample)
+    if rec["mechanism"] == "l2_laplace":
+        return one_release(rec["sensitivity"] / rec["scale"], claim.epsilon, f"l2-Laplace: sensitivity {rec['sensitivity']:.4g} / scale {rec['scale']:.4g}")
+    if rec["mechanism"] == "gaussian":
+        return one_release(analytic_epsilon(sigma=rec["scale"], delta=claim.delta, sensitivity=rec["sensitivity"]), claim.epsilon,
+                           f"Gaussian: sigma {rec['scale']:.4g} at sensitivity {rec['sensitivity']:.4g}, analytic eps(delta)")
+    return one_release(objective_epsilon(2.0 / rec["scale"], rec["n"], rec["lam"]), claim.epsilon,
+                       f"objective perturbation: eps' = 2/scale = {2.0 / rec['scale']:.4g}, regulariser {rec['lam']:.4g}, n = {rec['n']:g}")
+
+
 @register_audit("output_perturbation", cost=per_run(2e-6))  # 2 s at 10⁶
 def output_perturbation_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
     optima = _optima()
     shift = float(np.linalg.norm(optima[0] - optima[1]))
     pair = pert_samples()
     claim = OutputPerturbation(epsilon=epsilon, lam=PERT_LAM).guarantee()
+    DoubleRate = double_rate(OutputPerturbation)
     cases = []
     for variant, klass, noise_factor in zip(VARIANTS, (OutputPerturbation, _HalfNoiseOutputPerturbation), (1.0, 2.0)):
         learner = klass(epsilon=epsilon, lam=PERT_LAM)
@@ -310,6 +379,11 @@ def output_perturbation_cases(*, epsilon: float, delta: float) -> list[AuditCase
 
         exact = noise_factor * epsilon * shift / sensitivity(PERT_N, PERT_LAM)
         instance = PERT_INSTANCE.replace("statistic: theta_1", "statistic: the pair's privacy loss |theta - theta*(D')| - |theta - theta*(D)|")
+        cases.append(accounting_case("output_perturbation", variant, claim.epsilon, claim.delta, REPLACE_ONE,
+                                     "the l2-Laplace scale and sensitivity the release drew with" + ("" if variant == VARIANTS[0] else "; at 2*eps"),
+                                     check=lambda lr=(learner if variant == VARIANTS[0] else DoubleRate(epsilon=epsilon, lam=PERT_LAM)):
+                                     perturbation_steps(lr, pair[0], claim),
+                                     note="" if variant == VARIANTS[0] else "broken: noise calibrated at 2*eps"))
         cases.append(_case("output_perturbation", variant, claim.epsilon, claim.delta, instance + f" (|shift| = {shift / sensitivity(PERT_N, PERT_LAM):.3f} of 2/(n lam))",
                            sample, exact=lambda e=exact: e,
                            note=("pure l2-Laplace in 2-D: its privacy loss reaches eps only on a thin cone behind theta*(D), "
@@ -360,6 +434,11 @@ def output_perturbation_gaussian_cases(*, epsilon: float, delta: float) -> list[
         instance = (PERT_INSTANCE.replace("statistic: theta_1", "statistic: theta projected on theta*(D) - theta*(D')")
                     + f"; mechanism=gaussian, sigma={noise_factor * sigma:.4g} (|shift| = {shift / sensitivity(PERT_N, PERT_LAM):.3f} "
                     "of 2/(n lam))")
+        cases.append(accounting_case("output_perturbation", variant, claim.epsilon, claim.delta, REPLACE_ONE,
+                                     "the Gaussian sigma and sensitivity the release drew with" + ("" if variant == VARIANTS[0] else "; at 2*eps"),
+                                     check=lambda lr=(learner if variant == VARIANTS[0] else double_rate(OutputPerturbation)(**params)):
+                                     perturbation_steps(lr, pair[0], claim),
+                                     note="" if variant == VARIANTS[0] else "broken: noise calibrated at 2*eps"))
         cases.append(_case("output_perturbation", variant, claim.epsilon, claim.delta, instance, sample,
                            exact=lambda s=noise_factor * sigma: analytic_epsilon(sigma=s, delta=delta, sensitivity=shift),
                            note="" if variant == "correct" else "broken: noise halved", method="gdp",
@@ -381,6 +460,11 @@ def objective_perturbation_cases(*, epsilon: float, delta: float) -> list[AuditC
 
         cases.append(_case("objective_perturbation", variant, claim.epsilon, claim.delta, PERT_INSTANCE, sample,
                            note="" if variant == "correct" else "broken: noise vector halved"))
+        cases.append(accounting_case("objective_perturbation", variant, claim.epsilon, claim.delta, REPLACE_ONE,
+                                     "the noise scale and regulariser the release drew with" + ("" if variant == VARIANTS[0] else "; at 2*eps"),
+                                     check=lambda lr=(learner if variant == VARIANTS[0] else double_rate(ObjectivePerturbation)(epsilon=epsilon, lam=PERT_LAM)):
+                                     perturbation_steps(lr, pair[0], claim),
+                                     note="" if variant == VARIANTS[0] else "broken: noise calibrated at 2*eps"))
     return cases
 
 
@@ -566,4 +650,19 @@ def exp_mech_grid_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
                     f"{EM_FILLERS} fillers (x=1, y=0); statistic: grid index (law = the mechanism's softmax)")
         cases.append(_case("exp_mech_grid", variant, claim.epsilon, claim.delta, instance, sample,
                            exact=lambda laws=laws: discrete_epsilon(laws[0], laws[1], 0.0)))
+        cases.append(accounting_case("exp_mech_grid", variant, claim.epsilon, claim.delta, REPLACE_ONE,
+                                     "the law the exponential mechanism drew from on each side (recorded at release)"
+                                     + ("" if variant == VARIANTS[0] else "; score sensitivity halved"),
+                                     check=lambda lr=learner: exp_mech_steps(lr, pair, claim.epsilon),
+                                     note="" if variant == VARIANTS[0] else "broken: score sensitivity halved"))
     return cases
+
+
+def exp_mech_steps(learner, pair, claim: float):
+    """Per-step accounting of a one-draw exponential mechanism (:mod:`dpbench.step_accounting`):
+    the log-ratio range of the laws its release drew from on the two sides (recorded by
+    :class:`~dpbench.mechanisms.exponential.ExponentialMechanism` at the draw), against its
+    claim: one release, so the step is the total."""
+    from dpbench.step_accounting import largest_step, one_release, recorded_draw_laws
+
+    return one_release(largest_step(*recorded_draw_laws(learner, pair)), claim, "log-ratio range of the recorded softmax laws")

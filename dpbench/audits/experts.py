@@ -413,6 +413,28 @@ def per_mechanism_budget(epsilon: float, delta: float, mechanisms: int) -> float
     return max(basic, best.per_step)
 
 
+def sv_steps(learner, swap, T: int, k: int):
+    """Per-step accounting of ``sv_experts`` (:mod:`dpbench.step_accounting`): the log-ratio
+    range of the law its switch (``switch_for``) draws from on the two loss vectors of
+    ``swap`` (ε_s: every cumulative loss moves by 1), recorded at the draw, against the
+    calibrated ε_s, and its 2K mechanisms (K sparse-vector instances, whose noise is not
+    recorded: taken at the same per-step loss, and K switches) composed by the learner's own
+    accountant (``privacy_of``)."""
+    from dpbench.learners.sv_experts import calibrate
+    from dpbench.step_accounting import account, largest_step
+
+    mech = learner.switch_for(T, k)
+    laws = []
+    for scores in swap:
+        with recording_laws() as recorded:
+            mech.select(-scores, rng=np.random.default_rng(0))
+        laws.append(np.concatenate(recorded))
+    cal = calibrate(learner.epsilon, learner.delta, T, k)
+    return account(largest_step(*laws), cal.epsilon_step, 2 * cal.switches, lambda e: learner.privacy_of(e, 2 * cal.switches),
+                   f"eps_s per switch (log-ratio range of its recorded law); {cal.switches} sparse-vector instances and "
+                   f"{cal.switches} switches; accountant: privacy_of")
+
+
 def sv_pair() -> tuple[ExpertsLosses, ExpertsLosses]:
     """Two experts; expert 0 loses every round on both sides, except round 1 on D' where the
     losses are swapped (1 → 0 for expert 0, 0 → 1 for expert 1): its sparse-vector query and
@@ -467,6 +489,12 @@ def sv_experts_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
             return SVExperts.switch_mechanism(self, SV_SWITCH_BROKEN * epsilon_step)
 
     for variant, copy in ((CORRECT, learner), (BROKEN, LooseSwitch(epsilon=epsilon, delta=delta))):
+        cases.append(accounting_case(
+            "sv_experts", variant, g.epsilon, g.delta, REPLACE_ONE,
+            f"the switch's law (SVExperts.switch_for at T={T}, k={k}) recorded at the draw on losses (0,1,...,1) vs (1,0,...,0)"
+            + ("" if variant == CORRECT else f"; eps_s x{SV_SWITCH_BROKEN:g}"),
+            check=lambda copy=copy: sv_steps(copy, swap, T, k),
+            note="" if variant == CORRECT else f"broken: eps_s x{SV_SWITCH_BROKEN:g}"))
         mech = copy.switch_for(T, k)
 
         def sample(side: int, runs: int, rng: np.random.Generator, mech=mech) -> np.ndarray:

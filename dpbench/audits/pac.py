@@ -65,7 +65,16 @@ def exp_mech_erm_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
             note="" if variant == CORRECT else "broken: score sensitivity halved (eps x2)",
         )
 
-    return [case(CORRECT, ExpMechERM(epsilon=epsilon)), case(BROKEN, HalfSensitivity(epsilon=epsilon))]
+    cases = [case(CORRECT, ExpMechERM(epsilon=epsilon)), case(BROKEN, HalfSensitivity(epsilon=epsilon))]
+    from dpbench.audits.erm import exp_mech_steps
+
+    for variant, learner in ((CORRECT, ExpMechERM(epsilon=epsilon)), (BROKEN, HalfSensitivity(epsilon=epsilon))):
+        cases.append(accounting_case("exp_mech_erm", variant, claim.epsilon, claim.delta, claim.neighbours,
+                                     "the law the exponential mechanism drew from on each side (recorded at release)"
+                                     + ("" if variant == CORRECT else "; score sensitivity halved"),
+                                     check=lambda learner=learner: exp_mech_steps(learner, pair, claim.epsilon),
+                                     note="" if variant == CORRECT else "broken: score sensitivity halved"))
+    return cases
 
 
 def sq_pair() -> tuple[Sample, Sample]:
@@ -138,7 +147,30 @@ def private_sq_conjunction_cases(*, epsilon: float, delta: float) -> list[AuditC
             exact=lambda: sq_exact(learner, pair, delta),
         )
 
-    return [case(CORRECT, PrivateSQConjunction), case(BROKEN, DoubleBudget)]
+    cases = [case(CORRECT, PrivateSQConjunction), case(BROKEN, DoubleBudget)]
+    for variant, klass in ((CORRECT, PrivateSQConjunction), (BROKEN, DoubleBudget)):
+        learner = klass(epsilon=epsilon, delta=delta, alpha=SQ_ALPHA)
+        cases.append(accounting_case("private_sq_conjunction", variant, correct.guarantee().epsilon, correct.guarantee().delta,
+                                     correct.guarantee().neighbours,
+                                     "the Laplace scale and sensitivity of the literal queries, recorded at release"
+                                     + ("" if variant == CORRECT else "; per-query budget x2"),
+                                     check=lambda learner=learner: sq_steps(learner, pair[0]),
+                                     note="" if variant == CORRECT else "broken: per-query budget x2"))
+    return cases
+
+
+def sq_steps(learner, sample):
+    """Per-step accounting of ``private_sq_conjunction`` (:mod:`dpbench.step_accounting`): the
+    Laplace noise its release drew with, ``ε_q = Δ/b`` per literal query (Δ = 1/n), against
+    the calibrated ``epsilon_per_query(m)``, and the m queries composed by its own accountant
+    (``privacy_of``)."""
+    from dpbench.learners.sq_conjunction import n_literals
+    from dpbench.step_accounting import account, recorded_release
+
+    rec = recorded_release(learner, sample)
+    m = n_literals(sample)
+    return account(rec["sensitivity"] / rec["scale"], type(learner).epsilon_per_query(learner, m), m,
+                   lambda e: learner.privacy_of(e, m), f"Laplace: sensitivity/scale per literal query; {m} queries; accountant: privacy_of")
 
 
 def privdl_pair() -> tuple[Sample, Sample]:

@@ -41,21 +41,11 @@ from dpbench.learners.rivest import (
     CoverLearner,
     feature_class,
 )
-from dpbench.mechanisms.composition import advanced, advanced_per_step, basic
+from dpbench.mechanisms.composition import advanced_per_step, basic, composed_rounds
 from dpbench.problems.base import Sample
 from dpbench.problems.decision_list import DecisionList
 from dpbench.registry import register_learner
 from dpbench.validation import check_delta, check_epsilon
-
-
-def composed_rounds(eps0: float, rounds: int, delta: float) -> tuple[float, float]:
-    """(ε, δ) of ``rounds`` adaptive ε₀-DP rounds: the better of basic composition and, for
-    δ > 0, advanced composition at δ ([DRV10, Thm III.3])."""
-    by_basic = basic([eps0] * rounds)
-    if delta == 0:
-        return by_basic
-    by_advanced = advanced(eps0, rounds, delta)
-    return by_basic if by_basic[0] <= by_advanced[0] else by_advanced
 
 
 def composition_calibration(epsilon: float, delta: float, rounds: int) -> tuple[float, float, float]:
