@@ -511,7 +511,7 @@ def judge(rows: list[dict]) -> list[dict]:
     which is computed from the audit's own parameters and so cannot judge the sampled code)."""
     correct = [r for r in rows if r["variant"] == "correct"]
     broken = [r for r in rows if r["variant"] != "correct"]
-    if rows and all(r["method"] in COMPUTED for r in rows):  # computed rows (per-step accounting, exact only): no sampling
+    if rows and all(r.get("method") in COMPUTED for r in rows):  # computed rows (per-step accounting, exact only): no sampling
         verdict = VIOLATION if any(accounting_fails(r) for r in correct) else (
             PASS if broken and all(accounting_fails(r) for r in broken) else NO_POWER)
         return [{**r, "verdict": verdict} for r in rows]
@@ -536,7 +536,7 @@ def no_power_reason(rows: list[dict]) -> str:
     broken = [r for r in rows if r["variant"] != "correct"]
     if not broken:
         return "no broken copy to show the audit can fail"
-    if all(r["method"] in COMPUTED for r in rows):
+    if all(r.get("method") in COMPUTED for r in rows):
         return "" if all(accounting_fails(r) for r in broken) else "a broken copy's computed eps stays within the claim"
     weak = [r for r in broken if not caught_by_sampling(r)]
     if not weak:
@@ -583,7 +583,7 @@ def cli_audit(learner: str, *, epsilon: float | None, delta: float | None, runs:
         default_eps, default_delta = default_claim(learner)
         eps = default_eps if epsilon is None else float(epsilon)
         dlt = default_delta if delta is None else check_audit_delta(learner, float(delta), default_delta)
-        cases = cases_for(learner, epsilon=eps, delta=dlt)
+        cases = cases_for(learner, epsilon=eps, delta=dlt, accounting=True)
     except (KeyError, ValueError) as exc:
         print(f"dpbench audit: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
@@ -591,7 +591,7 @@ def cli_audit(learner: str, *, epsilon: float | None, delta: float | None, runs:
     status = 0
     for row in rows:
         by = "bound" if caught_by_sampling(row) else "exact"
-        if row["method"] in COMPUTED:
+        if row.get("method") in COMPUTED:
             shown = "computed: FAILS" if accounting_fails(row) else "computed: ok"
         elif row["variant"] == "correct":
             shown = f"REFUTED by {by}" if refuted(row) else "ok"
