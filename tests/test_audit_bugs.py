@@ -214,6 +214,35 @@ def test_privdl_lambda_x8_in_the_covering_loop_is_a_violation(monkeypatch, capsy
     assert f"exact={bugged:.4g}" in e2e
     acc = next(line for line in out.splitlines() if "correct  accounting" in line)
     assert "computed: FAILS" in acc and "exact=8" in acc
+    uncovered = next(line for line in out.splitlines() if "correct  exact" in line)  # the uncovered pair: the issue's 1.26
+    assert "exact=1.261" in uncovered and "computed: FAILS" in uncovered
+
+
+def test_the_uncovered_pairs_law_is_what_fit_draws():
+    """The (first covering round, bit) law of :func:`uncovered_law` against the learner's own
+    ``fit`` (Pearson's χ² over rounds grouped to expected counts ≥ 5)."""
+    from scipy import stats
+
+    from dpbench.audits.pac import UNCOVERED_N, uncovered_law, uncovered_pair
+    from dpbench.learners.privdl import PrivDL, feature_class
+
+    learner = PrivDL(epsilon=4.0, delta=1e-6)  # a larger lambda: bit 0 and late rounds are both visible
+    sample = uncovered_pair(64)[1]
+    covers = feature_class(sample).evaluate(sample.X[:1])[0]
+    runs = 3000
+    rng = np.random.default_rng(0)
+    counts = np.zeros(2 * (int((~covers).sum()) + 1))
+    for _ in range(runs):
+        dl = learner.fit(sample, rng=rng)
+        r = next(i for i, f in enumerate(dl.features) if covers[f])
+        counts[2 * r + int(dl.bits[r])] += 1
+    expected = np.exp(uncovered_law(learner, sample)) * runs
+    order = np.argsort(-expected)
+    big = expected[order] >= 5
+    obs = np.r_[counts[order][big], counts[order][~big].sum()]
+    exp = np.r_[expected[order][big], expected[order][~big].sum()]
+    assert stats.chisquare(obs, exp).pvalue > 1e-3
+    assert UNCOVERED_N >= 1000
 
 
 def test_hedge_uniforms_on_0_09_is_a_violation_with_the_exact_of_the_bugged_law(monkeypatch, capsys):

@@ -253,7 +253,19 @@ def _privdl_cases(name: str, learner, lam_of, compose, epsilon: float, delta: fl
         return (f"a loss of lambda = {lam:.3g} on one bit moves its frequency by {2 * p - 1:.2g}; "
                 f"{PRIVDL_TARGET:g} of it needs ~{needed:.2g} runs/side of fit")
 
+    from dpbench.audit import recorded_exact_case
+
     cases = []
+    exact_factor, exact_why = smallest_broken_factor(lambda f: uncovered_exact(with_lam_factor(f), UNCOVERED_N, g.delta), g.epsilon,
+                                                     "lambda", resolvable=1.0)
+    for variant, copy in ((CORRECT, learner), (BROKEN, with_lam_factor(exact_factor))):
+        cases.append(recorded_exact_case(
+            name, variant, g.epsilon, g.delta, REPLACE_ONE,
+            f"the uncovered pair: x = 0 repeated n={UNCOVERED_N} times, y=1, vs one label flipped to 0; feature class "
+            f"{WORKFLOW_FEATURES} (the workflow's, |F| = 129); exact: the law of (first covering round, its bit) from the "
+            "round-1 law the learner's exponential mechanism recorded" + (f"; lambda x{exact_factor:g}" if variant == BROKEN else ""),
+            exact=lambda copy=copy: uncovered_exact(copy, UNCOVERED_N, g.delta),
+            note=(UNCOVERED_NOTE if name == "privdl" else UNCOVERED_NOTE_COMPOSITION) if variant == CORRECT else exact_why))
     for variant, copy in ((CORRECT, learner), (BROKEN, with_lam_factor(factor))):
         cases.append(accounting_case(
             name, variant, g.epsilon, g.delta, REPLACE_ONE,
@@ -321,3 +333,82 @@ def privdl_composition_cases(*, epsilon: float, delta: float) -> list[AuditCase]
 
     return _privdl_cases("privdl_composition", PrivDLComposition(epsilon=epsilon, delta=delta), lambda lr: lr.lam(size), compose,
                          epsilon, delta)
+
+
+# ------------------------------------------------------------------ privdl: the uncovered pair
+
+#: copies of the all-zero point (its exact ε grows with n and is flat from ~10³: e^{−λn} → 0)
+UNCOVERED_N = 1000
+UNCOVERED_NOTE = ("pair: near the worst case of the set-cover analysis (the differing example stays uncovered while every "
+                  "round's covering weights differ between the sides, so the loss accumulates over rounds; the round-1 pair "
+                  "of the end-to-end row covers it at once); exact only: a sampled bound would need ~1e5-1e6 fits a side")
+UNCOVERED_NOTE_COMPOSITION = ("pair: the set-cover analysis's worst case, audited beside the end-to-end row's; the composition "
+                              "analysis's worst case is one loss per round, which no pair of these reaches: both expose less "
+                              "than half of its claim (per-round eps0 composed over |F| rounds), so its calibration is checked "
+                              "by the per-step accounting row; exact only")
+
+#: the decision_lists experiment's feature class (config.yaml: 2-DLs over d = 8, |F| = 129)
+WORKFLOW_FEATURES = {"d": 8, "k": 2, "monotone": False}
+
+
+def uncovered_pair(n: int) -> tuple[Sample, Sample]:
+    """The all-zero point repeated n times with label 1 (D), one copy's label flipped to 0
+    (D′), over :data:`WORKFLOW_FEATURES`. Every example is the same point, so a feature covers
+    all of S or none of it: S stays whole, and the differing example uncovered, until a
+    feature covering x = 0 is drawn — each earlier round leaks a little (its covering
+    features' weights differ between the sides), the case the set-cover analysis pays its
+    ln(e/δ') for ([BF26, Lemma A.1]; Gupta, Ligett, McSherry, Roth & Talwar, "Differentially
+    private combinatorial optimization", SODA 2010)."""
+    from dpbench.problems.decision_list import DecisionListClass, FeatureClass
+
+    cls = DecisionListClass(FeatureClass(**WORKFLOW_FEATURES))
+    X = np.zeros((n, WORKFLOW_FEATURES["d"]), np.uint8)
+    y = np.ones(n, np.uint8)
+    y_prime = y.copy()
+    y_prime[0] = 0
+    return Sample(X, y, concept_class=cls), Sample(X, y_prime, concept_class=cls)
+
+
+def uncovered_law(learner, sample: Sample) -> np.ndarray:
+    """Log-pmf of ``(R, B)`` — the round at which ``learner.fit`` first draws a feature covering
+    the (single, repeated) point of ``sample`` and that rule's bit; the rest of the output
+    (which non-covering features came first and their bits, which covering feature, the
+    tail) has the same law on both sides of :func:`uncovered_pair` given (R, B).
+
+    From the round-1 law the learner's exponential mechanism records (``fit`` inside
+    :func:`~dpbench.learners.laws.recording_laws`): its weights of the covering pairs with bit
+    b, ``C_b``, relative to one non-covering pair's (score 0 on both sides). While S is whole
+    the scores do not change, and each round removes one used feature, so round i draws a
+    covering pair with bit b with probability ``C_b / (2a_i + C_0 + C_1)``, ``a_i = a − i + 1``
+    non-covering features left. Index ``2(r − 1) + b``."""
+    from dpbench.learners.laws import recording_laws
+
+    with recording_laws() as laws:
+        learner.fit(sample, rng=np.random.default_rng(0))
+    first = np.asarray(laws[0][0])
+    features = feature_class(sample)
+    covers = features.evaluate(sample.X[:1])[0]
+    m = features.size
+    p = np.exp(first - first.max())
+    non = p[:m][~covers]
+    if not np.allclose(non, non[0], rtol=1e-12) or not np.allclose(p[m:][~covers], non[0], rtol=1e-12):
+        raise ValueError(f"{type(learner).__name__}: the non-covering pairs' recorded weights differ: not the uncovered pair")
+    cover = np.array([p[:m][covers].sum(), p[m:][covers].sum()]) / non[0]  # C_0 (bit 0), C_1 (bit 1)
+    a = int((~covers).sum())
+    logpmf, survive = [], 0.0
+    for i in range(a + 1):
+        total = np.log(2 * (a - i) + cover.sum())
+        logpmf += [survive + math.log(cover[0]) - total, survive + math.log(cover[1]) - total]
+        survive += math.log(2 * (a - i)) - total if a > i else -math.inf
+    return np.array(logpmf)
+
+
+def uncovered_exact(learner, n: int, delta: float) -> float:
+    """Exact ε(δ) of ``learner``'s output on :func:`uncovered_pair` (:func:`uncovered_law`)."""
+    return epsilon_for_delta(*(uncovered_law(learner, s) for s in uncovered_pair(n)), delta)
+
+
+def feature_class(sample: Sample):
+    from dpbench.learners.privdl import feature_class as of
+
+    return of(sample)
