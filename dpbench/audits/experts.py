@@ -177,6 +177,25 @@ def smallest_broken_factor(exact_at: Callable[[float], float], claim: float, wha
     return factor, why
 
 
+def pooled_runs_for(epsilon_of: Callable[[float, float], float], eta: float, per_run: int, tightness: float, delta: float,
+                    confidence: float) -> float:
+    """Runs per side at which a pooled Bernoulli family's bound (``per_run`` trials a run,
+    success probability ``q = σ(η)``: the Hedge plays, DP-Winnow's released draws) is
+    expected (plug-in, normal approximation) to reach ``tightness`` × the exact ε(δ) of rate
+    ``eta`` (``epsilon_of(η, δ)``): the rate η₁ with ``ε(η₁) = tightness·ε(η)``, and the runs
+    at which ``q − z·sqrt(q(1−q)/(2·runs·per_run)) = σ(η₁)``."""
+    from scipy import stats
+
+    target = tightness * epsilon_of(eta, delta)
+    lo, hi = 0.0, eta
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if epsilon_of(mid, delta) < target else (lo, mid)
+    q, q_needed = 1 / (1 + math.exp(-eta)), 1 / (1 + math.exp(-hi))
+    z = float(stats.norm.isf(1 - confidence))
+    return z**2 * q * (1 - q) / (2 * per_run * (q - q_needed) ** 2)
+
+
 @dataclass(frozen=True)
 class HedgeSwapFamily:
     """The claimed mechanism's own family on :func:`swap_pair`: Hedge with rate η′ plays
@@ -233,16 +252,7 @@ class HedgeSwapFamily:
     def runs_for(self, eta: float, tightness: float, delta: float, confidence: float) -> float:
         """Runs per side at which :meth:`lower_bound` is expected (plug-in, normal
         approximation) to reach ``tightness`` × the exact ε(δ) of rate ``eta``."""
-        from scipy import stats
-
-        target = tightness * self.epsilon(eta, delta)
-        lo, hi = 0.0, eta
-        for _ in range(60):
-            mid = (lo + hi) / 2
-            lo, hi = (mid, hi) if self.epsilon(mid, delta) < target else (lo, mid)
-        q, q_needed = 1 / (1 + math.exp(-eta)), 1 / (1 + math.exp(-hi))
-        z = float(stats.norm.isf(1 - confidence))
-        return z**2 * q * (1 - q) / (2 * self.T * (q - q_needed) ** 2)
+        return pooled_runs_for(self.epsilon, eta, self.T, tightness, delta, confidence)
 
     def fit(self, outputs_d: np.ndarray, outputs_d_prime: np.ndarray) -> tuple[bool, str]:
         """Goodness of fit of the family to the observed plays: the maximum-likelihood rate

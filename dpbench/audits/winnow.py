@@ -313,12 +313,13 @@ def release_horizon(learner) -> int:
     raise ValueError(f"{learner.name}: its firing cap is out of an end-to-end run's reach (M = {p.M}, L = {p.threshold:.3g})")
 
 
-def recorded_release_laws(learner, stream) -> np.ndarray:
+def recorded_release_laws(learner, stream, *, same_releases: bool = True) -> np.ndarray:
     """``(draws, N)`` log-laws of every exponential-mechanism draw ``learner.run`` makes on
     ``stream``, as its own ``_draw_released`` computed them at the draw
     (:mod:`dpbench.learners.laws`). Two runs with different seeds must record the same laws
     (on :func:`release_pair` the firing rounds and the cached examples do not depend on the
-    draws), else the product composition would not be the output's law: ``ValueError``."""
+    draws), else the product composition would not be the output's law: ``ValueError``
+    (``same_releases=False``: the two runs need only draw from the same set of laws)."""
     records = []
     for seed in (0, 1):
         with recording_laws() as laws:
@@ -326,6 +327,10 @@ def recorded_release_laws(learner, stream) -> np.ndarray:
         if not laws:
             raise ValueError(f"{type(learner).__name__} recorded no release laws on the audit pair")
         records.append(np.concatenate(laws))
+    if not same_releases:  # only the set of laws drawn from must agree (a run short of the cap: its firings may differ)
+        if not np.array_equal(np.unique(records[0], axis=0), np.unique(records[1], axis=0)):
+            raise ValueError(f"{type(learner).__name__}'s release laws depend on its own draws on the audit pair")
+        return records[0]
     if records[0].shape != records[1].shape or not np.array_equal(records[0], records[1]):
         raise ValueError(f"{type(learner).__name__}'s release laws depend on its own draws on the audit pair: its output law is not a product")
     return records[0]
@@ -390,11 +395,14 @@ def capped_release_epsilon(learner, pair, delta: float) -> tuple[float, str]:
     from dpbench.mechanisms.exact import binomial_pair_epsilon
 
     p = learner.calibrate(pair[0])
-    logp, logq = recorded_release_laws(learner, pair[0]), recorded_release_laws(learner, pair[1])
+    logp, logq = (recorded_release_laws(learner, side, same_releases=False) for side in pair)
+    common = min(len(logp), len(logq))  # release j on both sides (a run short of the cap may fire more on one side)
+    logp, logq = logp[:common], logq[:common]
     differ = np.any(logp != logq, axis=1)
     laws = np.unique(np.c_[logp[differ], logq[differ]], axis=0)
     if len(laws) != 1:
-        raise ValueError(f"{type(learner).__name__}: {len(laws)} distinct differing release laws recorded on the pair, expected 1")
+        raise ValueError(f"{type(learner).__name__}: {len(laws)} distinct differing release laws recorded in {pair[0].T} rounds of "
+                         "the release pair, expected 1 (at this claim no firing after the differing update in that many rounds?)")
     n = p.M * p.K
     how = (f"{int(differ.sum())} differing draws recorded in {pair[0].T} rounds, law ({math.exp(laws[0][0]):.9f}, "
            f"{math.exp(laws[0][1]):.9f}) vs ({math.exp(laws[0][2]):.9f}, {math.exp(laws[0][3]):.9f}); composed over MK = {n} draws")
@@ -448,7 +456,9 @@ def release_steps(learner, pair, delta: float):
     from dpbench.step_accounting import account, largest_step
 
     p = learner.calibrate(pair[0])
-    step = largest_step(recorded_release_laws(learner, pair[0]), recorded_release_laws(learner, pair[1]))
+    logp, logq = (recorded_release_laws(learner, side, same_releases=False) for side in pair)
+    common = min(len(logp), len(logq))  # draw j of release j on both sides (a run short of the cap may fire more on one side)
+    step = largest_step(logp[:common], logq[:common])
     total = lambda e: composed_privacy(epsilon0=p.epsilon0, eta=e / 4, K=p.K, M=p.M, delta=delta, accountant=p.accountant)[0]  # noqa: E731
     return account(step, 4 * p.eta, (p.M + 1) * p.K, total,
                    f"4*eta per released draw, M+1 = {p.M + 1} AboveThreshold instances at the calibrated eps0 = {p.epsilon0:.4g}; "
@@ -459,6 +469,22 @@ def release_steps(learner, pair, delta: float):
 RELEASE_PAIR_NOTE = ("pair: the worst case of the EM layer's per-draw analysis (the differing update moves the two shadow weights' "
                      "log-odds by 2*eta in opposite directions, the most one example can, so every later draw's loss is the full "
                      "4*eta); its sparse-vector half is not exercised (both sides cache every round)")
+
+
+def release_runs_note(eta: float, draws: int, row: dict) -> str:
+    """Why a correct release row falls short of its tightness target, and the runs a side
+    that would reach it (:func:`~dpbench.audits.experts.pooled_runs_for`; the correct copy
+    runs at most :data:`CORRECT_RUNS` a side whatever the cell's n)."""
+    from dpbench.audits.experts import TIGHTNESS_TARGET, pooled_runs_for
+
+    needed = pooled_runs_for(ReleaseSwapFamily(draws).epsilon, eta, draws, TIGHTNESS_TARGET, float(row["delta_claimed"]),
+                             float(row["confidence"]))
+    return (f"the correct copy runs {CORRECT_RUNS} times a side whatever the cell's n (~{RELEASE_SECONDS_NOTE} a run); "
+            f"{TIGHTNESS_TARGET:g} of exact needs ~{needed:.2g} runs/side")
+
+
+#: how long one release-pair run takes, for the notes
+RELEASE_SECONDS_NOTE = "5-15 ms"
 
 
 def release_cases(learner: str, *, epsilon: float, delta: float) -> list[AuditCase]:
@@ -512,6 +538,7 @@ def release_cases(learner: str, *, epsilon: float, delta: float) -> list[AuditCa
                       f"Bin(MK={draws}, sigma(+-2 eta)); eta={p.eta:.4g}" + (f" (x{factor:g})" if variant == "broken" else "")),
             sample=sample, exact=exact, method="pooled", family=ReleaseSwapFamily(draws),
             runs_cap=CORRECT_RUNS if variant == "correct" else RELEASE_RUNS[learner],
+            explain=(lambda row, eta=2 * p.eta, draws=draws: release_runs_note(eta, draws, row)) if variant == "correct" else None,
             note=(f"the claim composes M+1 = {p.M + 1} AboveThreshold instances and (M+1)K = {(p.M + 1) * p.K} draws "
                   f"({cls.accountant} accounting); on this pair only the M releases after the differing update carry loss "
                   "(the sparse-vector half is unused: both sides cache every round)") if variant == "correct"
