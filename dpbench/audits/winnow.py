@@ -563,14 +563,15 @@ def registry_learner(name: str):
 def audit_only_note(epsilon: float, delta: float) -> str:
     """Why the source rule's rows are at an audit-only claim (generated from its calibration):
     at :data:`WORKFLOW_CLAIM` on the default grid's stream its cap M and threshold L make a
-    run that reaches the cap ≈ M·L rounds per side, which neither an end-to-end row nor an
-    exact value from the laws the learner records (they are recorded by running it to the
-    cap on :func:`release_pair`) can afford."""
+    run that reaches the cap ≈ M·L rounds per side, which no sampled row can afford; the
+    exact and per-step accounting rows of :func:`exact_only_cases` audit that claim from the
+    laws its first firings record instead."""
     at_one = calibrate(epsilon=WORKFLOW_CLAIM, delta=delta, accountant="advanced", update="first", **STREAM)
     return (f"audit-only claim eps={epsilon:g} (no workflow cell claims it; chosen so that a run reaches the firing cap): "
             f"at eps={WORKFLOW_CLAIM:g} the cap is M={at_one.M} firings of L={at_one.threshold:.3g} rounds "
             f"(N=2, rho=1, T=1e6 calibration), a run of at least ~{at_one.M * at_one.threshold:.2g} rounds per side to reach it (L grows with T), "
-            f"so no row at eps={WORKFLOW_CLAIM:g} (end to end, or exact from the recorded laws) is affordable")
+            f"so no sampled row at eps={WORKFLOW_CLAIM:g} is affordable (its claim there is audited by exact and per-step "
+            f"accounting rows from the laws recorded in a {EXACT_HORIZON:.0e}-round pair's first firings)")
 
 
 @register_audit("dp_winnow", epsilon=SOURCE_CLAIM, runs=200_000, cost=_cost("dp_winnow"))
