@@ -256,16 +256,6 @@ def _privdl_cases(name: str, learner, lam_of, compose, epsilon: float, delta: fl
     from dpbench.audit import recorded_exact_case
 
     cases = []
-    exact_factor, exact_why = smallest_broken_factor(lambda f: uncovered_exact(with_lam_factor(f), UNCOVERED_N, g.delta), g.epsilon,
-                                                     "lambda", resolvable=1.0)
-    for variant, copy in ((CORRECT, learner), (BROKEN, with_lam_factor(exact_factor))):
-        cases.append(recorded_exact_case(
-            name, variant, g.epsilon, g.delta, REPLACE_ONE,
-            f"the uncovered pair: x = 0 repeated n={UNCOVERED_N} times, y=1, vs one label flipped to 0; feature class "
-            f"{WORKFLOW_FEATURES} (the workflow's, |F| = 129); exact: the law of (first covering round, its bit) from the "
-            "round-1 law the learner's exponential mechanism recorded" + (f"; lambda x{exact_factor:g}" if variant == BROKEN else ""),
-            exact=lambda copy=copy: uncovered_exact(copy, UNCOVERED_N, g.delta),
-            note=(UNCOVERED_NOTE if name == "privdl" else UNCOVERED_NOTE_COMPOSITION) if variant == CORRECT else exact_why))
     for variant, copy in ((CORRECT, learner), (BROKEN, with_lam_factor(factor))):
         cases.append(accounting_case(
             name, variant, g.epsilon, g.delta, REPLACE_ONE,
@@ -284,6 +274,16 @@ def _privdl_cases(name: str, learner, lam_of, compose, epsilon: float, delta: fl
             sample=sample, exact=lambda copy=copy: privdl_exact(copy, g.delta),
             note=PAIR_SLACK if variant == CORRECT else why, explain=explain if variant == CORRECT else None,
         ))
+    exact_factor, exact_why = smallest_broken_factor(lambda f: uncovered_exact(with_lam_factor(f), UNCOVERED_N, g.delta), g.epsilon,
+                                                     "lambda", resolvable=1.0)
+    for variant, copy in ((CORRECT, learner), (BROKEN, with_lam_factor(exact_factor))):
+        cases.append(recorded_exact_case(
+            name, variant, g.epsilon, g.delta, REPLACE_ONE,
+            f"the uncovered pair: x = 0 repeated n={UNCOVERED_N} times, y=1, vs one label flipped to 0; feature class "
+            f"{WORKFLOW_FEATURES} (the workflow's, |F| = 129); exact: the law of (first covering round, its bit) from the "
+            "round-1 law the learner's exponential mechanism recorded" + (f"; lambda x{exact_factor:g}" if variant == BROKEN else ""),
+            exact=lambda copy=copy: uncovered_exact(copy, UNCOVERED_N, g.delta),
+            note=(UNCOVERED_NOTE if name == "privdl" else UNCOVERED_NOTE_COMPOSITION) if variant == CORRECT else exact_why))
     return cases
 
 
