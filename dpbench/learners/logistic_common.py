@@ -268,6 +268,11 @@ class NoisyGradientDescent(Learner):
         """
         n, d = X.shape
         q, normaliser, std = self.step_parameters(n)
+        from dpbench.mechanisms.laws import release_recorder
+
+        recording = release_recorder()
+        if recording is not None:  # the per-step accounting check: the noise the steps draw with
+            recording.append({"mechanism": "noisy_descent", "std": std, "q": q, "steps": self.steps, "clip": self.clip, "n": n})
         x_norms = np.linalg.norm(X, axis=1) if x_norms is None else x_norms
         eta, clip = self.step_size, self.clip
         theta = np.zeros((runs, d))

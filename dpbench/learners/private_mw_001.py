@@ -78,6 +78,9 @@ class PrivateMW001(HedgeLearner, Learner):
     family: ClassVar[str] = "experts"
     private: ClassVar[bool] = True
     problems: ClassVar[tuple[str, ...]] = ("experts",)
+    #: the accountant :func:`calibrate` certifies with (per-round 2α bounded range, RDP):
+    #: ``(per_round, T, delta) -> ε`` (the audit's per-step accounting check)
+    compose_rounds: ClassVar = staticmethod(compose_bounded_range)
     epsilon: float
     delta: float
 

@@ -53,12 +53,13 @@ batched. Broken copies: diffprivlib run at 2ε (component) and 8ε (end to end) 
 from __future__ import annotations
 
 import math
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import brentq
 
-from dpbench.audits.engine import AuditCase, MixtureFamily
+from dpbench.audits.engine import AuditCase, MixtureFamily, accounting_case
 from dpbench.audits import VECTORISED, per_run, register_audit
 from dpbench.learners.dp_gd import DPGD
 from dpbench.learners.dp_sgd import DPSGD
@@ -233,8 +234,44 @@ def _noisy_descent_cases(cls, broken_cls, name, params, *, epsilon, delta):
         full_batch = learner.step_parameters(len(CANARY_X))[0] >= 1
         cases.append(AuditCase(learner=name, variant=variant, epsilon=claim.epsilon, delta=claim.delta, neighbours=claim.neighbours,
                                instance=instance, sample=sample, exact=lambda lr=learner: noisy_descent_exact(lr, delta),
-                               method="gdp" if full_batch else "tradeoff", family=None if full_batch else family))
+                               method="gdp" if full_batch else "tradeoff", family=None if full_batch else family,
+                               note=noisy_descent_note(name, learner, delta) if variant == VARIANTS[0] else "broken: noise multiplier halved"))
+        cases.append(accounting_case(name, variant, claim.epsilon, claim.delta, claim.neighbours,
+                                     f"the noise std and sampling rate the descent drew with on the canary pair; {params}"
+                                     + ("" if variant == VARIANTS[0] else "; noise multiplier halved"),
+                                     check=lambda lr=learner: noisy_descent_steps(lr),
+                                     note="" if variant == VARIANTS[0] else "broken: noise multiplier halved"))
     return cases
+
+
+def noisy_descent_steps(learner):
+    """Per-step accounting of DP-GD / DP-SGD (:mod:`dpbench.audits.step_accounting`): the noise std
+    ς and rate q its descent actually drew with (recorded at release time), as a per-step
+    loss ``Δ/ς`` (Δ = 2C full batch, C subsampled: the inverse noise multiplier) against the
+    calibrated one, and the T steps composed by the learner's own accountant
+    (``epsilon_of_noise``: RDP for DP-GD, PLD for DP-SGD)."""
+    from dpbench.audits.step_accounting import account, recorded_release
+
+    rec = recorded_release(learner, CANARY_SAMPLES[0])
+    sens = 2 * learner.clip if rec["q"] >= 1 else learner.clip
+    q, _, std_calibrated = type(learner).step_parameters(learner, len(CANARY_X))
+    return account(sens / rec["std"], sens / std_calibrated if std_calibrated > 0 else math.inf, rec["steps"],
+                   lambda step: learner.epsilon_of_noise(sens / step, rec["q"]),
+                   f"per step: sensitivity/noise std (the inverse noise multiplier), q={rec['q']:g}; accountant: epsilon_of_noise")
+
+
+def noisy_descent_note(name: str, learner, delta: float) -> str:
+    """What a noisy-descent row's exact value is of: the released statistic θ₁ (the suffix
+    average), not the transcript of the T noisy gradients; for full-batch DP-GD the
+    transcript's exact ε(δ) too — T Gaussian steps of shift Δ/ς compose to one of shift
+    √T·Δ/ς (Dong, Roth & Su, "Gaussian differential privacy", JRSS-B 2022, Cor. 3.3), its ε(δ)
+    the analytic one (Balle & Wang 2018, Thm 8)."""
+    q, _, std = learner.step_parameters(len(CANARY_X))
+    what = f"exact: eps(delta) of the released statistic theta_1 (the suffix average of the iterates), not of the transcript"
+    if q < 1:
+        return what + " of the T noisy gradients (a Poisson mixture; its composition: the per-step accounting row)"
+    transcript = analytic_epsilon(sigma=std / math.sqrt(learner.steps), delta=delta, sensitivity=2 * learner.clip)
+    return what + f"; the transcript of the T noisy gradients has exact eps(delta) {transcript:.4g}"
 
 
 @register_audit("dp_gd", cost=per_run(5.3e-6))  # 5.3 s at 10⁶ runs (measured, see dpbench.audits)
@@ -295,12 +332,44 @@ def loss_statistic(theta: np.ndarray, optima: tuple[np.ndarray, np.ndarray]) -> 
     return np.linalg.norm(theta - optima[1], axis=1) - np.linalg.norm(theta - optima[0], axis=1)
 
 
+def double_rate(cls):
+    """``cls`` drawing its noise as calibrated for 2ε, claiming ε (the per-step accounting
+    rows' broken copy: a doubled per-step rate at the point of calibration)."""
+
+    @dataclass(frozen=True, kw_only=True)
+    class DoubleRate(cls):
+        def noise(self, *args, **kwargs) -> np.ndarray:
+            return cls.noise(dataclasses.replace(self, epsilon=2 * self.epsilon), *args, **kwargs)
+
+    return DoubleRate
+
+
+def perturbation_steps(learner, sample, claim):
+    """Per-step accounting of output / objective perturbation (:mod:`dpbench.audits.step_accounting`):
+    the one release's noise as recorded when it was drawn — ℓ2-Laplace ``ε = Δ/b``; Gaussian
+    the analytic ε(δ) of σ at Δ (Balle & Wang 2018, Thm 8); objective perturbation
+    :func:`~dpbench.learners.objective_perturbation.objective_epsilon` of its ε' = 2/b and total
+    regulariser — against the claim."""
+    from dpbench.learners.objective_perturbation import objective_epsilon
+    from dpbench.audits.step_accounting import one_release, recorded_release
+
+    rec = recorded_release(learner, sample)
+    if rec["mechanism"] == "l2_laplace":
+        return one_release(rec["sensitivity"] / rec["scale"], claim.epsilon, f"l2-Laplace: sensitivity {rec['sensitivity']:.4g} / scale {rec['scale']:.4g}")
+    if rec["mechanism"] == "gaussian":
+        return one_release(analytic_epsilon(sigma=rec["scale"], delta=claim.delta, sensitivity=rec["sensitivity"]), claim.epsilon,
+                           f"Gaussian: sigma {rec['scale']:.4g} at sensitivity {rec['sensitivity']:.4g}, analytic eps(delta)")
+    return one_release(objective_epsilon(2.0 / rec["scale"], rec["n"], rec["lam"]), claim.epsilon,
+                       f"objective perturbation: eps' = 2/scale = {2.0 / rec['scale']:.4g}, regulariser {rec['lam']:.4g}, n = {rec['n']:g}")
+
+
 @register_audit("output_perturbation", cost=per_run(2e-6))  # 2 s at 10⁶
 def output_perturbation_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
     optima = _optima()
     shift = float(np.linalg.norm(optima[0] - optima[1]))
     pair = pert_samples()
     claim = OutputPerturbation(epsilon=epsilon, lam=PERT_LAM).guarantee()
+    DoubleRate = double_rate(OutputPerturbation)
     cases = []
     for variant, klass, noise_factor in zip(VARIANTS, (OutputPerturbation, _HalfNoiseOutputPerturbation), (1.0, 2.0)):
         learner = klass(epsilon=epsilon, lam=PERT_LAM)
@@ -310,6 +379,11 @@ def output_perturbation_cases(*, epsilon: float, delta: float) -> list[AuditCase
 
         exact = noise_factor * epsilon * shift / sensitivity(PERT_N, PERT_LAM)
         instance = PERT_INSTANCE.replace("statistic: theta_1", "statistic: the pair's privacy loss |theta - theta*(D')| - |theta - theta*(D)|")
+        cases.append(accounting_case("output_perturbation", variant, claim.epsilon, claim.delta, REPLACE_ONE,
+                                     "the l2-Laplace scale and sensitivity the release drew with" + ("" if variant == VARIANTS[0] else "; at 2*eps"),
+                                     check=lambda lr=(learner if variant == VARIANTS[0] else DoubleRate(epsilon=epsilon, lam=PERT_LAM)):
+                                     perturbation_steps(lr, pair[0], claim),
+                                     note="" if variant == VARIANTS[0] else "broken: noise calibrated at 2*eps"))
         cases.append(_case("output_perturbation", variant, claim.epsilon, claim.delta, instance + f" (|shift| = {shift / sensitivity(PERT_N, PERT_LAM):.3f} of 2/(n lam))",
                            sample, exact=lambda e=exact: e,
                            note=("pure l2-Laplace in 2-D: its privacy loss reaches eps only on a thin cone behind theta*(D), "
@@ -360,6 +434,11 @@ def output_perturbation_gaussian_cases(*, epsilon: float, delta: float) -> list[
         instance = (PERT_INSTANCE.replace("statistic: theta_1", "statistic: theta projected on theta*(D) - theta*(D')")
                     + f"; mechanism=gaussian, sigma={noise_factor * sigma:.4g} (|shift| = {shift / sensitivity(PERT_N, PERT_LAM):.3f} "
                     "of 2/(n lam))")
+        cases.append(accounting_case("output_perturbation", variant, claim.epsilon, claim.delta, REPLACE_ONE,
+                                     "the Gaussian sigma and sensitivity the release drew with" + ("" if variant == VARIANTS[0] else "; at 2*eps"),
+                                     check=lambda lr=(learner if variant == VARIANTS[0] else double_rate(OutputPerturbation)(**params)):
+                                     perturbation_steps(lr, pair[0], claim),
+                                     note="" if variant == VARIANTS[0] else "broken: noise calibrated at 2*eps"))
         cases.append(_case("output_perturbation", variant, claim.epsilon, claim.delta, instance, sample,
                            exact=lambda s=noise_factor * sigma: analytic_epsilon(sigma=s, delta=delta, sensitivity=shift),
                            note="" if variant == "correct" else "broken: noise halved", method="gdp",
@@ -381,20 +460,27 @@ def objective_perturbation_cases(*, epsilon: float, delta: float) -> list[AuditC
 
         cases.append(_case("objective_perturbation", variant, claim.epsilon, claim.delta, PERT_INSTANCE, sample,
                            note="" if variant == "correct" else "broken: noise vector halved"))
+        cases.append(accounting_case("objective_perturbation", variant, claim.epsilon, claim.delta, REPLACE_ONE,
+                                     "the noise scale and regulariser the release drew with" + ("" if variant == VARIANTS[0] else "; at 2*eps"),
+                                     check=lambda lr=(learner if variant == VARIANTS[0] else double_rate(ObjectivePerturbation)(epsilon=epsilon, lam=PERT_LAM)):
+                                     perturbation_steps(lr, pair[0], claim),
+                                     note="" if variant == VARIANTS[0] else "broken: noise calibrated at 2*eps"))
     return cases
 
 
-def diffprivlib_noise(epsilon: float, n: int, lam: float, d: int, runs: int, rng: np.random.Generator) -> tuple[np.ndarray, float]:
+def diffprivlib_noise(params: dict, n: int, d: int, runs: int, rng: np.random.Generator) -> tuple[np.ndarray, float]:
     """``(b (runs, d), Δ)``: ``runs`` draws of diffprivlib's objective-perturbation noise, by
-    its own ``Vector`` mechanism as ``LogisticRegression`` builds it (``alpha = 1/C = nλ``,
-    function sensitivity ¼, data norm 1), read back from the perturbed function it returns:
-    its gradient at 0 is ``b/n`` and at e₁ is ``b/n + Δe₁``."""
+    its own ``Vector`` mechanism as ``LogisticRegression`` builds it from the parameters the
+    learner hands it (``params``: :meth:`DiffprivlibLogReg.peer_parameters` — its ε, data norm
+    and ``alpha = 1/C``; function sensitivity ¼), read back from the perturbed function it
+    returns: its gradient at 0 is ``b/n`` and at e₁ is ``b/n + Δe₁``."""
     from dpbench.learners.peers import diffprivlib
 
     diffprivlib()  # importable on the installed scikit-learn (dpbench.learners.peers)
     from diffprivlib.mechanisms import Vector
 
-    mech = Vector(epsilon=epsilon, dimension=d, alpha=n * lam, function_sensitivity=0.25, data_sensitivity=1.0, n=n,
+    mech = Vector(epsilon=params["epsilon"], dimension=d, alpha=1.0 / params["C"], function_sensitivity=0.25,
+                  data_sensitivity=params["data_norm"], n=n,
                   random_state=int(rng.integers(2**31 - 1)))  # one seeded mechanism, advanced by each randomise()
     zero = lambda w: (0.0, np.zeros(d))  # noqa: E731
     b = np.empty((runs, d))
@@ -466,22 +552,59 @@ def diffprivlib_end_to_end_cases(epsilon: float) -> list[AuditCase]:
     return cases
 
 
+def diffprivlib_steps(learner, n: int):
+    """Per-step accounting of the peer (:mod:`dpbench.audits.step_accounting`): one release, pure
+    DP at the ε the learner passes diffprivlib (:meth:`~DiffprivlibLogReg.peer_parameters`),
+    valid only if the data norm it passes bounds the rows it fits (they are projected onto
+    the unit ball: a smaller ``data_norm`` voids the peer's guarantee: ∞); budget: its claim."""
+    from dpbench.audits.step_accounting import account
+
+    params = learner.peer_parameters(n)
+    step = params["epsilon"] if params["data_norm"] >= 1.0 else math.inf
+    return account(step, learner.guarantee().epsilon, 1, lambda e: e,
+                   f"the epsilon passed to diffprivlib (data_norm={params['data_norm']:g}, C={params['C']:.4g}); one release")
+
+
 @register_audit("diffprivlib_logreg", cost=lambda n: 4 * DPL_FIT_SECONDS * min(n, DPL_E2E_RUNS) + DPL_RUN_SECONDS * n)
 def diffprivlib_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
-    cases = diffprivlib_end_to_end_cases(epsilon)
-    for variant, eps_noise in zip(VARIANTS, (epsilon, 2 * epsilon)):
+    """End to end (:func:`diffprivlib_end_to_end_cases`), the component at the parameters the
+    learner actually hands diffprivlib (its ``peer_parameters``: a wrapper passing the peer
+    another ε or data norm is audited at what it passes; broken copy: the wrapper handing
+    it 2ε), and the per-step accounting rows (:func:`diffprivlib_steps`)."""
+    from dpbench.learners.diffprivlib_logreg import DiffprivlibLogReg
 
-        def sample(side, runs, rng, eps_noise=eps_noise):
+    cases = diffprivlib_end_to_end_cases(epsilon)
+    correct = DiffprivlibLogReg(epsilon=epsilon, lam=PERT_LAM)
+
+    @dataclass(frozen=True, kw_only=True)
+    class DoubleEpsilonWrapper(DiffprivlibLogReg):
+        """A wrapper handing diffprivlib 2ε while claiming ε (the broken copy)."""
+
+        def peer_parameters(self, n: int) -> dict:
+            params = super().peer_parameters(n)
+            return {**params, "epsilon": 2 * params["epsilon"]}
+
+    claim = correct.guarantee()
+    for variant, learner in zip(VARIANTS, (correct, DoubleEpsilonWrapper(epsilon=epsilon, lam=PERT_LAM))):
+        params = learner.peer_parameters(PERT_N)
+
+        def sample(side, runs, rng, params=params):
             def draw(k, g):
-                b, extra = diffprivlib_noise(eps_noise, PERT_N, PERT_LAM, 2, k, g)
+                b, extra = diffprivlib_noise(params, PERT_N, 2, k, g)
                 return minimise(PERT_X[side], PERT_S, PERT_LAM + extra, linear=b / PERT_N, weights=PERT_W)[:, 0]
 
             return in_chunks(draw, runs, rng)
 
-        cases.append(_case("diffprivlib_logreg", variant, epsilon, 0.0, PERT_INSTANCE, sample,
-                           component="diffprivlib's Vector mechanism (its objective-perturbation noise, drawn through its API) "
+        broken = "" if variant == VARIANTS[0] else "; broken: the wrapper hands diffprivlib 2*eps"
+        cases.append(_case("diffprivlib_logreg", variant, claim.epsilon, 0.0, PERT_INSTANCE + f"; diffprivlib given eps={params['epsilon']:g}",
+                           sample,
+                           component="diffprivlib's Vector mechanism at the parameters the learner passes it (peer_parameters: "
+                                     "its eps, data norm and C; the objective-perturbation noise drawn through diffprivlib's API) "
                                      "+ the objective it perturbs, minimised exactly in batch: 1e5 L-BFGS fits through "
-                                     "LogisticRegression would take ~10 min"))
+                                     "LogisticRegression would take ~10 min", note=broken.lstrip("; ")))
+        cases.append(accounting_case("diffprivlib_logreg", variant, claim.epsilon, 0.0, REPLACE_ONE,
+                                     f"the parameters fit hands diffprivlib for n={PERT_N}" + broken,
+                                     check=lambda learner=learner: diffprivlib_steps(learner, PERT_N), note=broken.lstrip("; ")))
     return cases
 
 
@@ -527,4 +650,19 @@ def exp_mech_grid_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
                     f"{EM_FILLERS} fillers (x=1, y=0); statistic: grid index (law = the mechanism's softmax)")
         cases.append(_case("exp_mech_grid", variant, claim.epsilon, claim.delta, instance, sample,
                            exact=lambda laws=laws: discrete_epsilon(laws[0], laws[1], 0.0)))
+        cases.append(accounting_case("exp_mech_grid", variant, claim.epsilon, claim.delta, REPLACE_ONE,
+                                     "the law the exponential mechanism drew from on each side (recorded at release)"
+                                     + ("" if variant == VARIANTS[0] else "; score sensitivity halved"),
+                                     check=lambda lr=learner: exp_mech_steps(lr, pair, claim.epsilon),
+                                     note="" if variant == VARIANTS[0] else "broken: score sensitivity halved"))
     return cases
+
+
+def exp_mech_steps(learner, pair, claim: float):
+    """Per-step accounting of a one-draw exponential mechanism (:mod:`dpbench.audits.step_accounting`):
+    the log-ratio range of the laws its release drew from on the two sides (recorded by
+    :class:`~dpbench.mechanisms.exponential.ExponentialMechanism` at the draw), against its
+    claim: one release, so the step is the total."""
+    from dpbench.audits.step_accounting import largest_step, one_release, recorded_draw_laws
+
+    return one_release(largest_step(*recorded_draw_laws(learner, pair)), claim, "log-ratio range of the recorded softmax laws")
