@@ -1,7 +1,8 @@
 """The HTML report in headless Chromium: the landing page and an experiment page are
 screenshotted (kept beside the report: ``results/report_*.png``), and every table on them
-fits the viewport's width (no theory-check column off screen). Chromium is a system package
-(``.ci/run`` installs it); without it the test fails on CI and is skipped elsewhere."""
+fits the viewport's width (no theory-check column off screen). Chromium is a system package:
+the test installs it (as root, with apt-get) where it is missing, else skips with the reason
+(fails on CI)."""
 
 from __future__ import annotations
 
@@ -41,14 +42,28 @@ setTimeout(function () {{
 """
 
 
+def _find_browser() -> str | None:
+    return next((path for path in map(shutil.which, BROWSERS) if path), None)
+
+
 def _browser() -> str:
-    for name in BROWSERS:
-        path = shutil.which(name)
+    """A headless Chromium: found on PATH, else installed (Debian's chromium-headless-shell,
+    as root with apt-get), else the test skips with the reason (fails on CI)."""
+    path = _find_browser()
+    if path:
+        return path
+    if os.geteuid() == 0 and shutil.which("apt-get"):
+        proc = subprocess.run(["bash", "-c", "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "
+                               "--no-install-recommends chromium-headless-shell"], capture_output=True, text=True, timeout=1200)
+        path = _find_browser()
         if path:
             return path
+        reason = f"apt-get install chromium-headless-shell failed: {proc.stderr.strip()[-300:]}"
+    else:
+        reason = "no headless Chromium, and no root with apt-get to install it (apt-get install chromium-headless-shell)"
     if os.environ.get("CI"):
-        pytest.fail("no headless Chromium on CI: .ci/run installs chromium-headless-shell")
-    pytest.skip("no headless Chromium (apt-get install chromium-headless-shell)")
+        pytest.fail(f"on CI: {reason}")
+    pytest.skip(reason)
 
 
 def _chromium(page: Path, size, *flags: str) -> subprocess.CompletedProcess:
