@@ -9,7 +9,8 @@ working directory (or, with ``--default-storage-provider``, to the storage prefi
 ``{root}/{experiment}.parquet``                 the experiment's results (rule ``summarise_*``)
 ``{root}/theory/{experiment}.csv|html``         its theory check
 ``{root}/theory/summary.csv|html``              theory vs practice, every experiment
-``{root}/report/landing.html``                  the report's landing-page table
+``{root}/report/landing.html``                  the report's landing page (counts, links)
+``{root}/report/{experiment}_gallery.html``     its figures, each caption beside it
 ``{root}/figures/{stem}.pdf|png``               its figures (:func:`figure_stem`)
 ``{root}/captions/{stem}.rst``                  each figure's caption, for the report
 ``{root}/logs/...``                             job logs
@@ -106,6 +107,11 @@ class RunPaths:
         includes it from the run's directory)."""
         return f"{self.root}/report/landing.html"
 
+    def gallery_html(self, experiment: str) -> str:
+        """The experiment's figures with their captions beside them (rule ``report_landing``;
+        dpbench.report_gallery), a page of the report."""
+        return f"{self.root}/report/{experiment}_gallery.html"
+
     def summarise_log(self, experiment: str) -> str:
         return f"{self.root}/logs/summarise/{experiment}.log"
 
@@ -122,7 +128,7 @@ class RunPaths:
         out = [self.results(experiment), self.theory_csv(experiment), self.theory_html(experiment)]
         for files in self.figure_files(experiment).values():
             out += [files["pdf"], files["png"]]
-        return out
+        return out + [self.gallery_html(experiment)]
 
     @property
     def owner(self) -> str:
