@@ -171,7 +171,11 @@ def default_run(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def tiny_run(tmp_path_factory) -> Path:
     """The workflow run once on the tiny config (every experiment), shared by the
-    end-to-end, report and publish tests (read only: a test that changes a run makes its own)."""
+    end-to-end, report and publish tests (read only: a test that changes a run makes its own),
+    or the run directory named by ``DPBENCH_TINY_RUN`` (a finished run of tests/data/tiny.yaml)."""
+    given = os.environ.get("DPBENCH_TINY_RUN")
+    if given:
+        return Path(given)
     workdir = tmp_path_factory.mktemp("e2e_a")
     proc = run_snakemake(workdir)
     assert proc.returncode == 0, proc.stderr[-4000:]

@@ -104,10 +104,10 @@ def report(tiny_report) -> Path:
     return tiny_report  # tests/conftest.py: the tiny run's report, built once
 
 
-def test_landing_page_shows_the_summary_table_and_it_fits(report):
+def test_landing_page_shows_the_verdict_counts_and_they_fit(report):
     _screenshot(report, WINDOW, report.with_name("report_landing.png"))
     measure = _measure(report, WINDOW)
-    assert measure["tables"], "no table on the landing page (the theory-vs-practice summary)"
+    assert measure["tables"], "no table on the landing page (the verdict counts)"
     assert _fits(measure) == []
 
 
