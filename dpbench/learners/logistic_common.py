@@ -97,6 +97,36 @@ def _full_batch_clipped_sums(theta, X, s, x_norms, clip):  # pragma: no cover - 
     return out
 
 
+@numba.njit(cache=True, nogil=True)
+def plain_clipped_sums(theta, X, s, x_norms, clip):  # pragma: no cover - compiled
+    """:func:`_full_batch_clipped_sums` as a plain numba loop, one row at a time, with the same
+    bits: each margin ``⟨θ, x_i⟩`` in the four lanes of :mod:`~.lane_dot` (lane ``l`` sums
+    ``θ_k x_ik`` over ``k ≡ l (mod 4)``, ``k < 4⌊d/4⌋``, the last ``d mod 4`` terms into lane 0,
+    then ``(l₀ + l₁) + (l₂ + l₃)``), the running sum ``acc_k += c_i x_ik`` in row order. The
+    tests' bit-for-bit reference and ``benchmarks/bench_intrinsics.py``'s baseline: the
+    intrinsic pass stays only while it is faster than this loop."""
+    runs, d = theta.shape
+    out = np.zeros((runs, d))
+    full = d - d % 4
+    for r in range(runs):
+        for i in range(X.shape[0]):
+            m0 = m1 = m2 = m3 = 0.0
+            for k in range(0, full, 4):
+                m0 += theta[r, k] * X[i, k]
+                m1 += theta[r, k + 1] * X[i, k + 1]
+                m2 += theta[r, k + 2] * X[i, k + 2]
+                m3 += theta[r, k + 3] * X[i, k + 3]
+            for k in range(full, d):
+                m0 += theta[r, k] * X[i, k]
+            m = (m0 + m1) + (m2 + m3)
+            c = -s[i] / (1.0 + math.exp(s[i] * m))
+            if clip > 0:
+                c *= min(1.0, clip / max(abs(c) * x_norms[i], 1e-300))
+            for k in range(d):
+                out[r, k] += c * X[i, k]
+    return out
+
+
 def full_batch_clipped_gradient_sum(theta: npt.NDArray, X: npt.NDArray, s: npt.NDArray, x_norms: npt.NDArray, clip: float | None) -> npt.NDArray:
     """:func:`clipped_gradient_sum` without a batch mask, in one compiled pass over X per run
     (per block of :data:`_ROWS` rows: the margins by :func:`~.lane_dot.block_dots`, the

@@ -126,17 +126,16 @@ def dp_winnow_block(X, y, start, wt, gamma_tilde, uniforms, scale, noisy_thresho
         yr = y[r]
         margin = yr * row_dot(wt, X, r)
         t += 1
-        if margin <= 0.0:
-            mistakes += 1
-        if margin < gamma_tilde:
-            if m < batch:
-                for i in range(X.shape[1]):
-                    gbuf[i] += yr * X[r, i]
-                m += 1
-            count += 1
-            if count > cut_count:
-                cut_count = count + cut_reach(count, noisy_threshold)
-                cut = uniform_cut(cut_count, noisy_threshold, scale)
+        mistakes += margin <= 0.0  # no branch: while w̃ has not learnt, the outcomes are coin flips
+        cached = margin < gamma_tilde
+        count += cached
+        if cached and m < batch:
+            for i in range(X.shape[1]):
+                gbuf[i] += yr * X[r, i]
+            m += 1
+        if count > cut_count:
+            cut_count = count + cut_reach(count, noisy_threshold)
+            cut = uniform_cut(cut_count, noisy_threshold, scale)
         if active and uniforms[r] >= cut and count + laplace_from_uniform(uniforms[r], scale) >= noisy_threshold:
             fires += 1
             if state[8] < 0:
