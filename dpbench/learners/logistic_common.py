@@ -70,6 +70,8 @@ def clipped_gradient_sum(
 #: rows per block of the compiled gradient pass: their margins and coefficients first (the
 #: rows stream in from memory), then the running sum over the same rows, now in L1 cache
 _ROWS = 16
+#: samples smaller than this (rows and features) take the plain loop (:func:`full_batch_clipped_gradient_sum`)
+_PLAIN_BELOW_ROWS, _PLAIN_BELOW_FEATURES = 4, 32
 
 
 @numba.njit(cache=True, nogil=True)
@@ -135,7 +137,11 @@ def full_batch_clipped_gradient_sum(theta: npt.NDArray, X: npt.NDArray, s: npt.N
     temporaries). Equal to it up to rounding (the sums are taken in example order); the same
     bits as the scalar pass it replaced (``tests/test_gradient_kernel.py`` checks). The
     compiled pass trusts its shapes, so they are checked here (``ValueError``), and so is
-    ``clip`` (> 0, or ``None`` for no clipping)."""
+    ``clip`` (> 0, or ``None`` for no clipping). Samples of fewer than
+    :data:`_PLAIN_BELOW_ROWS` rows and :data:`_PLAIN_BELOW_FEATURES` features (the privacy
+    audit's two-example canary pairs, 10⁶ runs) take :func:`plain_clipped_sums`, the same bits
+    (up to a NaN's sign bit), whose per-run set-up is cheaper: ``benchmarks/bench_intrinsics.py``
+    prints both passes at the audit's shape and at the grids'."""
     T = np.ascontiguousarray(np.atleast_2d(np.asarray(theta, dtype=np.float64)))
     X = np.ascontiguousarray(X, dtype=np.float64)
     s, x_norms = np.ascontiguousarray(s, dtype=np.float64), np.ascontiguousarray(x_norms, dtype=np.float64)
@@ -143,7 +149,8 @@ def full_batch_clipped_gradient_sum(theta: npt.NDArray, X: npt.NDArray, s: npt.N
         raise ValueError(f"shapes do not match: theta {np.shape(theta)}, X {X.shape}, s {s.shape}, x_norms {x_norms.shape}")
     if clip is not None and not clip > 0:
         raise ValueError(f"clip must be > 0 (or None: no clipping), got {clip!r}")
-    out = _full_batch_clipped_sums(T, X, s, x_norms, -1.0 if clip is None else float(clip))
+    tiny = X.shape[0] < _PLAIN_BELOW_ROWS and X.shape[1] < _PLAIN_BELOW_FEATURES  # the privacy audit's canary pairs
+    out = (plain_clipped_sums if tiny else _full_batch_clipped_sums)(T, X, s, x_norms, -1.0 if clip is None else float(clip))
     return out[0] if np.ndim(theta) == 1 else out
 
 
