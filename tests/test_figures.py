@@ -37,8 +37,11 @@ import dpbench.experiments  # noqa: F401
 from dpbench import registry
 from dpbench.config import from_dict
 from dpbench.experiment import draw_target
-from dpbench.plotting.style import MIN_FONT_PT
+from dpbench.plotting.style import LEARNER_MARKER_SHAPES, MIN_FONT_PT, PLUGIN_MARKERS
 from tests.conftest import TINY_CONFIG
+
+#: The markers of learners' data points (:data:`dpbench.plotting.style.MARKERS`).
+DATA_MARKERS = {*LEARNER_MARKER_SHAPES, *PLUGIN_MARKERS}
 
 #: Overlaps smaller than this many pixels (at 100 dpi) are rounding, not a defect.
 TOLERANCE_PX = 1.0
@@ -318,7 +321,7 @@ def view_problems(fig) -> list[str]:
             y = y[np.isfinite(y) & ((y > 0) | (not _log_y(ax)))]
             if not len(y):
                 continue
-            is_data = line.get_marker() == "o"
+            is_data = line.get_marker() in DATA_MARKERS
             is_level = line.get_color() in (REFERENCE_GREY,) and len(set(np.round(y, 12))) == 1
             if (is_data or is_level) and ((y < lo * (1 - 1e-9)).any() or (y > hi * (1 + 1e-9)).any()):
                 what = "data points" if is_data else f"the reference level {y[0]:.3g}"

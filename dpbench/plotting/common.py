@@ -90,7 +90,7 @@ def learning_curves(
     from dpbench.plotting.layout import deferred_grid_layout, grid_shape, panel_size, place_legend, tidy_log_ticks
     from dpbench.plotting.captions import add_note
     from dpbench.plotting.overlays import _data_extent, draw_theory, draw_trivial, mark_learning_starts, mark_off_axis, place_edge_marks
-    from dpbench.plotting.style import paper_style, palette
+    from dpbench.plotting.style import MARKER_SIZE, learner_handle, markers, paper_style, palette
 
     ok = df[df["status"] == "ok"]
     ok = ok[np.isfinite(ok[y].astype(float))]
@@ -106,7 +106,7 @@ def learning_curves(
     data = pd.concat(frames, ignore_index=True)
     panel_order = [setting_label(key) or "all" for key, _ in panels]
     learners = order(pd.concat([rows for _, rows in panels])["learner"].unique())
-    several = data.groupby(["panel", "learner"])["_line"].nunique().max() > 1
+    line_kws = learner_line_style(data)
     reps = data.groupby(["panel", "_line", x])["rep"].nunique().min()
     n_rows, n_cols = grid_shape(len(panel_order))
     height, aspect = panel_size(n_cols)
@@ -114,15 +114,16 @@ def learning_curves(
         with deferred_grid_layout():
             g = sns.relplot(
                 data=data, x=x, y=y, hue="learner", hue_order=learners, palette=palette(learners),
-                style="_line" if several else None, col="panel", col_order=panel_order, col_wrap=n_cols if len(panel_order) > 1 else None,
+                **line_kws, col="panel", col_order=panel_order, col_wrap=n_cols if len(panel_order) > 1 else None,
                 kind="line", errorbar=_band if reps >= min_reps_band else None,
-                marker="o", markersize=3, markeredgewidth=0, height=height, aspect=aspect, legend=False,
+                markersize=MARKER_SIZE, markeredgewidth=0, height=height, aspect=aspect, legend=False,
                 facet_kws={"sharey": True, "sharex": True},
             )
         g.set(xscale="log", yscale="log")
         g.set_titles("{col_name}" if len(panel_order) > 1 else "")
         g.set_axis_labels(xlabel or x, ylabel)
-        entries: dict = {name: plt.Line2D([], [], color=palette([name])[name], marker="o", ms=3, lw=1.2) for name in learners}
+        colours, shapes = palette(learners), markers(learners)
+        entries: dict = {name: learner_handle(name, colours[name], shapes[name]) for name in learners}
         extra: dict = {}
         axes = [g.axes_dict[p] for p in panel_order]
         levels: list[float] = []
@@ -159,15 +160,39 @@ def learning_curves(
     return g.figure
 
 
-def draw_n_star(ax, found: pd.DataFrame, x: str, c) -> None:
+def learner_line_style(data: pd.DataFrame, line: str = "_line") -> dict:
+    """seaborn's ``style=``, ``markers=`` and ``dashes=`` for lines of ``data`` (column
+    ``learner``, and ``line``: the line of a panel, :func:`_line_labels`): every line takes its
+    learner's marker (:func:`dpbench.plotting.style.markers`), and the lines of one learner
+    (a learner parameter that varies) differ by their dash pattern."""
+    from dpbench.plotting.style import markers
+
+    pairs = data[["learner"]].assign(_name=data["learner"]) if line == "learner" else data[["learner", line]]
+    pairs = pairs.drop_duplicates()
+    shapes = markers(order(pairs["learner"].unique()))
+    dashes, seen = {}, {}
+    for learner, name in pairs.itertuples(index=False):
+        i = seen[learner] = seen.get(learner, -1) + 1
+        dashes[name] = "" if i == 0 else LINE_DASHES[(i - 1) % len(LINE_DASHES)]
+    return {"style": line, "markers": {name: shapes[learner] for learner, name in pairs.itertuples(index=False)}, "dashes": dashes}
+
+
+#: Dash patterns of a learner's second, third… line in one panel (its first is solid).
+LINE_DASHES = [(3, 1.5), (1, 1), (5, 1, 1, 1)]
+
+
+def draw_n_star(ax, found: pd.DataFrame, x: str, c, shape: str = "o") -> None:
     """Empirical n*(α) of the rows ``found`` (columns ``n_star, n_low, n_high``) against ``x``:
-    a line with markers and the bootstrap bars of :func:`dpbench.analysis.sample_complexity` (n* interpolated per repetition)."""
+    a line with markers (``shape``: the learner's) and the bootstrap bars of
+    :func:`dpbench.analysis.sample_complexity` (n* interpolated per repetition)."""
     import seaborn as sns
+
+    from dpbench.plotting.style import MARKER_SIZE
 
     if not len(found):
         return
     xs = found[x].to_numpy(float)
-    sns.lineplot(x=xs, y=found["n_star"].to_numpy(float), color=c, marker="o", ax=ax, lw=1.2, zorder=3)
+    sns.lineplot(x=xs, y=found["n_star"].to_numpy(float), color=c, marker=shape, ms=MARKER_SIZE, mew=0, ax=ax, lw=1.2, zorder=3)
     yerr = np.vstack([found["n_star"] - found["n_low"], found["n_high"] - found["n_star"]])
     ax.errorbar(xs, found["n_star"], yerr=np.nan_to_num(np.abs(yerr)), fmt="none", ecolor=c, elinewidth=0.8, capsize=2, zorder=3)
 
@@ -233,7 +258,7 @@ def sample_complexity_figure(
     from dpbench.analysis import sample_complexity_slope
     from dpbench.plotting.layout import grid_shape, panel_size, place_legend, place_panel_legends, tidy_log_ticks
     from dpbench.plotting.overlays import draw_theory, mark_off_axis, place_edge_marks
-    from dpbench.plotting.style import paper_style, palette
+    from dpbench.plotting.style import learner_handle, marker, paper_style, palette
 
     ok = with_learner_params(df[df["status"] == "ok"])
     settings = [c for c in varying_identity(ok, exclude=("epsilon", "delta", size)) if not c.startswith("lp_")]
@@ -275,8 +300,8 @@ def sample_complexity_figure(
                     span = (primary[0].x >= fit.x_min) & (primary[0].x <= fit.x_max)
                     exp = local_exponent(primary[0].x[span], primary[0].y[span])
                     slope += f"; theory {exp:.2f}" if np.isfinite(exp) else ""
-                draw_n_star(ax, found, "epsilon", c)
-                entries[f"{learner}: {slope}"] = plt.Line2D([], [], color=c, marker="o", ms=3, lw=1.2)
+                draw_n_star(ax, found, "epsilon", c, marker(learner))
+                entries[f"{learner}: {slope}"] = learner_handle(learner, c)
                 entries.update(draw_theory(ax, lines))
                 missing = s[~np.isfinite(s["n_star"])]["epsilon"]
                 entries.update(mark_off_axis(ax, missing, c, where="top", label=f"n* beyond the grid (n > {int(rows[size].max())})"))

@@ -118,7 +118,7 @@ def sample_complexity_features(df: pd.DataFrame):
     from dpbench.analysis import sample_complexity as n_star_table
     from dpbench.plotting.layout import grid_shape, panel_size, place_legend, tidy_log_ticks
     from dpbench.plotting.overlays import draw_theory, mark_off_axis, place_edge_marks
-    from dpbench.plotting.style import order, paper_style
+    from dpbench.plotting.style import learner_handle, marker, order, paper_style
 
     sweep = feature_sweep(df)
     private = sweep[sweep["private"]]
@@ -160,8 +160,8 @@ def sample_complexity_features(df: pd.DataFrame):
                 censored = found["n_star"].to_numpy(float) == smallest
                 if len(found) and len(found) - censored.sum() < 3:  # n* only bounded above: no slope
                     slope = "n* = the grid's smallest n (learned before it): no slope"
-                draw_n_star(ax, found, "n_features", c)
-                entries[f"{learner} (ε = {eps:g}): {slope}" if len(eps_values) > 1 else f"{learner}: {slope}"] = plt.Line2D([], [], color=c, marker="o", ms=3, lw=1.2)
+                draw_n_star(ax, found, "n_features", c, marker(learner))
+                entries[f"{learner} (ε = {eps:g}): {slope}" if len(eps_values) > 1 else f"{learner}: {slope}"] = learner_handle(learner, c)
                 entries.update(draw_theory(ax, lines))
                 missing = sc[~np.isfinite(sc["n_star"])]["n_features"]
                 entries.update(mark_off_axis(ax, missing, c, where="top", label=f"n* beyond the grid (n > {int(mine['n'].max())})"))
@@ -190,10 +190,10 @@ def runtime(df: pd.DataFrame):
     import seaborn as sns
 
     from dpbench.plotting.captions import add_note
-    from dpbench.plotting.common import BAND_NOTE, _band
+    from dpbench.plotting.common import BAND_NOTE, _band, learner_line_style
     from dpbench.plotting.layout import place_legend, tidy_log_ticks
     from dpbench.plotting.overlays import _data_extent
-    from dpbench.plotting.style import SINGLE_COLUMN, order, paper_style, palette
+    from dpbench.plotting.style import MARKER_SIZE, SINGLE_COLUMN, learner_handle, order, paper_style, palette
 
     ok = _ok(df).dropna(subset=["fit_seconds"])
     top = ok[ok["n"] == ok.groupby(["learner", "problem_id"])["n"].transform("max")]
@@ -201,9 +201,11 @@ def runtime(df: pd.DataFrame):
     learners = order(per["learner"].unique())
     with paper_style():
         fig, ax = plt.subplots(figsize=(SINGLE_COLUMN, 2.6))
-        sns.lineplot(data=per, x="n_features", y="seconds_per_example", hue="learner", hue_order=learners, palette=palette(learners),
-                     estimator="mean", errorbar=_band, marker="o", markersize=3, markeredgewidth=0, ax=ax, legend=False)
-        entries: dict = {name: plt.Line2D([], [], color=color(name), marker="o", ms=3, lw=1.2) for name in learners}
+        colours = palette(learners)
+        sns.lineplot(data=per, x="n_features", y="seconds_per_example", hue="learner", hue_order=learners, palette=colours,
+                     estimator="mean", errorbar=_band, **learner_line_style(per, "learner"), markersize=MARKER_SIZE,
+                     markeredgewidth=0, ax=ax, legend=False)
+        entries: dict = {name: learner_handle(name, colours[name]) for name in learners}
         em = per[per["learner"] == "exp_mech_erm"].groupby("n_features")["seconds_per_example"].mean()
         skipped = df[(df["status"] == "skipped") & (df["learner"] == "exp_mech_erm")]
         if len(em):
