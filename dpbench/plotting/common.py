@@ -87,9 +87,9 @@ def learning_curves(
     the bands and the chance levels. One legend, outside the data."""
     import seaborn as sns
 
-    from dpbench.plotting.layout import deferred_grid_layout, grid_shape, panel_size, place_legend, tidy_log_ticks
+    from dpbench.plotting.layout import deferred_grid_layout, grid_shape, panel_size, place_legend, tidy_log_ticks, wrap_titles
     from dpbench.plotting.captions import add_note
-    from dpbench.plotting.overlays import _data_extent, draw_theory, draw_trivial, mark_learning_starts, mark_off_axis, place_edge_marks
+    from dpbench.plotting.overlays import _data_extent, draw_theory, draw_trivial, mark_learning_starts, mark_off_axis, hide_undrawn, place_edge_marks, zero_handle
     from dpbench.plotting.style import MARKER_SIZE, learner_handle, markers, paper_style, palette
 
     ok = df[df["status"] == "ok"]
@@ -123,7 +123,10 @@ def learning_curves(
         g.set_titles("{col_name}" if len(panel_order) > 1 else "")
         g.set_axis_labels(xlabel or x, ylabel)
         colours, shapes = palette(learners), markers(learners)
-        entries: dict = {name: learner_handle(name, colours[name], shapes[name]) for name in learners}
+        drawn = set(data["learner"])  # a learner whose means are all 0 has only its markers on the axis
+        entries: dict = {(name if name in drawn else f"{name}: {zero_label}"):
+                         (learner_handle(name, colours[name], shapes[name]) if name in drawn else zero_handle(colours[name]))
+                         for name in learners}
         extra: dict = {}
         axes = [g.axes_dict[p] for p in panel_order]
         levels: list[float] = []
@@ -148,6 +151,7 @@ def learning_curves(
             tidy_log_ticks(ax)
         if title:
             g.figure.suptitle(title)
+        wrap_titles(g.figure, axes)
         g.figure.tight_layout()
         place_edge_marks(g.figure)
         for ax in axes:
@@ -155,6 +159,7 @@ def learning_curves(
         if reps >= min_reps_band:
             add_note(g.figure, BAND_NOTE)
         entries.update(extra)
+        entries = hide_undrawn(g.figure, entries)
         place_legend(g.figure, axes, list(entries.values()), list(entries.keys()), n_panels=len(axes), cols=n_cols,
                      ncol=1 if len(axes) % n_cols else None)
     return g.figure
@@ -179,6 +184,20 @@ def learner_line_style(data: pd.DataFrame, line: str = "_line") -> dict:
 
 #: Dash patterns of a learner's second, third… line in one panel (its first is solid).
 LINE_DASHES = [(3, 1.5), (1, 1), (5, 1, 1, 1)]
+
+
+def n_star_handle(learner: str, c, found, missing):
+    """The legend sample of a learner's n* curve: its line and marker where some n* was
+    found, else the hollow marker on the upper axis its ε (or |F|) beyond the grid get, else
+    none (nothing of it is drawn)."""
+    from matplotlib.lines import Line2D
+
+    from dpbench.plotting.overlays import zero_handle
+    from dpbench.plotting.style import learner_handle
+
+    if len(found):
+        return learner_handle(learner, c)
+    return zero_handle(c, "top") if len(missing) else Line2D([], [], visible=False)
 
 
 def draw_n_star(ax, found: pd.DataFrame, x: str, c, shape: str = "o") -> None:
@@ -256,8 +275,8 @@ def sample_complexity_figure(
     learner's slope (bootstrap over repetitions) beside the theory's local exponent."""
 
     from dpbench.analysis import sample_complexity_slope
-    from dpbench.plotting.layout import grid_shape, panel_size, place_legend, place_panel_legends, tidy_log_ticks
-    from dpbench.plotting.overlays import draw_theory, mark_off_axis, place_edge_marks
+    from dpbench.plotting.layout import grid_shape, panel_size, place_legend, place_panel_legends, tidy_log_ticks, wrap_titles
+    from dpbench.plotting.overlays import draw_theory, hide_undrawn, mark_off_axis, place_edge_marks
     from dpbench.plotting.style import learner_handle, marker, paper_style, palette
 
     ok = with_learner_params(df[df["status"] == "ok"])
@@ -301,9 +320,9 @@ def sample_complexity_figure(
                     exp = local_exponent(primary[0].x[span], primary[0].y[span])
                     slope += f"; theory {exp:.2f}" if np.isfinite(exp) else ""
                 draw_n_star(ax, found, "epsilon", c, marker(learner))
-                entries[f"{learner}: {slope}"] = learner_handle(learner, c)
-                entries.update(draw_theory(ax, lines))
                 missing = s[~np.isfinite(s["n_star"])]["epsilon"]
+                entries[f"{learner}: {slope}"] = n_star_handle(learner, c, found, missing)
+                entries.update(draw_theory(ax, lines))
                 entries.update(mark_off_axis(ax, missing, c, where="top", label=f"n* beyond the grid (n > {int(rows[size].max())})"))
             ax.set_xscale("log")
             ax.set_yscale("log")
@@ -319,10 +338,12 @@ def sample_complexity_figure(
             tidy_log_ticks(ax)
         if title:
             fig.suptitle(title)
+        wrap_titles(fig, axes)
         fig.tight_layout()
         place_edge_marks(fig)
         for ax in axes:
             tidy_log_ticks(ax)
+        per_panel = [hide_undrawn(fig, entries) for entries in per_panel]
         if len(axes) == 1:
             place_legend(fig, axes, list(per_panel[0].values()), list(per_panel[0].keys()), n_panels=1, cols=n_cols, ncol=1)
         else:  # a learner's slope and levels differ between panels: a legend per panel
@@ -338,12 +359,13 @@ def draw_levels(ax, level: float, learners: list[str], meaning: str) -> dict:
     """One horizontal level shared by ``learners``, in each learner's colour: with several,
     their dash-dot patterns interleave (each colour shows in turn along the line), so
     neither hides the other and each has its own legend entry ``"{learner}: {meaning}"``."""
+    from dpbench.plotting.overlays import register_entry
     from dpbench.plotting.style import color
 
     period = sum(LEVEL_DASH)
     entries = {}
     for i, name in enumerate(learners):
         on_off = LEVEL_DASH if len(learners) == 1 else (LEVEL_DASH[0], period * len(learners) - LEVEL_DASH[0])
-        ax.axhline(level, color=color(name), lw=1.0, ls=(i * period, on_off), zorder=2)
+        register_entry(f"{name}: {meaning}", ax.axhline(level, color=color(name), lw=1.0, ls=(i * period, on_off), zorder=2))
         entries[f"{name}: {meaning}"] = plt.Line2D([], [], color=color(name), lw=1.0, ls=(0, LEVEL_DASH))
     return entries

@@ -117,8 +117,9 @@ def sample_complexity_features(df: pd.DataFrame):
     from dpbench.analysis import local_exponent, sample_complexity_slope
     from dpbench.analysis import sample_complexity as n_star_table
     from dpbench.plotting.layout import grid_shape, panel_size, place_legend, tidy_log_ticks
-    from dpbench.plotting.overlays import draw_theory, mark_off_axis, place_edge_marks
-    from dpbench.plotting.style import learner_handle, marker, order, paper_style
+    from dpbench.plotting.overlays import draw_theory, hide_undrawn, mark_off_axis, place_edge_marks
+    from dpbench.plotting.common import n_star_handle
+    from dpbench.plotting.style import marker, order, paper_style
 
     sweep = feature_sweep(df)
     private = sweep[sweep["private"]]
@@ -161,9 +162,10 @@ def sample_complexity_features(df: pd.DataFrame):
                 if len(found) and len(found) - censored.sum() < 3:  # n* only bounded above: no slope
                     slope = "n* = the grid's smallest n (learned before it): no slope"
                 draw_n_star(ax, found, "n_features", c, marker(learner))
-                entries[f"{learner} (ε = {eps:g}): {slope}" if len(eps_values) > 1 else f"{learner}: {slope}"] = learner_handle(learner, c)
-                entries.update(draw_theory(ax, lines))
                 missing = sc[~np.isfinite(sc["n_star"])]["n_features"]
+                label = f"{learner} (ε = {eps:g}): {slope}" if len(eps_values) > 1 else f"{learner}: {slope}"
+                entries[label] = n_star_handle(learner, c, found, missing)
+                entries.update(draw_theory(ax, lines))
                 entries.update(mark_off_axis(ax, missing, c, where="top", label=f"n* beyond the grid (n > {int(mine['n'].max())})"))
             ax.set_xscale("log")
             ax.set_yscale("log")
@@ -178,6 +180,7 @@ def sample_complexity_features(df: pd.DataFrame):
         place_edge_marks(fig)
         for ax in axes:
             tidy_log_ticks(ax)
+        entries = hide_undrawn(fig, entries)
         place_legend(fig, axes, list(entries.values()), list(entries.keys()), n_panels=len(axes), cols=n_cols, ncol=1)
     return fig
 

@@ -96,7 +96,7 @@ def error_vs_epsilon(df: pd.DataFrame) -> plt.Figure:
     from dpbench.plotting.captions import add_note
     from dpbench.plotting.common import BAND_NOTE, _band, draw_levels, learner_line_style
     from dpbench.plotting.layout import panel_size, place_legend, tidy_log_ticks
-    from dpbench.plotting.overlays import _data_extent, draw_theory, draw_trivial, mark_off_axis, place_edge_marks
+    from dpbench.plotting.overlays import _data_extent, draw_theory, draw_trivial, hide_undrawn, mark_off_axis, place_edge_marks
     from dpbench.plotting.style import MARKER_SIZE, learner_handle, order, paper_style, palette
 
     ok = _main(df)
@@ -150,6 +150,7 @@ def error_vs_epsilon(df: pd.DataFrame) -> plt.Figure:
         place_edge_marks(fig)
         for ax in axes:
             tidy_log_ticks(ax)
+        handles = hide_undrawn(fig, handles)
         if reps >= 5:
             add_note(fig, BAND_NOTE)
         place_legend(fig, list(axes), list(handles.values()), list(handles.keys()), n_panels=2, cols=2)
