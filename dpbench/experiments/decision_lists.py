@@ -157,8 +157,7 @@ EXPERIMENT = register_experiment(
                 "error ≤ α, each repetition's crossing interpolated between grid points (bars: 95% bootstrap over repetitions), against ε, log–log, one panel per problem run "
                 "at several ε; an ε at which the grid never gets there is a marker on the upper axis; non-private "
                 "learners' n* as horizontal lines. Lines: theoretical n(α, ε) with unit constants (privdl's Theorem 3.5 "
-                "shape and the composition shape are reconstructed). The legend gives the slope of n* in ε (95% bootstrap "
-                "over repetitions) beside the theory's exponent over the same range.",
+                "shape and the composition shape are reconstructed).",
             ),
             "sample_complexity_features": Figure(
                 "dpbench.plotting.decision_lists:sample_complexity_features",

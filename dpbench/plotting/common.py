@@ -275,7 +275,8 @@ def sample_complexity_figure(
     learner's slope (bootstrap over repetitions) beside the theory's local exponent."""
 
     from dpbench.analysis import sample_complexity_slope
-    from dpbench.plotting.layout import grid_shape, panel_size, place_legend, place_panel_legends, tidy_log_ticks, wrap_titles
+    from dpbench.plotting.captions import add_note
+    from dpbench.plotting.layout import grid_shape, panel_size, place_legend, tidy_log_ticks, wrap_titles
     from dpbench.plotting.overlays import draw_theory, hide_undrawn, mark_off_axis, place_edge_marks
     from dpbench.plotting.style import learner_handle, marker, paper_style, palette
 
@@ -292,9 +293,12 @@ def sample_complexity_figure(
             fig.delaxes(ax)
         axes = axes[: len(keys)]
         per_panel: list[dict] = []
+        shared = len(keys) > 1  # one legend for every panel; what differs between panels goes into the titles
+        slopes: list[list[str]] = []
         for ax, key in zip(axes, keys):
             entries: dict = {}
             per_panel.append(entries)
+            slopes.append([])
             rows = ok
             for c, v in key.items():
                 rows = rows[rows[c].astype(str) == str(v)]
@@ -303,7 +307,7 @@ def sample_complexity_figure(
             sc = sample_complexity(rows, ["learner", "epsilon", "private"], alpha, beta, size=size)
             public = sc[~sc["private"] & np.isfinite(sc["n_star"])]
             for n_star, same in public.groupby("n_star"):
-                entries.update(draw_levels(ax, n_star, order(same["learner"].unique()), f"non-private n* = {n_star:g}"))
+                entries.update(draw_levels(ax, n_star, order(same["learner"].unique()), "non-private n*" if shared else f"non-private n* = {n_star:g}"))
             for learner in order(sc["learner"].unique()):
                 s = sc[sc["learner"] == learner].sort_values("epsilon")
                 c = palette([learner])[learner]
@@ -315,21 +319,28 @@ def sample_complexity_figure(
                 lines = theory(learner, rows[rows["learner"] == learner].iloc[0], np.geomspace(eps.min(), eps.max(), 64)) if theory and len(eps) else []
                 slope = f"slope {fit.slope:.2f} [{fit.low:.2f}, {fit.high:.2f}]" if np.isfinite(fit.low) else ("slope n/a (< 3 ε with n*)" if not np.isfinite(fit.slope) else f"slope {fit.slope:.2f}")
                 primary = [l for l in lines if l.role == "primary"]
+                exp = np.nan
                 if primary and np.isfinite(fit.x_min):
                     span = (primary[0].x >= fit.x_min) & (primary[0].x <= fit.x_max)
                     exp = local_exponent(primary[0].x[span], primary[0].y[span])
                     slope += f"; theory {exp:.2f}" if np.isfinite(exp) else ""
                 draw_n_star(ax, found, "epsilon", c, marker(learner))
                 missing = s[~np.isfinite(s["n_star"])]["epsilon"]
-                entries[f"{learner}: {slope}"] = n_star_handle(learner, c, found, missing)
+                if shared:
+                    entries[learner] = n_star_handle(learner, c, found, missing)
+                    if np.isfinite(fit.slope):
+                        slopes[-1].append(f"{learner} {fit.slope:.2f}" + (f" (theory {exp:.2f})" if np.isfinite(exp) else ""))
+                else:
+                    entries[f"{learner}: {slope}"] = n_star_handle(learner, c, found, missing)
                 entries.update(draw_theory(ax, lines))
-                entries.update(mark_off_axis(ax, missing, c, where="top", label=f"n* beyond the grid (n > {int(rows[size].max())})"))
+                beyond = "n* beyond the grid (above its largest n)" if shared else f"n* beyond the grid (n > {int(rows[size].max())})"
+                entries.update(mark_off_axis(ax, missing, c, where="top", label=beyond))
             ax.set_xscale("log")
             ax.set_yscale("log")
             ax.set_xlabel("ε")
             ax.set_ylabel(f"n*(α = {alpha:g})")
             if settings:
-                ax.set_title(setting_label(key))
+                ax.set_title(setting_label(key) + ("; slope of n*: " + ", ".join(slopes[-1]) if slopes[-1] else ""))
             if len(eps):
                 ax.set_xlim(eps.min() / 1.5, eps.max() * 1.5)
             grid_n = rows[size].astype(float)
@@ -343,11 +354,11 @@ def sample_complexity_figure(
         place_edge_marks(fig)
         for ax in axes:
             tidy_log_ticks(ax)
-        per_panel = [hide_undrawn(fig, entries) for entries in per_panel]
-        if len(axes) == 1:
-            place_legend(fig, axes, list(per_panel[0].values()), list(per_panel[0].keys()), n_panels=1, cols=n_cols, ncol=1)
-        else:  # a learner's slope and levels differ between panels: a legend per panel
-            place_panel_legends(fig, axes, per_panel)
+        add_note(fig, "Each panel's title gives the slope of n* in ε beside the theory's exponent over the same range (their "
+                      "bootstrap intervals are in the theory check)." if shared else "The legend gives the slope of n* in ε "
+                      "(95% bootstrap over repetitions) beside the theory's exponent over the same range.")
+        merged = hide_undrawn(fig, {label: handle for entries in per_panel for label, handle in entries.items()})
+        place_legend(fig, axes, list(merged.values()), list(merged.keys()), n_panels=len(axes), cols=n_cols, ncol=1 if len(axes) == 1 else None)
     return fig
 
 
