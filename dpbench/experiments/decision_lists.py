@@ -165,7 +165,7 @@ EXPERIMENT = register_experiment(
                 "bias), at each ε of the sweep, on the repetitions every problem has; bars: 95% bootstrap over repetitions; an |F| "
                 "at which the grid never reaches α is a marker on the upper axis. Lines: theoretical n(α) as |F| varies "
                 "(privdl ∝ |F| log|F|, privdl_composition ∝ |F|^(3/2) log|F|, Rivest's Occam bound ∝ |F| log|F|; unit "
-                "constants). Legend: slope of n* in |F| (95% bootstrap over repetitions) beside the theory's local exponent.",
+                "constants).",
             ),
             "runtime": Figure(
                 "dpbench.plotting.decision_lists:runtime",

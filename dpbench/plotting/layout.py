@@ -248,7 +248,15 @@ def wrap_titles(fig: plt.Figure, axes) -> None:
             continue
         width_pt = ax.get_position().width * fig.get_figwidth() * 72
         chars = max(12, int(width_pt / (0.55 * ax.title.get_fontsize())))
-        ax.set_title("\n".join(textwrap.wrap(title.replace("\n", " "), chars, break_long_words=False)), fontsize=ax.title.get_fontsize())
+        lines: list[str] = []
+        for part in title.replace("\n", " ").split(", "):  # break between the settings "d = 2, ε = 0.5", not inside one
+            if lines and len(lines[-1]) + 2 + len(part) <= chars:
+                lines[-1] += ", " + part
+            else:
+                if lines:
+                    lines[-1] += ","
+                lines += textwrap.wrap(part, chars, break_long_words=False) or [part]
+        ax.set_title("\n".join(lines), fontsize=ax.title.get_fontsize())
 
 
 #: Gap (inches) between a panel's labels and the legend under it, and under that legend.
