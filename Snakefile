@@ -17,7 +17,7 @@ if not workflow.overwrite_configfiles:
 include: "workflow/rules/common.smk"
 
 
-validate(config, schema="config/schema.yaml")
+validate(config, schema="dpbench/orchestration/schema.yaml")
 
 
 report: "workflow/report/workflow.rst"
@@ -33,9 +33,9 @@ rule all:
 
 
 # a real run (not a dry run) records this config as the owner of its output directory
-# (dpbench.paths.claim): a run of another config there then stops before any job
+# (dpbench.foundation.paths.claim): a run of another config there then stops before any job
 onstart:
     if LOCAL_OUTPUTS:
-        from dpbench.paths import claim
+        from dpbench.foundation.paths import claim
 
         claim(PATHS, CONFIG_FILE)

@@ -6,10 +6,10 @@
 
 Runs shards of CONFIG (default config/config.yaml; all its shards, or a random sample of K
 — e.g. ``config/paper.yaml --sample 8``), each as the workflow runs it: a fresh
-interpreter with one BLAS thread running :func:`dpbench.experiment.run_shard` on the
+interpreter with one BLAS thread running :func:`dpbench.experiments.base.run_shard` on the
 shard's cells (or the shards named by ``--shards``, e.g. ``private_erm:28,linear_loss:0``).
 Prints per shard the predicted seconds (the plan's cells, their per-job first-use costs
-included, plus the runner's start-up :data:`dpbench.cost.JOB_OVERHEAD_SECONDS`) against the measured CPU seconds of
+included, plus the runner's start-up :data:`dpbench.orchestration.cost.JOB_OVERHEAD_SECONDS`) against the measured CPU seconds of
 that process (user + system: less sensitive than wall time to other load on the
 machine), their ratio, and how many shards are within 2× (the target).
 
@@ -36,8 +36,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 RUNNER = """
 import json, sys
-from dpbench.experiment import run_shard
-from dpbench.grid import cells_from_json
+from dpbench.experiments.base import run_shard
+from dpbench.foundation.cell import cells_from_json
 run_shard(cells_from_json(open(sys.argv[1]).read()), root_seed=int(sys.argv[2]), out=sys.argv[3])
 """
 
@@ -61,8 +61,8 @@ def run_cpu(run_dir: Path, experiment: str, shard: int, count: int, cells) -> fl
     there (a cost-model change moves cells between shards)."""
     import pandas as pd
 
-    from dpbench.paths import RunPaths, shard_id
-    from dpbench.publish import logged_job_cpu
+    from dpbench.foundation.paths import RunPaths, shard_id
+    from dpbench.reporting.publish import logged_job_cpu
 
     paths = RunPaths(str(run_dir))
     cpu = logged_job_cpu(Path(paths.shard_log(experiment, shard_id(shard, count))))
@@ -75,9 +75,9 @@ def run_cpu(run_dir: Path, experiment: str, shard: int, count: int, cells) -> fl
 
 
 def main() -> None:
-    from dpbench.config import load
-    from dpbench.cost import JOB_OVERHEAD_SECONDS
-    from dpbench.grid import cells_to_json
+    from dpbench.orchestration.config import load
+    from dpbench.orchestration.cost import JOB_OVERHEAD_SECONDS
+    from dpbench.foundation.cell import cells_to_json
 
     parser = argparse.ArgumentParser()
     parser.add_argument("config", nargs="?", default=str(REPO / "config" / "config.yaml"))

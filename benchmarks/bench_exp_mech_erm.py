@@ -24,7 +24,7 @@ from pinned import interleaved  # one BLAS thread, as the workflow runs (before 
 
 import numpy as np
 
-from dpbench.bitset import pack_columns, popcount_rows
+from dpbench.kernels.bitset import pack_columns, popcount_rows
 from dpbench.learners.exp_mech_erm import ExpMechERM
 from dpbench.problems.base import Sample
 from dpbench.problems.conjunction import ConjunctionClass, ConjunctionProblem

@@ -1,4 +1,4 @@
-"""Benchmark (run by hand): first-use CPU seconds, the per-job costs of :mod:`dpbench.cost`.
+"""Benchmark (run by hand): first-use CPU seconds, the per-job costs of :mod:`dpbench.orchestration.cost`.
 
     python benchmarks/bench_first_use.py [CONFIG ...] [--learners a,b]
 
@@ -6,9 +6,9 @@ A shard job pays, once, for what its first cell of a kind imports and compiles: 
 scipy, dp-accounting, scikit-learn, a learner's module and the numba kernels it loads from
 the on-disk cache. Each is measured here in a fresh interpreter with one BLAS thread that
 first runs a warm-up shard of one small ``elimination`` cell (the runner's own start-up,
-:data:`dpbench.cost.JOB_OVERHEAD_SECONDS`):
+:data:`dpbench.orchestration.cost.JOB_OVERHEAD_SECONDS`):
 
-- libraries: CPU seconds of importing each of :data:`dpbench.cost.LIBRARY_IMPORTS`, in
+- libraries: CPU seconds of importing each of :data:`dpbench.orchestration.cost.LIBRARY_IMPORTS`, in
   that order (each after the ones before it, so the costs add up);
 - learners (and audit experiments): the learner's smallest cell (one repetition) run twice;
   first use = first run − second run − the libraries the first run imported (their
@@ -17,7 +17,7 @@ first runs a warm-up shard of one small ``elimination`` cell (the runner's own s
 
 Run it twice after a change to a kernel: the first run after an edit compiles and writes
 numba's cache (a one-off per checkout), the second measures loading it, as every later
-shard job does. Prints the two tables of :mod:`dpbench.cost` to paste.
+shard job does. Prints the two tables of :mod:`dpbench.orchestration.cost` to paste.
 """
 
 from __future__ import annotations
@@ -35,14 +35,14 @@ REPO = Path(__file__).resolve().parents[1]
 
 WARM = r"""
 import json, sys, time
-from dpbench.experiment import run_shard
-from dpbench.grid import cells_from_json
+from dpbench.experiments.base import run_shard
+from dpbench.foundation.cell import cells_from_json
 run_shard(cells_from_json(sys.argv[1]), root_seed=0, out=sys.argv[2] + "/w.parquet")
 """
 
 LIBRARIES = WARM + r"""
 import importlib
-from dpbench.cost import LIBRARY_IMPORTS
+from dpbench.orchestration.cost import LIBRARY_IMPORTS
 out = {}
 for name, modules in LIBRARY_IMPORTS.items():
     c0 = time.process_time()
@@ -68,8 +68,8 @@ print(json.dumps({"cold": c1 - c0, "warm": c3 - c2, "modules": new}))
 
 def smallest_cells(configs: list[str]) -> dict[str, object]:
     """learner (or experiment, for audit units) → its smallest cell, one repetition."""
-    from dpbench import registry
-    from dpbench.config import load
+    from dpbench.foundation import registry
+    from dpbench.orchestration.config import load
 
     found: dict[str, object] = {}
     for path in configs:
@@ -89,8 +89,8 @@ def child(code: str, *args: str) -> dict:
 
 
 def main() -> None:
-    from dpbench.cost import LIBRARY_IMPORTS, cell_cost, libraries_of
-    from dpbench.grid import cells_to_json
+    from dpbench.orchestration.cost import LIBRARY_IMPORTS, cell_cost, libraries_of
+    from dpbench.foundation.cell import cells_to_json
 
     parser = argparse.ArgumentParser()
     parser.add_argument("configs", nargs="*", default=[str(REPO / "config" / "config.yaml"), str(REPO / "config" / "paper.yaml")])

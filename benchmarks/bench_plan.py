@@ -8,7 +8,7 @@
    pays before its first job (issue 7: must be well under a minute), beside the same dry
    run of config/config.yaml.
 3. Calibration: a slice of the quick conjunctions grid run in process, per learner the
-   predicted seconds (dpbench.cost) against the measured ones.
+   predicted seconds (dpbench.orchestration.cost) against the measured ones.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def plan_seconds(path: Path) -> tuple[float, object]:
-    from dpbench.config import load
-    from dpbench.plan import make_plan
+    from dpbench.orchestration.config import load
+    from dpbench.orchestration.plan import make_plan
 
     start = time.perf_counter()
     plan = make_plan(load(path))
@@ -50,10 +50,10 @@ def dry_run(path: Path) -> tuple[float, int]:
 
 
 def calibration() -> None:
-    from dpbench.config import from_dict
-    from dpbench.cost import cell_cost
-    from dpbench.experiment import draw_target, run_batch_cell
-    from dpbench.grid import sort_cells
+    from dpbench.orchestration.config import from_dict
+    from dpbench.orchestration.cost import cell_cost
+    from dpbench.experiments.base import draw_target, run_batch_cell
+    from dpbench.orchestration.grid import sort_cells
 
     block = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["experiments"]["conjunctions"]
     block = {**block, "epsilon": [0.1, 1.0], "n": [256, 4096, 32768], "repetitions": 5}
@@ -87,7 +87,7 @@ def main() -> None:
     parser.add_argument("--skip-dag", action="store_true", help="skip the snakemake dry runs")
     args = parser.parse_args()
 
-    from dpbench import registry
+    from dpbench.foundation import registry
 
     start = time.perf_counter()
     registry.load_all()

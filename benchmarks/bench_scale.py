@@ -7,7 +7,7 @@ The 100× grid is config/paper.yaml with every ε list replaced by ``factor`` co
 learners, ``factor`` times the cells, so experiments get thousands of shards (well past the
 three-digit shard names). Prints:
 
-1. plan: ``dpbench.config.load`` + every experiment's shards and costs + ``make_plan`` (what
+1. plan: ``dpbench.orchestration.config.load`` + every experiment's shards and costs + ``make_plan`` (what
    ``dpbench plan`` does), in process; target ≤ 15 s on 2 cores;
 2. DAG: ``snakemake -n`` of that config in a scratch directory (a fresh interpreter: its
    imports included); target ≤ 30 s;
@@ -53,8 +53,8 @@ def _copies(eps, factor: int):
 
 def plan_seconds(path: Path):
     """(wall s, CPU s, plan)."""
-    from dpbench.config import load
-    from dpbench.plan import make_plan
+    from dpbench.orchestration.config import load
+    from dpbench.orchestration.plan import make_plan
 
     start, cpu = time.perf_counter(), time.process_time()
     plan = make_plan(load(path))
@@ -87,7 +87,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench_scale_cfg_") as tmp:
         big = Path(tmp) / f"paper_x{args.factor}.yaml"
         big.write_text(yaml.safe_dump(widen(yaml.safe_load(paper.read_text()), args.factor)))
-        import dpbench.config  # noqa: F401  (imports outside the timings)
+        import dpbench.orchestration.config  # noqa: F401  (imports outside the timings)
 
         rows = []
         for name, path in (("paper.yaml", paper), (f"paper x{args.factor}", big)):

@@ -11,7 +11,7 @@ learners' per-round work, measured apart (process CPU time, one thread).
   number of learner features N and input type (int8 {−1,+1} / float64 cube).
 
 Prints one JSON line per measurement (seconds per round and per round × coordinate), the
-numbers :func:`dpbench.cost.online_stream_seconds`, :func:`dpbench.cost._online_nonprivate`
+numbers :func:`dpbench.orchestration.cost.online_stream_seconds`, :func:`dpbench.orchestration.cost._online_nonprivate`
 and :meth:`dpbench.learners.dp_winnow.DPWinnow.cost` are fitted to.
 """
 
@@ -24,7 +24,7 @@ import time
 import numpy as np
 
 import dpbench.experiments  # noqa: F401  (registers problems and learners)
-from dpbench import registry
+from dpbench.foundation import registry
 from dpbench.problems.halfspace import log_checkpoints
 
 STREAMS = [  # (problem, params): the settings of config/paper.yaml's halfspaces_online

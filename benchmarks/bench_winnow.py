@@ -18,7 +18,7 @@ import argparse
 import pinned  # noqa: F401  (one BLAS thread; before numpy)
 import numpy as np
 
-from dpbench import registry
+from dpbench.foundation import registry
 from dpbench.problems.dl_as_halfspace import DlAsHalfspace
 from dpbench.problems.halfspace import Halfspace, OnlineStream
 

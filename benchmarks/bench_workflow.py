@@ -10,7 +10,7 @@ Definitions (what the numbers printed mean):
 - ``wall``: seconds of the `snakemake` run from scratch, DAG building included.
 - ``cell work``: the sum over every ``run_shard`` job of the seconds spent inside its
   cells (drawing the target, fitting, scoring, building rows), read from the job logs'
-  ``… N rows in X s (cpu Y s)`` lines (dpbench.experiment.run_shard).
+  ``… N rows in X s (cpu Y s)`` lines (dpbench.experiments.base.run_shard).
 - ``overhead share`` = 1 − cell work / (N × wall): the fraction of the N cores' wall time
   not spent in cells — Snakemake (DAG, scheduling, script wrappers), interpreter start-up
   and imports of every job, Parquet writes, the summarise jobs (collect, theory checks,

@@ -18,11 +18,11 @@ and the test suite (``tests/test_conformance.py`` runs them on every registered 
   at ε = ∞ on the same samples (:func:`twin_results`);
 - ``privacy audit``: the learner's declared worst-case instance
   (:func:`dpbench.audits.cases_for`: its ``audit_cases`` classmethod or a registered audit),
-  else a generic instance of its family (:mod:`dpbench.generic_audit`), through
-  :func:`dpbench.audit.run_case`; the lower bound on ε must not exceed the claim (and an
+  else a generic instance of its family (:mod:`dpbench.audits.generic`), through
+  :func:`dpbench.audits.engine.run_case`; the lower bound on ε must not exceed the claim (and an
   exact ε, where the instance computes one, neither). The ``broken`` copy's bound is shown
   (the generic instance's broken copy: the learner built at 8ε), and the audit's verdict
-  (:func:`dpbench.audit.judge`): ``violation`` fails, ``no_power`` warns (the broken copy
+  (:func:`dpbench.audits.engine.judge`): ``violation`` fails, ``no_power`` warns (the broken copy
   was not caught: the audit lacks power, not the learner) and makes the exit status 3.
 """
 
@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from dpbench import registry
+from dpbench.foundation import registry
 from dpbench.learners.base import ADD_REMOVE, REPLACE_ONE, Guarantee
 
 #: Audit defaults: runs per side, and the confidence of each Clopper–Pearson bound
@@ -189,7 +189,7 @@ def conformance_cell(cls: type, problem: str, experiment: str, params: Mapping[s
                      problem_params: Mapping[str, object] | None = None):
     """The conformance cell: the problem's first ``test_params`` (unless given), the
     experiment's ``test_size``, ε and δ from ``params`` (default ∞ and 0)."""
-    from dpbench.grid import Cell, freeze
+    from dpbench.foundation.cell import Cell, freeze
 
     epsilon, delta, rest = _construct_params(params)
     if problem_params is None:
@@ -199,7 +199,7 @@ def conformance_cell(cls: type, problem: str, experiment: str, params: Mapping[s
 
 
 def _strip_timing(rows: list[dict]) -> list[dict]:
-    from dpbench.results import TIMING_COLUMNS
+    from dpbench.foundation.results import TIMING_COLUMNS
 
     return [{k: v for k, v in r.items() if k not in TIMING_COLUMNS} for r in rows]
 
@@ -215,8 +215,8 @@ def cell_results(cls: type, problem: str, experiment: str, params: Mapping[str, 
     """Run one conformance cell twice: rows in the results schema, all ``ok``/``skipped``
     with the learner's name; identical rows for the same seed (``deterministic``); the
     global generators untouched by the second run (``global rng``)."""
-    from dpbench.experiment import draw_target
-    from dpbench.results import to_table
+    from dpbench.experiments.base import draw_target
+    from dpbench.foundation.results import to_table
 
     shown_params = [f"{k}={v}" for k, v in sorted(params.items()) if k != "epsilon"]
     if "epsilon" in params:
@@ -346,8 +346,8 @@ def twin_results(cls: type, *, seed: int = 3, repetitions: int = TWIN_REPETITION
         return [CheckResult("ε→∞ twin", "skip", "no twin declared (class attribute twin = 'name')")]
 
     def compare() -> Iterator[CheckResult]:
-        from dpbench.experiment import draw_target
-        from dpbench.grid import Cell, freeze
+        from dpbench.experiments.base import draw_target
+        from dpbench.foundation.cell import Cell, freeze
 
         twin = registry.learner(twin_name)
         if twin.private:
@@ -393,7 +393,7 @@ def default_privacy(cls: type) -> tuple[float, float]:
 def audit_cases(cls: type, *, epsilon: float, delta: float) -> tuple[list, str]:
     """The learner's audit cases and where they come from (declared or generic)."""
     from dpbench.audits import cases_for
-    from dpbench.generic_audit import generic_cases
+    from dpbench.audits.generic import generic_cases
 
     if registry.LEARNERS.get(cls.name) is cls:
         try:
@@ -419,7 +419,7 @@ def audit_results(cls: type, *, epsilon: float | None = None, delta: float | Non
                   confidence: float = AUDIT_CONFIDENCE, seed: int = 0, budget: float = AUDIT_SECONDS) -> list[CheckResult]:
     """Audit the correct case (bound ≤ claimed ε, exact ε ≤ claim where computed) and show
     the broken copy's bound."""
-    from dpbench.audit import NO_POWER, VIOLATION, caught_by_sampling, judge, no_power_reason, refuted, run_case
+    from dpbench.audits.engine import NO_POWER, VIOLATION, caught_by_sampling, judge, no_power_reason, refuted, run_case
 
     if not cls.private:
         return [CheckResult("privacy audit", "skip", "non-private")]
@@ -523,7 +523,7 @@ def _config_privacy(config: str, name: str) -> tuple[float | None, float | None]
     """Load the config's plugins; the first finite ε (and δ) of a block listing ``name``."""
     import yaml
 
-    from dpbench.config import load_config_plugins
+    from dpbench.orchestration.config import load_config_plugins
 
     with open(config) as fh:
         try:

@@ -27,7 +27,7 @@ class UsageError(Exception):
 
 def _load(path: str):
     """The validated grid of config file ``path`` (a UsageError naming file and key)."""
-    from dpbench.config import ConfigError, error_line, load
+    from dpbench.orchestration.config import ConfigError, error_line, load
 
     try:
         return load(path)
@@ -36,7 +36,7 @@ def _load(path: str):
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
-    from dpbench import registry
+    from dpbench.foundation import registry
 
     registry.load_all()
     for name, cls in sorted(registry.PROBLEMS.items()):
@@ -60,7 +60,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 def _cmd_plan(args: argparse.Namespace) -> int:
     import time
 
-    from dpbench.plan import format_learner_hours, format_plan, learner_hours, make_plan
+    from dpbench.orchestration.plan import format_learner_hours, format_plan, learner_hours, make_plan
 
     start = time.perf_counter()
     grid = _load(args.config)
@@ -127,7 +127,7 @@ def _flag_error(exc, experiment: str) -> str:
 def _check_memory(cells, force: bool) -> None:
     """Refuse (one line naming --size) a cell the cost model predicts beyond this machine's
     memory, unless --force."""
-    from dpbench.cost import machine_memory_mb, shard_memory_mb
+    from dpbench.orchestration.cost import machine_memory_mb, shard_memory_mb
 
     try:
         need, have = shard_memory_mb(cells), machine_memory_mb()
@@ -135,15 +135,15 @@ def _check_memory(cells, force: bool) -> None:
         return
     if need > have and not force:
         raise UsageError(f"--size: the cost model predicts {need:,.0f} MB for this cell, more than this machine's "
-                         f"{have:,.0f} MB (dpbench.cost.shard_memory_mb); --force runs it anyway")  # fmt: skip
+                         f"{have:,.0f} MB (dpbench.orchestration.cost.shard_memory_mb); --force runs it anyway")  # fmt: skip
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from dpbench import registry
-    from dpbench.config import ConfigError, from_dict, nearest
-    from dpbench.experiment import draw_target
+    from dpbench.foundation import registry
+    from dpbench.orchestration.config import ConfigError, from_dict, nearest
+    from dpbench.experiments.base import draw_target
 
     try:
         experiment = registry.experiment(args.experiment)
@@ -188,8 +188,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_shrink(args: argparse.Namespace) -> int:
-    from dpbench.config import ConfigError, error_line, read_yaml
-    from dpbench.shrink import shrink
+    from dpbench.orchestration.config import ConfigError, error_line, read_yaml
+    from dpbench.orchestration.shrink import shrink
 
     try:
         config = read_yaml(args.config)
@@ -209,7 +209,7 @@ def _cmd_shrink(args: argparse.Namespace) -> int:
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:
-    from dpbench.audit import cli_audit
+    from dpbench.audits.engine import cli_audit
 
     if args.epsilon is not None and not (math.isfinite(args.epsilon) and args.epsilon > 0):
         raise UsageError(f"--epsilon must be finite and > 0 (inf claims no privacy: nothing to audit), got {args.epsilon:g}")
@@ -217,7 +217,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
 
 
 def _cmd_docs(args: argparse.Namespace) -> int:
-    from dpbench import docs
+    from dpbench.reporting import docs
 
     if args.check:
         stale = docs.stale()
@@ -238,9 +238,9 @@ def _cmd_check(args: argparse.Namespace) -> int:
 def _cmd_readme(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from dpbench import audit_table
-    from dpbench.pipeline import _write_text
-    from dpbench.summary import ReadmeError, readme_section, replace_section
+    from dpbench.reporting import audit_table
+    from dpbench.foundation.results import write_text
+    from dpbench.reporting.summary import ReadmeError, readme_section, replace_section
 
     # (file, flag, its generated section, its markers, the run file it comes from)
     targets = [(Path(args.readme), "--readme", readme_section, {}, "theory/summary.csv"),
@@ -269,7 +269,7 @@ def _cmd_readme(args: argparse.Namespace) -> int:
                 print(f"{path}: generated section up to date")
             continue
         if new != text:
-            _write_text(path, new)
+            write_text(path, new)
         print(f"{path}: generated section written from {args.results}/{source}")
     return 1 if stale else 0
 
@@ -284,7 +284,7 @@ class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
 
 
 def _cmd_publish(args: argparse.Namespace) -> int:
-    from dpbench.publish import PublishError, publish
+    from dpbench.reporting.publish import PublishError, publish
 
     _load(args.config)  # a bad config: one line naming file and key
     try:
@@ -329,7 +329,7 @@ def build_parser() -> argparse.ArgumentParser:
                 "that runs in minutes: try a grid before a cluster run")  # fmt: skip
     p.add_argument("config", help="YAML config file to shrink")
     p.add_argument("-o", "--output", required=True, help="where to write the shrunk config")
-    p.add_argument("--budget", type=float, default=20.0, help="predicted CPU-seconds of cells per experiment (dpbench.cost)")
+    p.add_argument("--budget", type=float, default=20.0, help="predicted CPU-seconds of cells per experiment (dpbench.orchestration.cost)")
     p.add_argument("--reps", type=int, default=2, help="repetitions per cell (at least 2)")
     p.set_defaults(func=_cmd_shrink)
 

@@ -187,11 +187,11 @@ def tiny_report(tiny_run) -> Path:
 
 
 def declared_outputs(config_file: Path) -> set[str]:
-    """Every file a run of ``config_file`` may write (dpbench.paths), without running it."""
+    """Every file a run of ``config_file`` may write (dpbench.foundation.paths), without running it."""
     import yaml
 
-    from dpbench.config import from_dict
-    from dpbench.paths import DEFAULT_CONFIG, RunPaths, output_root
+    from dpbench.orchestration.config import from_dict
+    from dpbench.foundation.paths import DEFAULT_CONFIG, RunPaths, output_root
 
     config = yaml.safe_load(config_file.read_text())
     grid = from_dict(config)
@@ -208,7 +208,7 @@ def declared_outputs(config_file: Path) -> set[str]:
 
 def default_stand_ins() -> dict[str, bytes]:
     """Stand-ins for a default run's files (the run itself takes minutes): path -> contents."""
-    from dpbench.paths import DEFAULT_CONFIG
+    from dpbench.foundation.paths import DEFAULT_CONFIG
 
     return {name: b"default run: " + name.encode() for name in sorted(declared_outputs(DEFAULT_CONFIG) - {"results/.owner"})}
 
@@ -219,7 +219,7 @@ def plugin_example_run(tmp_path_factory) -> Path:
     beside :func:`default_stand_ins` and a default run's results/.owner: read by
     tests/test_outputs.py (the default files are untouched) and tests/test_plugins.py (the
     plugin learners' results)."""
-    from dpbench.paths import DEFAULT_CONFIG
+    from dpbench.foundation.paths import DEFAULT_CONFIG
 
     workdir = tmp_path_factory.mktemp("plugin_example")
     for name, content in default_stand_ins().items():

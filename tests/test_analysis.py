@@ -1,4 +1,4 @@
-"""dpbench.analysis: curves that never pool settings, slopes on repetitions, statuses, bound
+"""dpbench.theory_check.analysis: curves that never pool settings, slopes on repetitions, statuses, bound
 checks — with real numbers."""
 
 from __future__ import annotations
@@ -10,11 +10,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpbench.analysis import (
-    STATUSES, bound_check, check_curve, curves, fit_slope, sample_complexity_slope, with_learner_params,
-)
+from dpbench.theory_check.analysis import STATUSES, bound_check, check_curve, curves, with_learner_params
 
 
+
+from dpbench.theory_check.fit import fit_slope
+
+from dpbench.theory_check.nstar import sample_complexity_slope
 def _rows(n_values, reps, error, *, learner="erm", private=False, epsilon=math.inf, noise=0.0, problem_id="p0", params=None):
     """Results rows of one curve: ``error(n, rep)``."""
     key = json.dumps({"learner_params": params or {}})
@@ -123,11 +125,11 @@ def test_sample_complexity_slope_recovers_one_over_epsilon():
     assert fit.slope == pytest.approx(np.polyfit(np.log([0.1, 0.3, 1, 3]), np.log([1024, 512, 128, 64]) - 0.01 * np.log(2), 1)[0], abs=0.01)
 
 
-def test_per_x_matrix_matches_pandas_pivot_table():
+def testper_x_matrix_matches_pandas_pivot_table():
     """The numpy (x, repetition) matrix behind fit_slope is pandas' pivot_table(mean): duplicate
     (x, rep) cells averaged, missing cells NaN, x values and repetitions without any finite
     value dropped."""
-    from dpbench.analysis import _per_x_matrix
+    from dpbench.theory_check.fit import per_x_matrix
 
     rng = np.random.default_rng(7)
     x = rng.choice([10.0, 100.0, 1000.0, 5.0], size=60)
@@ -135,7 +137,7 @@ def test_per_x_matrix_matches_pandas_pivot_table():
     y = rng.random(60)
     y[rng.random(60) < 0.2] = np.nan
     y[x == 5.0] = np.nan  # an x with no finite value at all
-    xs, Y = _per_x_matrix(x, y, reps)
+    xs, Y = per_x_matrix(x, y, reps)
     table = pd.DataFrame({"x": x, "y": y, "rep": reps}).pivot_table(index="x", columns="rep", values="y", aggfunc="mean").sort_index()
     np.testing.assert_array_equal(xs, table.index.to_numpy(dtype=float))
     np.testing.assert_allclose(Y, table.to_numpy(dtype=float), rtol=1e-15, equal_nan=True)

@@ -3,7 +3,7 @@ the correct copy's Clopper–Pearson lower bound on ε stays at or below its cla
 broken copy's (noise halved / rate doubled, same claim) exceeds it.
 
 False-alarm rate: every bound is one-sided at confidence 1 − 5e-7, so a correct copy is
-refuted with probability ≤ 1e-6 per test (dpbench.audit), and a broken copy is missed only
+refuted with probability ≤ 1e-6 per test (dpbench.audits.engine), and a broken copy is missed only
 if its bound falls more than ~5 standard errors below its expectation (the runs are sized
 so that the broken copy's exact ε exceeds the claim by ≥ 5 standard errors). Seeds fixed.
 """
@@ -15,7 +15,7 @@ import math
 import numpy as np
 import pytest
 
-from dpbench.audit import AUDIT_COLUMNS, audit, cli_audit, epsilon_lower_bound, run_case, run_cases
+from dpbench.audits.engine import AUDIT_COLUMNS, audit, cli_audit, epsilon_lower_bound, run_case, run_cases
 from dpbench.audits import cases_for, default_claim
 from dpbench.learners.experts_common import ExpertsLosses
 from dpbench.mechanisms.laplace import Laplace
@@ -159,7 +159,7 @@ def test_the_audit_runs_the_learners_own_code(monkeypatch):
 
 def test_private_mw_001_at_the_notes_alpha_is_a_violation():
     """The notes' α = sqrt(ε/(12T)) at their claim (ε = 1, δ = 1e-6): exact ε(δ) ≈ 1.2 > 1."""
-    from dpbench.audits.experts import private_mw_001_as_the_notes_claim
+    from dpbench.audits.cases.experts import private_mw_001_as_the_notes_claim
 
     rows = run_cases(private_mw_001_as_the_notes_claim(epsilon=1.0, delta=1e-6), runs=1_000, confidence=CONFIDENCE, seed=0)
     assert rows[0]["variant"] == "correct" and rows[0]["epsilon_exact"] > 1.1
@@ -167,7 +167,7 @@ def test_private_mw_001_at_the_notes_alpha_is_a_violation():
 
 
 def test_judge_can_say_each_verdict():
-    from dpbench.audit import judge
+    from dpbench.audits.engine import judge
 
     def row(variant, bound, exact=math.nan):
         return {"variant": variant, "epsilon_claimed": 1.0, "epsilon_lower_bound": bound, "epsilon_exact": exact}
@@ -195,8 +195,8 @@ def test_a_bound_above_the_exact_value_is_a_violation():
     with exact from the copy's own recorded laws it passes (no false alarm at 0.999)."""
     import dataclasses
 
-    from dpbench import registry
-    from dpbench.audits.winnow import ReleaseSwapFamily, release_horizon, release_pair
+    from dpbench.foundation import registry
+    from dpbench.audits.cases.winnow import ReleaseSwapFamily, release_horizon, release_pair
 
     correct, broken = cases_for("dp_winnow_batched", epsilon=1.0, delta=1e-6)[:2]
     learner = registry.learner("dp_winnow_batched")(epsilon=1.0, delta=1e-6)
@@ -212,8 +212,8 @@ def test_a_bound_above_the_exact_value_is_a_violation():
 
 
 def test_gdp_bound_is_tight_and_valid_for_a_gaussian_shift():
-    from dpbench.audit import gdp_lower_bound
-    from dpbench.audits.mechanisms import gaussian_exact
+    from dpbench.audits.engine import gdp_lower_bound
+    from dpbench.audits.cases.mechanisms import gaussian_exact
 
     rng = np.random.default_rng(0)
     sigma = 2.0
@@ -225,7 +225,7 @@ def test_gdp_bound_is_tight_and_valid_for_a_gaussian_shift():
 
 def test_vectorised_pac_statistics_are_the_learners_fit():
     """Same seed, one run: the vectorised statistic equals what ``fit`` outputs."""
-    from dpbench.audits.pac import SQ_ALPHA, exp_mech_erm_pair, sq_pair, sq_statistic
+    from dpbench.audits.cases.pac import SQ_ALPHA, exp_mech_erm_pair, sq_pair, sq_statistic
     from dpbench.learners.exp_mech_erm import ExpMechERM
     from dpbench.learners.private_sq_conjunction import PrivateSQConjunction
 
@@ -245,8 +245,8 @@ def test_vectorised_pac_statistics_are_the_learners_fit():
 def test_an_exact_only_catch_is_no_power_and_says_why(capsys):
     """``dpbench audit dp_gd --runs 40``: no sampled power, so no pass (exit 1, the reason printed);
     ``--runs 2`` (the review's repro) is refused: no bound above 0 is possible there."""
-    from dpbench.audit import minimum_runs
-    from dpbench.audit import no_power_reason
+    from dpbench.audits.engine import minimum_runs
+    from dpbench.audits.engine import no_power_reason
 
     rows = run_cases(cases_for("dp_gd", epsilon=1.0, delta=1e-6), runs=2, confidence=0.999, seed=0)
     assert rows[1]["epsilon_exact"] > 1.0 >= rows[1]["epsilon_lower_bound"]
@@ -301,7 +301,7 @@ def test_epsilon_lower_bound_accounts_for_delta():
 
 def test_guards_the_guarantees_depend_on():
     """Expert losses in [0, 1] and DP-Winnow's ‖x‖∞ ≤ 1 are checked where the data enter."""
-    from dpbench import registry
+    from dpbench.foundation import registry
     from dpbench.problems.halfspace import OnlineStream
 
     registry.load_all()
@@ -319,7 +319,7 @@ def test_guards_the_guarantees_depend_on():
 
 def test_the_mixture_family_of_one_component_is_gdp():
     """DP-SGD's trade-off family reduces to μ-GDP for one inclusion pattern (N(±s/2, 1): μ = s)."""
-    from dpbench.audit import GaussianFamily, MixtureFamily
+    from dpbench.audits.engine import GaussianFamily, MixtureFamily
 
     family = MixtureFamily((0.5,), (1.0,), epsilon_of=lambda s, d: 0.0)
     for alpha, beta in ((0.3, 0.4), (0.05, 0.2), (1e-3, 0.6)):
@@ -331,7 +331,7 @@ def test_the_hedge_family_bound_is_checked_against_the_model_free_bound():
     family: the family's bound (Hedge at η′ ≥ 0.4 over 100 rounds: ε ≈ 20) would be far above
     the truth; the goodness-of-fit check rejects it and the row's bound is the model-free
     threshold bound. All-or-nothing plays that are deterministic per side: rejected too."""
-    from dpbench.audits.experts import HedgeSwapFamily
+    from dpbench.audits.cases.experts import HedgeSwapFamily
 
     rng = np.random.default_rng(0)
     p = 0.6
@@ -354,7 +354,7 @@ def test_a_row_short_of_its_target_says_why_from_its_numbers():
     """The ``note`` column: a correct row whose exact ε is far below its claim says the
     analysis is loose (with the ratio), one below its tightness target says how far and why;
     a row at its target says nothing; a broken row says which error and why."""
-    from dpbench.audit import shortfall_note
+    from dpbench.audits.engine import shortfall_note
 
     rows = run_cases(cases_for("private_rwm", epsilon=1.0, delta=1e-6), runs=2_000, confidence=0.999, seed=0)
     good, bad = rows
@@ -375,7 +375,7 @@ def test_the_pooled_rate_bound_covers_at_its_confidence():
     """The Hedge-swap family's pooled lower bound on η′ exceeds the true rate in at most a
     (1 − confidence) share of audits (round 1's Bernoulli(½) only makes it conservative):
     400 simulated audits of the family's own law at confidence 0.9."""
-    from dpbench.audits.experts import HedgeSwapFamily
+    from dpbench.audits.cases.experts import HedgeSwapFamily
 
     eta, T, runs, reps = 0.02, 100, 1_000, 400
     family = HedgeSwapFamily(T)
@@ -396,7 +396,7 @@ def test_the_loose_learners_broken_copies_are_caught_with_a_margin(name):
     """The η x8 copies of the two learners whose analysis is loose, at their capped runs
     (BROKEN_RUNS): the pooled bound clears the claim by a quarter or more (it cleared it by
     0.1 % with the trade-off estimator), at the workflow's confidence."""
-    from dpbench.audits.experts import BROKEN_RUNS
+    from dpbench.audits.cases.experts import BROKEN_RUNS
 
     correct, broken = cases_for(name, epsilon=1.0, delta=1e-6)
     row = run_case(broken, runs=BROKEN_RUNS, confidence=0.999, seed=7)
@@ -408,7 +408,7 @@ def test_the_runs_the_docs_quote_for_the_hedge_bound():
     """docs/privacy.md: private_rwm's pair moves the plays by η√T ≈ 0.05 a run and its correct
     copy needs ≈ 2·10⁵ runs per side for 0.8 of its exact ε at confidence 0.999; the tight
     learner far fewer."""
-    from dpbench.audits.experts import T_AUDIT, HedgeSwapFamily
+    from dpbench.audits.cases.experts import T_AUDIT, HedgeSwapFamily
     from dpbench.learners.private_rwm import PrivateRWM
     from dpbench.learners.private_rwm_tight import PrivateRWMTight
 
@@ -422,7 +422,7 @@ def test_the_runs_the_docs_quote_for_the_hedge_bound():
 def test_dp_winnow_rows_say_their_claim_is_audit_only():
     """The source rule is audited at ε = 400, which no workflow cell claims: each of its rows
     says so, with the cap at ε = 1 (from its own calibration) that rules out a row there."""
-    from dpbench.audits.winnow import SOURCE_CLAIM, STREAM
+    from dpbench.audits.cases.winnow import SOURCE_CLAIM, STREAM
     from dpbench.learners.dp_winnow import calibrate
 
     cases = cases_for("dp_winnow", epsilon=SOURCE_CLAIM, delta=1e-6)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpbench.audit import no_power_reason, run_case, run_cases
+from dpbench.audits.engine import no_power_reason, run_case, run_cases
 from dpbench.audits import cases_for
 
 
@@ -30,7 +30,7 @@ def test_output_perturbation_meets_the_pure_dp_target_at_1e6_runs():
 def test_the_loss_statistic_orders_outputs_by_their_density_ratio():
     """``loss_statistic`` is ln p_D(θ)/p_D'(θ) in units of the noise scale: the ℓ2-Laplace
     density ratio, checked against the densities directly."""
-    from dpbench.audits.erm import loss_statistic
+    from dpbench.audits.cases.erm import loss_statistic
 
     a, b, beta = np.array([0.3, 1.0]), np.array([-0.4, 1.1]), 0.7
     theta = np.random.default_rng(0).normal(size=(50, 2))

@@ -15,8 +15,8 @@ import re
 import numpy as np
 import pytest
 
-from dpbench import registry
-from dpbench.audit import audit_kind, run_case, run_cases
+from dpbench.foundation import registry
+from dpbench.audits.engine import audit_kind, run_case, run_cases
 from dpbench.audits import cases_for, default_claim
 
 registry.load_all()

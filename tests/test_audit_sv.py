@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from dpbench.audit import run_cases
+from dpbench.audits.engine import run_cases
 from dpbench.audits import cases_for
 from dpbench.audits import experts
 

@@ -8,8 +8,10 @@ from dataclasses import dataclass
 
 import pytest
 
-from dpbench import check, registry
+from dpbench import check
 
+
+from dpbench.foundation import registry
 plugin = pytest.importorskip("dpbench_noisy_max.learners", reason="example plugin not installed (uv pip install -e examples/plugin)")
 
 

@@ -9,7 +9,7 @@ import sys
 import pytest
 import yaml
 
-from dpbench import registry
+from dpbench.foundation import registry
 from dpbench.cli import main
 from tests.conftest import TINY_CONFIG
 
@@ -117,13 +117,13 @@ def test_every_option_has_help_and_its_default():
 
 
 def test_audit_and_check_are_wired(monkeypatch):
-    """`dpbench audit` and `dpbench check` pass their arguments to dpbench.audit.cli_audit and
+    """`dpbench audit` and `dpbench check` pass their arguments to dpbench.audits.engine.cli_audit and
     dpbench.check.cli_check (implemented by issues 10 and 12) and return their status."""
-    import dpbench.audit
+    import dpbench.audits.engine
     import dpbench.check
 
     calls = []
-    monkeypatch.setattr(dpbench.audit, "cli_audit", lambda learner, **kw: calls.append(("audit", learner, kw)) or 0)
+    monkeypatch.setattr(dpbench.audits.engine, "cli_audit", lambda learner, **kw: calls.append(("audit", learner, kw)) or 0)
     monkeypatch.setattr(dpbench.check, "cli_check", lambda target, **kw: calls.append(("check", target, kw)) or 1)
     assert main(["audit", "private_rwm", "--epsilon", "0.5", "--delta", "1e-6", "--runs", "1000", "--seed", "4"]) == 0
     assert main(["audit", "laplace"]) == 0
@@ -147,9 +147,9 @@ def test_console_script_prints_no_traceback(tmp_path):
 def test_audit_rejects_a_non_finite_or_non_positive_epsilon(epsilon, capsys, monkeypatch):
     """`dpbench audit NAME --epsilon inf` (or nan, 0, < 0): one line naming --epsilon, status 2,
     and no audit is run (review of issue 19, finding 6)."""
-    import dpbench.audit
+    import dpbench.audits.engine
 
-    monkeypatch.setattr(dpbench.audit, "cli_audit", lambda *a, **kw: pytest.fail("audited a claim that should be refused"))
+    monkeypatch.setattr(dpbench.audits.engine, "cli_audit", lambda *a, **kw: pytest.fail("audited a claim that should be refused"))
     assert main(["audit", "private_rwm", f"--epsilon={epsilon}", "--runs", "20"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--epsilon must be finite and > 0" in err[0], err

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from dpbench.cli import main
-from dpbench.config import ConfigError, from_dict, load
+from dpbench.orchestration.config import ConfigError, from_dict, load
 from tests.conftest import TINY_CONFIG
 
 

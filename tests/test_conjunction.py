@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from dpbench.audit import mean_error
+from dpbench.audits.engine import mean_error
 from dpbench.learners.decision_tree import DecisionTree
 from dpbench.learners.elimination import Elimination
 from dpbench.learners.erm import ERM

@@ -1,4 +1,4 @@
-"""The cost model's per-job keys (dpbench.cost.job_costs) and shared feature matrix (issue 22)."""
+"""The cost model's per-job keys (dpbench.orchestration.cost.job_costs) and shared feature matrix (issue 22)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,11 @@ import math
 
 import pytest
 
-from dpbench.cost import DEFAULT_FIRST_USE, FIRST_USE, LIBRARY_SECONDS, cell_cost, job_costs, libraries_of, shard_seconds
-from dpbench.grid import Cell, freeze, shard
+from dpbench.orchestration.cost import DEFAULT_FIRST_USE, FIRST_USE, LIBRARY_SECONDS, cell_cost, job_costs, libraries_of, shard_seconds
+from dpbench.foundation.cell import Cell, freeze
 
 
+from dpbench.orchestration.grid import shard
 def _cell(learner: str, size: int = 1000, reps: int = 10, eps: float = 1.0, experiment: str = "private_erm") -> Cell:
     params = freeze({"d": 10}) if experiment == "private_erm" else freeze({"d": 8, "k": 2, "l": 4, "r": 2, "p": 0.5, "noise": 0.0})
     problem = "halfspace" if experiment == "private_erm" else "decision_list"
@@ -112,7 +113,7 @@ class _FakeWithJobCost:
 
 
 def test_job_cost_hook_is_paid_once_per_job_whatever_the_repetitions(monkeypatch):
-    from dpbench import registry
+    from dpbench.foundation import registry
 
     monkeypatch.setitem(registry.LEARNERS, "fake_job", _FakeWithJobCost)
     one, many = (Cell("conjunctions", "conjunction", freeze({"d": 8}), "fake_job", (), math.inf, 0.0, 100, r) for r in (1, 50))

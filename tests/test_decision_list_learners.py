@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from dpbench import theory
-from dpbench.analysis import clopper_pearson
-from dpbench.experiment import draw_target, run_batch_cell
-from dpbench.grid import Cell, freeze
+from dpbench.theory_check.fit import clopper_pearson
+from dpbench.experiments.base import draw_target, run_batch_cell
+from dpbench.foundation.cell import Cell, freeze
 from dpbench.learners.base import ADD_REMOVE, REPLACE_ONE
 from dpbench.learners.exp_mech_erm import ExpMechERM
 from dpbench.learners.privdl import (

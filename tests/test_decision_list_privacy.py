@@ -1,4 +1,4 @@
-"""Empirical privacy audits of ``privdl`` and ``privdl_composition`` (dpbench.audit).
+"""Empirical privacy audits of ``privdl`` and ``privdl_composition`` (dpbench.audits.engine).
 
 Every audit runs a learner many times on two neighbouring datasets (replace-one: one
 example's label changed) and turns the frequencies of an output event into a lower bound
@@ -27,7 +27,7 @@ import math
 import numpy as np
 import pytest
 
-from dpbench.audit import audit, run_many
+from dpbench.audits.engine import audit, run_many
 from dpbench.learners.base import ADD_REMOVE
 from dpbench.learners.privdl import PrivDL, covering_list
 from dpbench.learners.privdl_composition import PrivDLComposition

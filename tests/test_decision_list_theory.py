@@ -1,6 +1,6 @@
 """Theory of the ``decision_lists`` experiment: the rates drawn and checked
 (:func:`dpbench.theory.dl_rates_of`), the majority-label level
-(:func:`dpbench.trivial.dl_trivial_error_of`) and the theory check's statuses on rows whose
+(:func:`dpbench.theory_check.trivial.dl_trivial_error_of`) and the theory check's statuses on rows whose
 errors are set by hand (so each status is forced, not hoped for)."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import pytest
 import yaml
 
 from dpbench import theory
-from dpbench.trivial import dl_trivial_error_of
-from dpbench.config import from_dict
-from dpbench.experiment import draw_target
+from dpbench.theory_check.trivial import dl_trivial_error_of
+from dpbench.orchestration.config import from_dict
+from dpbench.experiments.base import draw_target
 from tests.conftest import TINY_CONFIG
 
 

@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from dpbench import docs, registry
-from dpbench.references import REFERENCES, cited_keys
+from dpbench.reporting import docs
+
+from dpbench.foundation import registry
+from dpbench.reporting.references import REFERENCES, cited_keys
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Text a user of the repository reads: code, configs, workflow, docs, examples.
@@ -64,7 +66,7 @@ def test_no_citation_of_texts_the_user_does_not_have():
         found = _offences(SPEC, text) + _offences(SEED, text)
         if found:
             bad[str(path.relative_to(ROOT))] = found
-    assert not bad, f"cite the published source ([KEY, locator], dpbench/references.py) or a docs/ page: {bad}"
+    assert not bad, f"cite the published source ([KEY, locator], dpbench/reporting/references.py) or a docs/ page: {bad}"
 
 
 def test_every_cited_key_resolves_to_a_full_reference():
@@ -73,7 +75,7 @@ def test_every_cited_key_resolves_to_a_full_reference():
         keys = [k for k in cited_keys(path.read_text(encoding="utf-8", errors="replace")) if k not in REFERENCES]
         if keys:
             unknown[str(path.relative_to(ROOT))] = keys
-    assert not unknown, f"add these keys to dpbench/references.py or fix the citation: {unknown}"
+    assert not unknown, f"add these keys to dpbench/reporting/references.py or fix the citation: {unknown}"
     for ref in REFERENCES.values():  # a full reference: authors, title, venue with a year (unpublished notes have none)
         assert ref.authors and ref.title and ref.venue, ref
         assert re.search(r"(19|20)\d\d", ref.venue) or ref.key.startswith("Notes"), ref

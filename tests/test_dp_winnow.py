@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from dpbench import theory
-from dpbench.audit import AUDIT_COLUMNS, audit, run_case, run_cases, run_many
+from dpbench.audits.engine import AUDIT_COLUMNS, audit, run_case, run_cases, run_many
 from dpbench.audits import cases_for
 from dpbench.audits import winnow as winnow_audits
 from dpbench.learners.confident_winnow import ConfidentWinnow
@@ -229,7 +229,7 @@ def test_a_calibration_that_over_spends_eps0_fails_the_sparse_vector_component(m
     unchanged) leaves the claim where it was and shows an exact ε above it."""
     import dataclasses
 
-    import dpbench.audits.winnow as audits_winnow
+    import dpbench.audits.cases.winnow as audits_winnow
 
     def claim_and_exact():
         correct = [c for c in cases_for(name, epsilon=epsilon, delta=1e-6) if c.component][0]
@@ -296,7 +296,7 @@ def test_source_rule_calibration_and_why_no_tight_source_learner():
 
 def test_names_say_which_rule_runs():
     """The name without a suffix is the source's one-example rule; the variants are ours."""
-    from dpbench import registry
+    from dpbench.foundation import registry
 
     assert (registry.learner("dp_winnow").update, registry.learner("dp_winnow").accountant) == ("first", "advanced")
     assert (registry.learner("dp_winnow_batched").update, registry.learner("dp_winnow_batched").accountant) == ("batch", "advanced")
@@ -337,7 +337,7 @@ def test_release_family_matches_the_learner_and_rejects_another_form():
     """The release statistic is the binomial pair the family assumes (χ² fit passes on the
     learner's own draws at its η′ = 2η), and the fit can fail: draws with half the trials
     (a learner whose releases stop at M/2) are rejected."""
-    from dpbench.audits.winnow import ReleaseSwapFamily
+    from dpbench.audits.cases.winnow import ReleaseSwapFamily
 
     case = [c for c in cases_for("dp_winnow", epsilon=winnow_audits.SOURCE_CLAIM, delta=1e-6) if not c.component][0]
     rng = np.random.default_rng(0)
@@ -354,7 +354,7 @@ def test_the_release_laws_are_recorded_where_the_learner_draws_them():
     """Inside ``recording_laws`` every release's K draws record the law they are made from
     (``(K, N)`` rows of ``log(w/Σw)``), the compiled loop and the reference alike; the run's
     results are the same inside and outside the block (the hook only reads the law)."""
-    from dpbench.audits.winnow import release_horizon, release_pair
+    from dpbench.audits.cases.winnow import release_horizon, release_pair
     from dpbench.learners.laws import recording_laws
 
     learner = DPWinnowBatched(epsilon=1.0, delta=1e-6)

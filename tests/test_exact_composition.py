@@ -63,7 +63,7 @@ def test_beyond_the_support_cap_the_pld_takes_over(monkeypatch):
 def test_grouped_release_draws_compose_as_the_draws_do():
     """DP-Winnow's recorded draws grouped into binomials (audits.winnow.release_laws_epsilon)
     give the ε(δ) of composing the draws one by one; identical-law draws add nothing."""
-    from dpbench.audits.winnow import release_laws_epsilon
+    from dpbench.audits.cases.winnow import release_laws_epsilon
 
     def rows(p, m):
         return np.tile(np.log([p, 1 - p]), (m, 1))

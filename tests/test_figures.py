@@ -43,9 +43,9 @@ from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 
 import dpbench.experiments  # noqa: F401
-from dpbench import registry
-from dpbench.config import from_dict
-from dpbench.experiment import draw_target
+from dpbench.foundation import registry
+from dpbench.orchestration.config import from_dict
+from dpbench.experiments.base import draw_target
 from dpbench.plotting.style import LEARNER_MARKER_SHAPES, MIN_FONT_PT, PLUGIN_MARKERS
 from tests.conftest import REPO, TINY_CONFIG
 
@@ -59,7 +59,7 @@ TOLERANCE_PX = 1.0
 @pytest.fixture(scope="session")
 def tiny_results() -> dict[str, pd.DataFrame]:
     """The tiny config's results, per experiment, run in-process (no snakemake)."""
-    from dpbench.results import to_table
+    from dpbench.foundation.results import to_table
 
     config = yaml.safe_load(TINY_CONFIG.read_text())
     # the paper grid's two crash shapes: elimination with noisy labels, a sweep without a private learner
@@ -528,7 +528,7 @@ def caption_problems(fig, caption: str) -> list[str]:
 
 def _caption(experiment: str, name: str, fig) -> str:
     """The caption the workflow writes for this figure (generated from what is drawn)."""
-    from dpbench.pipeline import figure_caption
+    from dpbench.reporting.pipeline import figure_caption
 
     return figure_caption(registry.experiment(experiment).figures[name], fig)
 
@@ -559,7 +559,7 @@ def _run_figures(config_file):
 def _referee_run(workdir, config_file, experiment: str, figure: str) -> list[str]:
     """The referee's objections to one figure drawn from the results of a finished run of
     ``config_file`` in ``workdir``."""
-    from dpbench.paths import DEFAULT_CONFIG, RunPaths, output_root
+    from dpbench.foundation.paths import DEFAULT_CONFIG, RunPaths, output_root
 
     root = RunPaths(output_root(None, None if config_file == DEFAULT_CONFIG else config_file)).root
     return _referee_results(workdir / root, experiment, figure)
@@ -641,7 +641,7 @@ def test_checker_accepts_a_clean_figure():
 def test_conjunctions_theory_check_has_status_for_every_curve(tiny_results):
     """The noisy sweep (elimination has no agnostic rate; no private learner) runs, every row
     has a status and no NaN slope is 'ok'; curves never pool the two problems."""
-    from dpbench.analysis import STATUSES
+    from dpbench.theory_check.analysis import STATUSES
 
     table = registry.experiment("conjunctions").theory_check(tiny_results["conjunctions"])
     assert set(table["status"]) <= set(STATUSES)
@@ -656,7 +656,7 @@ def test_experts_theory_check_fits_each_metric_and_flags_every_curve(tiny_result
     rows are fitted on realized regret (not a copy of the expected-regret fit); Thm 11.1 is
     checked on the maximum for the expected regret; sv_experts' rate is a shape; skipped
     private_mw_001 cells are reported."""
-    from dpbench.analysis import STATUSES
+    from dpbench.theory_check.analysis import STATUSES
 
     table = registry.experiment("experts").theory_check(tiny_results["experts"])
     assert set(table["status"]) <= set(STATUSES)

@@ -1,4 +1,4 @@
-"""Shards: packing by predicted cost (dpbench.grid.shard, dpbench.cost); layout never
+"""Shards: packing by predicted cost (dpbench.orchestration.grid.shard, dpbench.orchestration.cost); layout never
 changes results."""
 
 from __future__ import annotations
@@ -11,13 +11,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpbench import registry
-from dpbench.config import from_dict
-from dpbench.cost import PER_REP_SECONDS, FAMILY_DEFAULTS, cell_cost, job_costs, shard_seconds
-from dpbench.experiment import run_shard
-from dpbench.grid import Cell, cells_from_json, cells_to_json, freeze, shard, sort_cells
-from dpbench.results import TIMING_COLUMNS
-from dpbench.seeding import key_string
+from dpbench.foundation import registry
+from dpbench.orchestration.config import from_dict
+from dpbench.orchestration.cost import PER_REP_SECONDS, FAMILY_DEFAULTS, cell_cost, job_costs, shard_seconds
+from dpbench.experiments.base import run_shard
+from dpbench.foundation.cell import Cell, cells_from_json, cells_to_json, freeze
+from dpbench.orchestration.grid import shard, sort_cells
+from dpbench.foundation.results import TIMING_COLUMNS
+from dpbench.foundation.seeding import key_string
 
 SEED = 5
 

@@ -9,12 +9,13 @@ import pytest
 import yaml
 
 import dpbench.experiments  # noqa: F401
-from dpbench import registry, theory
-from dpbench.analysis import STATUSES
-from dpbench.config import from_dict
-from dpbench.experiment import draw_target
+from dpbench.foundation import registry
+from dpbench import theory
+from dpbench.theory_check.analysis import STATUSES
+from dpbench.orchestration.config import from_dict
+from dpbench.experiments.base import draw_target
 from dpbench.learners.dp_winnow import calibrate
-from dpbench.results import to_table
+from dpbench.foundation.results import to_table
 from tests.conftest import TINY_CONFIG
 
 EXPERIMENT = registry.experiment("halfspaces_online")
@@ -101,7 +102,7 @@ def test_confident_winnow_is_judged_by_shape_only(results, monkeypatch):
     4.2): a fitted slope against it is a shape comparison (``shape_only``), never ``agrees``;
     Winnow's and the perceptron's proven bounds are still judged. (The tiny grid has 2
     repetitions: intervals are allowed from 2 here so the verdict gets past too_few_reps.)"""
-    from dpbench import verdict
+    from dpbench.theory_check import verdict
 
     monkeypatch.setattr(verdict, "MIN_REPS", 2)
     table = EXPERIMENT.theory_check(results)
@@ -113,8 +114,8 @@ def test_confident_winnow_is_judged_by_shape_only(results, monkeypatch):
 
 def _shard_rows(shards, tmp_path, name: str) -> pd.DataFrame:
     """Rows of running ``shards`` (lists of cells) one after another, without the timing columns."""
-    from dpbench.experiment import run_shard
-    from dpbench.results import TIMING_COLUMNS
+    from dpbench.experiments.base import run_shard
+    from dpbench.foundation.results import TIMING_COLUMNS
 
     frames = []
     for i, cells in enumerate(shards):
@@ -134,7 +135,7 @@ def test_shared_streams_give_the_rows_of_cells_run_alone(tmp_path, monkeypatch, 
     and a partial last one (the tiny grid's T ≤ 2·10³ fit one default block)."""
     import dataclasses
 
-    from dpbench.grid import sort_cells
+    from dpbench.orchestration.grid import sort_cells
     from dpbench.problems import halfspace
     from dpbench.problems.halfspace import OnlineStream
 
@@ -160,8 +161,8 @@ def test_shared_streams_give_the_rows_of_cells_run_alone(tmp_path, monkeypatch, 
 
 def test_a_shared_stream_larger_than_the_cap_is_regenerated(tmp_path, monkeypatch):
     """Above :data:`SHARED_STREAM_BYTES` each cell regenerates its stream (same rows)."""
-    from dpbench import experiment
-    from dpbench.grid import sort_cells
+    from dpbench.experiments import base as experiment
+    from dpbench.orchestration.grid import sort_cells
 
     config = yaml.safe_load(TINY_CONFIG.read_text())
     config["experiments"] = {"halfspaces_online": config["experiments"]["halfspaces_online"]}

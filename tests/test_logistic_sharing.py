@@ -10,8 +10,8 @@ import time
 import numpy as np
 import pytest
 
-from dpbench import registry
-from dpbench.logistic_objective import minimise, optimum, projected, signs, unit_ball
+from dpbench.foundation import registry
+from dpbench.theory.logistic_objective import minimise, optimum, projected, signs, unit_ball
 from dpbench.problems.base import Sample
 from dpbench.problems.logistic import LogisticProblem
 
@@ -76,8 +76,8 @@ def test_a_cache_hit_charges_the_first_computation_seconds():
 def test_fit_seconds_do_not_depend_on_which_cell_computed_the_optimum_first():
     """output_perturbation's fit reuses θ*: its fit_seconds include θ*'s computation whether
     its own cell or an earlier one computed it (the runtime figure and the fit-time slope)."""
-    from dpbench.experiment import draw_target, run_batch_cell
-    from dpbench.grid import Cell, freeze
+    from dpbench.experiments.base import draw_target, run_batch_cell
+    from dpbench.foundation.cell import Cell, freeze
 
     def cell(learner, eps):
         return Cell(experiment="private_erm", problem="logistic", problem_params=freeze({"d": 50, "rho": 0.01, "noise": 0.0}),

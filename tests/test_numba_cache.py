@@ -1,5 +1,5 @@
 """numba's caches of dpbench's kernels are stamped with the compiled code they use
-(dpbench/numba_cache.py): editing a module a kernel calls into makes numba recompile it."""
+(dpbench/kernels/numba_cache.py): editing a module a kernel calls into makes numba recompile it."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 import dpbench
-from dpbench import numba_cache, provenance
+from dpbench.kernels import numba_cache
 
+from dpbench.foundation import provenance
 PACKAGE = Path(dpbench.__file__).parent
 
 
@@ -27,8 +28,8 @@ def test_every_module_with_cached_kernels_registers_the_locator_first():
     assert len(paths) >= 10
     for path in paths:
         text = path.read_text(encoding="utf-8")
-        imported = re.search(r"^from dpbench import numba_cache\b", text, re.M)
-        assert imported is not None, f"{path} declares cache=True without importing dpbench.numba_cache"
+        imported = re.search(r"^from dpbench.kernels import numba_cache\b", text, re.M)
+        assert imported is not None, f"{path} declares cache=True without importing dpbench.kernels.numba_cache"
         assert imported.start() < text.index("cache=True"), path
 
 
@@ -38,7 +39,7 @@ def test_every_module_with_cached_kernels_registers_the_locator_first():
         ("dpbench.learners.experts_common", "dpbench.learners.hedge_pass"),
         ("dpbench.learners.logistic_common", "dpbench.learners.lane_dot"),
         ("dpbench.learners.online", "dpbench.learners.simd_dot"),
-        ("dpbench.learners.online", "dpbench.pcg64"),
+        ("dpbench.learners.online", "dpbench.kernels.pcg64"),
     ],
 )
 def test_a_dependency_s_content_is_in_the_kernel_stamp(module, dependency, monkeypatch):
@@ -67,7 +68,7 @@ def test_modules_without_compiled_code_are_not_in_the_stamp():
     """Only modules that import numba can put code into a kernel: editing the plotting or
     the cost model must not recompile the Hedge kernel."""
     modules = numba_cache.stamped_modules("dpbench.learners.experts_common")
-    assert "dpbench.cost" not in modules and "dpbench.analysis" not in modules
+    assert "dpbench.orchestration.cost" not in modules and "dpbench.theory_check.analysis" not in modules
 
 
 def test_dpbench_kernels_use_the_stamped_locator():
@@ -80,7 +81,7 @@ def test_dpbench_kernels_use_the_stamped_locator():
 _RUN = textwrap.dedent(
     """
     import numpy as np
-    from dpbench import pcg64_float32 as pf
+    from dpbench.kernels import pcg64_float32 as pf
     out = np.empty((4, 3), dtype=np.uint8)
     pf.bernoulli_fill(out, np.full(3, 0.5, dtype=np.float32), np.random.default_rng(0))
     print("hit" if sum(pf._bernoulli_fill.stats.cache_hits.values()) else "miss")
@@ -103,7 +104,7 @@ def test_editing_only_a_called_module_recompiles_the_kernel(tmp_path):
 
     assert run() == "miss"
     assert run() == "hit"
-    edited = tmp_path / "dpbench" / "pcg64.py"
+    edited = tmp_path / "dpbench" / "kernels" / "pcg64.py"
     edited.write_text(edited.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
     assert run() == "miss"
     assert run() == "hit"

@@ -14,11 +14,11 @@ import pytest
 from dpbench.learners.online import blocked_dot, max_abs, nonprivate_block
 from dpbench.learners.simd_dot import row_dot
 from dpbench.mechanisms.lazy_laplace import laplace_from_uniform, laplace_uniforms, query_uniforms, uniform_cut
-from dpbench.problems.block_kernels import decision_list_block
+from dpbench.kernels.block_kernels import decision_list_block
 from dpbench.problems.dl_as_halfspace import DlAsHalfspace
 from dpbench.problems.halfspace import Halfspace, enforce_margin
-from dpbench import pcg64
-from dpbench.pcg64 import random_below, skip_coin_flips
+from dpbench.kernels import pcg64
+from dpbench.kernels.pcg64 import random_below, skip_coin_flips
 
 
 @numba.njit

@@ -1,4 +1,4 @@
-"""Output directories (dpbench.paths) and code-aware re-runs through Snakemake itself:
+"""Output directories (dpbench.foundation.paths) and code-aware re-runs through Snakemake itself:
 each config writes under its own directory, two configs never write the same file (the
 README's plugin example leaves the default run's results untouched), and editing a
 learner's source re-runs exactly the shards that run it."""
@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from dpbench.paths import DEFAULT_CONFIG, OutputClash, RunPaths, check_owner, claim, output_root
+from dpbench.foundation.paths import DEFAULT_CONFIG, OutputClash, RunPaths, check_owner, claim, output_root
 from tests.conftest import PLUGIN_CONFIG, REPO, TINY_CONFIG, declared_outputs, default_stand_ins, run_snakemake
 
 
@@ -65,7 +65,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from dpbench.learners.erm import ERM
-from dpbench.registry import register_learner
+from dpbench.foundation.registry import register_learner
 
 
 @register_learner
@@ -94,7 +94,7 @@ def test_editing_a_learner_reruns_exactly_its_shards(tmp_path):
     assert proc.returncode == 0, proc.stderr[-4000:]
     assert _scheduled_shards(run_snakemake(tmp_path, "-n", *until, configfile=path)) == set()
     shards = sorted(p.relative_to(tmp_path).as_posix() for p in (tmp_path / "results" / "edit" / "runs").rglob("*.parquet"))
-    assert len(shards) == 8, shards  # 4 cells, each split into its 2 repetitions (dpbench.grid)
+    assert len(shards) == 8, shards  # 4 cells, each split into its 2 repetitions (dpbench.orchestration.grid)
 
     # the shards that ran my_erm, read from their rows (this process does not import the plugin)
     uses = {Path(s).stem for s in shards if "my_erm" in set(pd.read_parquet(tmp_path / s, columns=["learner"])["learner"])}

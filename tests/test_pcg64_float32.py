@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from dpbench.pcg64_float32 import bernoulli_fill
+from dpbench.kernels.pcg64_float32 import bernoulli_fill
 from dpbench.problems.experts import bernoulli_codes
 
 
@@ -31,7 +31,7 @@ def test_other_bit_generators_use_numpy():
 
 def test_a_wrong_multiplier_is_caught(monkeypatch):
     """The test can fail: a stream with another LCG multiplier gives other codes."""
-    import dpbench.pcg64_float32 as pcg
+    import dpbench.kernels.pcg64_float32 as pcg
 
     monkeypatch.setattr(pcg, "_bernoulli_fill", pcg._bernoulli_fill.py_func)
     monkeypatch.setattr(pcg, "MULT_LO", np.uint64(0x4385DF649FCCF647))

@@ -1,5 +1,5 @@
 """The optional peers (``.[peers]``): diffprivlib_logreg on the installed scikit-learn, with
-dpbench.peers' compatibility layer where it is needed, fits exactly as the unpatched
+dpbench.learners.peers' compatibility layer where it is needed, fits exactly as the unpatched
 diffprivlib did on scikit-learn 1.7 (the stored reference in tests/peers/), and without
 diffprivlib its cells are skipped with the reason."""
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from dpbench import peers
+from dpbench.learners import peers
 from tests.peers.make_diffprivlib_reference import CASES, OUT, fits
 
 import importlib.util
@@ -58,8 +58,8 @@ def test_reference_can_fail(monkeypatch):
 
 
 def test_without_the_extra_cells_are_skipped_with_the_reason(monkeypatch):
-    from dpbench.experiment import run_batch_cell
-    from dpbench.config import from_dict
+    from dpbench.experiments.base import run_batch_cell
+    from dpbench.orchestration.config import from_dict
 
     real_find_spec = peers.importlib.util.find_spec
     monkeypatch.setattr(peers.importlib.util, "find_spec", lambda name, *a: None if name == "diffprivlib" else real_find_spec(name, *a))
@@ -69,7 +69,7 @@ def test_without_the_extra_cells_are_skipped_with_the_reason(monkeypatch):
             "problem": "logistic", "problem_params": {"d": 2}, "learners": ["diffprivlib_logreg"],
             "epsilon": [1.0], "n": [50], "repetitions": 2}}})
         (cell,) = grid.experiments["private_erm"].cells
-        from dpbench.experiment import draw_target
+        from dpbench.experiments.base import draw_target
 
         rows = run_batch_cell(cell, draw_target(cell, 1), 1)
     finally:

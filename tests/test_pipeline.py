@@ -1,11 +1,11 @@
-"""dpbench.pipeline: figure file names and report captions (issue 13)."""
+"""dpbench.reporting.pipeline: figure file names and report captions (issue 13)."""
 
 from __future__ import annotations
 
 from docutils.core import publish_parts
 
-from dpbench.paths import RunPaths
-from dpbench.pipeline import figure_stem, rst_literal
+from dpbench.foundation.paths import RunPaths
+from dpbench.reporting.pipeline import figure_stem, rst_literal
 
 
 def test_figure_stem_of_the_unnamed_figure():
@@ -27,11 +27,11 @@ def test_summarise_collects_checks_and_draws_one_experiment(tmp_path):
     theory table with a row per curve, and every registered figure with its caption."""
     import yaml
 
-    from dpbench import registry
-    from dpbench.config import from_dict
-    from dpbench.experiment import run_shard
-    from dpbench.pipeline import summarise
-    from dpbench.results import read_results
+    from dpbench.foundation import registry
+    from dpbench.orchestration.config import from_dict
+    from dpbench.experiments.base import run_shard
+    from dpbench.reporting.pipeline import summarise
+    from dpbench.foundation.results import read_results
     from tests.conftest import REPO
 
     config = yaml.safe_load((REPO / "tests" / "data" / "tiny.yaml").read_text())

@@ -12,10 +12,10 @@ import pytest
 import yaml
 
 from dpbench.cli import main
-from dpbench.config import ConfigError, from_dict, load
-from dpbench.grid import cells_to_json
-from dpbench.plan import format_plan, make_plan
-from dpbench.seeding import key_string
+from dpbench.orchestration.config import ConfigError, from_dict, load
+from dpbench.foundation.cell import cells_to_json
+from dpbench.orchestration.plan import format_plan, make_plan
+from dpbench.foundation.seeding import key_string
 
 REPO = Path(__file__).resolve().parents[1]
 TINY_SLURM = REPO / "tests" / "data" / "tiny_slurm.yaml"
@@ -76,7 +76,7 @@ def test_paper_plan_is_cluster_sized():
 #: on main at 5e2507e before the planning speed-ups of issue 22 were merged (re-pinned after
 #: the Hedge kernel's and the diffprivlib audit's cost constants moved cells): faster planning
 #: must not move a cell, change a key (hence a seed) or reorder a shard. A change of the cost
-#: model (dpbench.cost) or of paper.yaml legitimately moves cells between shards: re-pin these
+#: model (dpbench.orchestration.cost) or of paper.yaml legitimately moves cells between shards: re-pin these
 #: then (from the tree before the change's own planning edits, if any), and say so.
 PAPER_SHARDS = {
     "conjunctions": (2, "6d02ada257e32aab"),
@@ -102,7 +102,7 @@ def _shard_digest(shards) -> str:
 def test_paper_shards_are_pinned():
     """Every shard of config/paper.yaml holds the same cells (keys, repetitions) in the same
     order as before the planning speed-ups; each cell's cached key string is the canonical
-    text of its key (:func:`dpbench.seeding.key_string`), from which its seeds are drawn."""
+    text of its key (:func:`dpbench.foundation.seeding.key_string`), from which its seeds are drawn."""
     grid = load(REPO / "config" / "paper.yaml")
     got = {exp_id: (len(plan.shards()), _shard_digest(plan.shards())) for exp_id, plan in grid.experiments.items()}
     assert got == PAPER_SHARDS
@@ -161,13 +161,13 @@ def test_planning_and_summarising_import_no_privacy_accountant_or_learner_stack(
     interpreter (this process has imported everything already)."""
     code = (
         "import sys\n"
-        "from dpbench.config import load\n"
-        "from dpbench.plan import make_plan\n"
-        "from dpbench import registry\n"
+        "from dpbench.orchestration.config import load\n"
+        "from dpbench.orchestration.plan import make_plan\n"
+        "from dpbench.foundation import registry\n"
         f"make_plan(load({str(REPO / 'config' / 'config.yaml')!r}))\n"
         "for e in registry.EXPERIMENTS:\n"
         "    registry.experiment(e)\n"
-        "import dpbench.theory, dpbench.analysis, dpbench.pipeline\n"
+        "import dpbench.theory, dpbench.theory_check.analysis, dpbench.reporting.pipeline\n"
         "heavy = [m for m in ('dp_accounting', 'sklearn', 'diffprivlib') if m in sys.modules]\n"
         "print(','.join(heavy))\n"
     )
@@ -218,7 +218,7 @@ def test_plan_by_learner_adds_up_to_the_plan_and_follows_the_work():
     """`dpbench plan --by learner`: CPU-hours per (experiment, learner) sum to the plan's
     total, and a learner given 16× the examples gets more of them (so the table can point
     at the wrong learner if the cost model says so)."""
-    from dpbench.plan import STARTUP, learner_hours
+    from dpbench.orchestration.plan import STARTUP, learner_hours
 
     grid = load(TINY_SLURM)
     hours = learner_hours(grid)

@@ -14,8 +14,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from dpbench import registry
-from dpbench.config import ConfigError, from_dict
+from dpbench.foundation import registry
+from dpbench.orchestration.config import ConfigError, from_dict
 from tests.conftest import REPO
 
 PLUGIN_SOURCE = textwrap.dedent(
@@ -25,7 +25,7 @@ PLUGIN_SOURCE = textwrap.dedent(
     from typing import ClassVar
 
     from dpbench.learners.elimination import Elimination
-    from dpbench.registry import register_learner
+    from dpbench.foundation.registry import register_learner
 
 
     @register_learner
@@ -89,9 +89,9 @@ def test_config_plugins_reach_the_shard_job(tmp_path, monkeypatch, clean_registr
     job = textwrap.dedent(
         """
         import sys
-        from dpbench.experiment import draw_target
-        from dpbench.grid import cells_from_json
-        from dpbench import registry
+        from dpbench.experiments.base import draw_target
+        from dpbench.foundation.cell import cells_from_json
+        from dpbench.foundation import registry
         cell = [c for c in cells_from_json(sys.stdin.read()) if c.learner == "cfg_elimination"][0]
         rows = registry.experiment(cell.experiment).run_cell(cell, draw_target(cell, 1), 1)
         print(len(rows), rows[0]["learner"])
@@ -130,7 +130,7 @@ def test_example_plugin_runs_end_to_end(example_plugin_installed, plugin_example
     """examples/plugin/config.yaml through snakemake (tests/conftest.py's run, shared with
     tests/test_outputs.py): the plugin learners are in the Parquet, the theory CSV and the
     figures' legends, beside the catalogue learners."""
-    results = plugin_example_run / "results" / "plugin"  # its own output directory (dpbench.paths)
+    results = plugin_example_run / "results" / "plugin"  # its own output directory (dpbench.foundation.paths)
     df = pd.read_parquet(results / "conjunctions.parquet")
     assert set(df["learner"]) == {"elimination", "erm", "exp_mech_erm", "kconj_erm", "kconj_noisy_max"}
     private = df[df["learner"] == "kconj_noisy_max"]

@@ -8,12 +8,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from dpbench import registry
-from dpbench.audit import AUDIT_COLUMNS
-from dpbench.config import ConfigError, from_dict, load
-from dpbench.experiment import draw_target, run_shard
-from dpbench.pipeline import write_theory_check
-from dpbench.results import TIMING_COLUMNS
+from dpbench.foundation import registry
+from dpbench.audits.engine import AUDIT_COLUMNS
+from dpbench.orchestration.config import ConfigError, from_dict, load
+from dpbench.experiments.base import draw_target, run_shard
+from dpbench.reporting.pipeline import write_theory_check
+from dpbench.foundation.results import TIMING_COLUMNS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -48,7 +48,7 @@ def test_cells_give_deterministic_rows_and_the_audit_csv(tmp_path):
 def test_a_claim_the_learner_cannot_make_is_skipped_with_the_reason(tmp_path):
     """... and the audit CSV and the docs table say so (a row per copy, verdict `skipped`,
     the reason as its note), beside the audits that ran."""
-    from dpbench.audit_table import audit_section
+    from dpbench.reporting.audit_table import audit_section
 
     grid = from_dict(_block(["private_mw_001", "laplace"], delta=1e-6))
     cell = grid.experiments["privacy_audit"].cells[0]
@@ -112,7 +112,7 @@ def test_without_the_peers_extra_its_audit_is_skipped_with_the_reason(monkeypatc
     """The default workflow audits diffprivlib_logreg through its own fit: on an install
     without the extra (the README's ``pip install -e .``) that cell gives skipped rows with
     the reason, and the workflow goes on."""
-    from dpbench import peers
+    from dpbench.learners import peers
     from dpbench.experiments.privacy_audit import run_audit_cell
 
     real_find_spec = peers.importlib.util.find_spec

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from dpbench.analysis import STATUSES, THEORY_COLUMNS
+from dpbench.theory_check.analysis import STATUSES, THEORY_COLUMNS
 from dpbench.problems.logistic import LogisticProblem
 
 
@@ -28,9 +28,9 @@ def _learner(name: str):
 def test_diffprivlib_peer_really_runs():
     """Import and fit through diffprivlib's own API: noise is really added (two seeds give
     different models) and at ε = 10 the model is accurate."""
-    from dpbench.peers import diffprivlib
+    from dpbench.learners.peers import diffprivlib
 
-    diffprivlib().LogisticRegression  # the peer's import works on the installed scikit-learn (dpbench.peers)
+    diffprivlib().LogisticRegression  # the peer's import works on the installed scikit-learn (dpbench.learners.peers)
 
     target = LogisticProblem(d=10, rho=0.05).draw_target(rng=np.random.default_rng(2))
     sample = target.sample(3000, rng=np.random.default_rng(3))
@@ -84,11 +84,11 @@ def test_experiment_cells_theory_check_and_figures(tmp_path):
 
     matplotlib.use("Agg")
 
-    from dpbench import registry
-    from dpbench.experiment import draw_target
-    from dpbench.grid import Cell, freeze
+    from dpbench.foundation import registry
+    from dpbench.experiments.base import draw_target
+    from dpbench.foundation.cell import Cell, freeze
     from dpbench.plotting.style import save
-    from dpbench.results import to_table
+    from dpbench.foundation.results import to_table
 
     exp = registry.experiment("private_erm")
     rows = []
@@ -135,9 +135,9 @@ def test_default_grid_shows_every_private_learner_learning(default_run):
     made once per session), which hold every cell of the block."""
     from pathlib import Path
 
-    from dpbench import registry
-    from dpbench.config import load
-    from dpbench.results import read_results
+    from dpbench.foundation import registry
+    from dpbench.orchestration.config import load
+    from dpbench.foundation.results import read_results
 
     grid = load(Path(__file__).resolve().parents[1] / "config" / "config.yaml")
     plan = grid.experiments["private_erm"]

@@ -1,9 +1,9 @@
 """Privacy audits of the private-ERM learners (issue 10): near-worst-case neighbours
-(``dpbench/audits/erm.py``), a correct copy and a broken copy (noise scale halved, claiming
+(``dpbench/audits/cases/erm.py``), a correct copy and a broken copy (noise scale halved, claiming
 the same ε) per learner, and the two dp_sgd defects.
 
 Rates. The correct copy is refuted (bound > ε) with probability ≤ 2(1 − c) over the runs
-(``dpbench.audit``); with ``c = 1 − 5·10⁻⁷`` that is a false-alarm rate ≤ 10⁻⁶ per test. The
+(``dpbench.audits.engine``); with ``c = 1 − 5·10⁻⁷`` that is a false-alarm rate ≤ 10⁻⁶ per test. The
 broken copy must be refuted at the experiment's confidence 0.95: its bound > ε is a
 refutation that an ε-DP mechanism would produce with probability ≤ 10%. Seeds are fixed,
 so each test is deterministic; the rates say how much to trust a pass.
@@ -17,9 +17,9 @@ import math
 import numpy as np
 import pytest
 
-from dpbench.audit import audit
+from dpbench.audits.engine import audit
 from dpbench.audits import cases_for
-from dpbench.audits.erm import CANARY_S, CANARY_X, GD_PARAMS, discrete_epsilon, gaussian_mixture_epsilon
+from dpbench.audits.cases.erm import CANARY_S, CANARY_X, GD_PARAMS, discrete_epsilon, gaussian_mixture_epsilon
 from dpbench.learners.base import ADD_REMOVE, REPLACE_ONE, Guarantee
 from dpbench.learners.dp_sgd import DPSGD
 from dpbench.mechanisms.accounting import calibrate_noise_multiplier, poisson_gaussian_epsilon

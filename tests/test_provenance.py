@@ -1,4 +1,4 @@
-"""Code-aware invalidation (dpbench.provenance): a shard's fingerprint covers the source of
+"""Code-aware invalidation (dpbench.foundation.provenance): a shard's fingerprint covers the source of
 the learners, problems and experiment its cells run — editing one learner changes exactly
 the shards that run it, and nothing else — and the summary's fingerprint covers the
 analysis and plotting code (which in turn changes no shard). The workflow half (Snakemake
@@ -9,10 +9,10 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from dpbench import provenance
-from dpbench.config import from_dict
-from dpbench.experiment import run_shard
-from dpbench.results import read_results
+from dpbench.foundation import provenance
+from dpbench.orchestration.config import from_dict
+from dpbench.experiments.base import run_shard
+from dpbench.foundation.results import read_results
 from tests.conftest import TINY_CONFIG
 
 
@@ -61,7 +61,7 @@ def test_editing_shared_code_changes_every_shard_using_it(grid, monkeypatch):
 
 def test_analysis_code_changes_summaries_not_shards(grid, monkeypatch):
     before_shards, before_summaries = _hashes(grid)
-    _edited(monkeypatch, "dpbench.analysis")
+    _edited(monkeypatch, "dpbench.theory_check.analysis")
     after_shards, after_summaries = _hashes(grid)
     provenance._modules_hash.cache_clear()
     assert after_shards == before_shards
@@ -105,7 +105,7 @@ def test_editing_an_audit_module_changes_the_privacy_audit_shards_only(grid, mon
     if "privacy_audit" not in grid.experiments:
         pytest.skip("the tiny config has no privacy_audit experiment")
     before, _ = _hashes(grid)
-    _edited(monkeypatch, "dpbench.audits.erm")
+    _edited(monkeypatch, "dpbench.audits.cases.erm")
     after, _ = _hashes(grid)
     provenance._modules_hash.cache_clear()
     changed = {key for key in before if before[key] != after[key]}

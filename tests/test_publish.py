@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from dpbench.cli import main
-from dpbench.config import load
-from dpbench.publish import expected_files
+from dpbench.orchestration.config import load
+from dpbench.reporting.publish import expected_files
 from tests.conftest import TINY_CONFIG
 
 

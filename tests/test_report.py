@@ -137,7 +137,7 @@ def test_notes_are_numbered_in_the_table_and_written_out_below_it():
     import numpy as np
     import pandas as pd
 
-    from dpbench.report_tables import page_html
+    from dpbench.reporting.report_tables import page_html
 
     long = "the pair's signal is e^eps ~ 1 + eps: Clopper-Pearson at these runs resolves ~0.6 of it " * 3
     df = pd.DataFrame({"verdict": ["pass", "pass", "pass", "no_power"], "learner": ["dp_winnow_batched_tight", "laplace", "laplace", "dp_winnow"],

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pyarrow.parquet as pq
 import pytest
 
-from dpbench import results
-from dpbench.results import SCHEMA, make_row, to_table, write_rows
+from dpbench.foundation import results
+from dpbench.foundation.results import SCHEMA, make_row, to_table, write_rows
 
 
 def test_make_row_fills_every_column_and_rejects_unknown():

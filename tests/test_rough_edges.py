@@ -12,8 +12,8 @@ import pytest
 import yaml
 
 from dpbench import cli
-from dpbench.config import ConfigError, from_dict
-from dpbench.results import make_row, write_rows
+from dpbench.orchestration.config import ConfigError, from_dict
+from dpbench.foundation.results import make_row, write_rows
 from tests.conftest import TINY_CONFIG
 
 
@@ -40,7 +40,7 @@ def test_run_refuses_a_cell_beyond_the_machines_memory(capsys):
 
 
 def test_force_runs_it_anyway(capsys, monkeypatch):
-    monkeypatch.setattr("dpbench.cost.machine_memory_mb", lambda: 1.0)  # every cell is "too big" now
+    monkeypatch.setattr("dpbench.orchestration.cost.machine_memory_mb", lambda: 1.0)  # every cell is "too big" now
     code, _, err = _run(capsys, "-n", "50", "--reps", "2")
     assert code == 2 and "more than this machine's 1 MB" in err
     code, out, err = _run(capsys, "-n", "50", "--reps", "2", "--force")

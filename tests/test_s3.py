@@ -15,8 +15,8 @@ import time
 import pytest
 import yaml
 
-from dpbench.config import from_dict
-from dpbench.paths import RunPaths, output_root
+from dpbench.orchestration.config import from_dict
+from dpbench.foundation.paths import RunPaths, output_root
 from tests.conftest import TINY_CONFIG, run_snakemake
 
 import importlib.util
@@ -82,7 +82,7 @@ def _s3_args(url: str) -> list[str]:
 
 def _expected_objects(config: dict) -> set[str]:
     """Every file the run declares: shards, experiment results, theory CSV/HTML, figures
-    and captions (dpbench.paths)."""
+    and captions (dpbench.foundation.paths)."""
     grid = from_dict(config)
     paths = RunPaths(output_root(grid.output, TINY_CONFIG))
     out = set()

@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 
-from dpbench.experiment import data_rng, mech_rng
-from dpbench.grid import Cell, freeze
-from dpbench.seeding import key_string, make_rng
+from dpbench.experiments.base import data_rng, mech_rng
+from dpbench.foundation.cell import Cell, freeze
+from dpbench.foundation.seeding import key_string, make_rng
 
 
 def _cell(**over):

@@ -6,11 +6,11 @@ import pandas as pd
 import pytest
 import yaml
 
-from dpbench import registry
+from dpbench.foundation import registry
 from dpbench.cli import main
-from dpbench.config import ConfigError, from_dict, load
-from dpbench.paths import RunPaths, output_root
-from dpbench.shrink import MAX_SIZES, predicted_seconds, shrink, shrink_sizes
+from dpbench.orchestration.config import ConfigError, from_dict, load
+from dpbench.foundation.paths import RunPaths, output_root
+from dpbench.orchestration.shrink import MAX_SIZES, predicted_seconds, shrink, shrink_sizes
 from tests.conftest import REPO
 
 PAPER = REPO / "config" / "paper.yaml"
@@ -52,7 +52,7 @@ def test_shrunk_paper_config_keeps_the_shape():
         key = lambda c: tuple((k, str(v)) for k, v in c.key().items() if k not in strip)  # noqa: E731
         assert {key(c) for c in big} == {key(c) for c in tiny}, exp_id  # every (problem, learner, ε, δ) kept
         assert {c.repetitions for c in tiny} == {2}
-        # within the budget (dpbench.cost), unless even the smallest sizes are above it (private_erm:
+        # within the budget (dpbench.orchestration.cost), unless even the smallest sizes are above it (private_erm:
         # dp_sgd's per-cell calibration does not shrink with n), and then at those smallest sizes
         budget = max(20.0, predicted_seconds(floor, exp_id))
         assert predicted_seconds(small, exp_id) <= budget, exp_id

@@ -7,7 +7,7 @@ daemons it started, by PID — in a finalizer that runs even when a test fails.
 
 Checked: every shard of ``tests/data/tiny_slurm.yaml`` runs as its own SLURM job (the job
 id each shard logs is a job the scheduler ran to COMPLETED); the collected Parquet is
-identical, apart from :data:`dpbench.results.TIMING_COLUMNS`, to a local run of the same
+identical, apart from :data:`dpbench.foundation.results.TIMING_COLUMNS`, to a local run of the same
 config; a shard job cancelled with ``scancel`` while running fails its run, and a re-run
 resubmits exactly that shard and completes with identical results.
 
@@ -29,8 +29,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from dpbench.config import load
-from dpbench.results import TIMING_COLUMNS
+from dpbench.orchestration.config import load
+from dpbench.foundation.results import TIMING_COLUMNS
 
 REPO = Path(__file__).resolve().parents[1]
 SETUP = REPO.parent / "shared" / "tools" / "slurm_local_setup.sh"

@@ -1,4 +1,4 @@
-"""dpbench.summary and `dpbench readme`: the theory-vs-practice table, its README block, and the
+"""dpbench.reporting.summary and `dpbench readme`: the theory-vs-practice table, its README block, and the
 command that writes it (or fails when the README differs)."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from dpbench.analysis import THEORY_COLUMNS, theory_row
+from dpbench.theory_check.analysis import THEORY_COLUMNS, theory_row
 from dpbench.cli import main
-from dpbench.summary import BEGIN, END, SUMMARY_COLUMNS, ReadmeError, replace_section, results_section, summary_table
+from dpbench.reporting.summary import BEGIN, END, SUMMARY_COLUMNS, ReadmeError, replace_section, results_section, summary_table
 
 
 def _theory() -> pd.DataFrame:
@@ -78,7 +78,7 @@ def test_dpbench_readme_writes_checks_and_fails(tmp_path, capsys):
 
 
 def test_dpbench_readme_writes_and_checks_the_privacy_docs_audit_table(tmp_path):
-    from dpbench.audit_table import BEGIN as A_BEGIN, END as A_END
+    from dpbench.reporting.audit_table import BEGIN as A_BEGIN, END as A_END
 
     results = tmp_path / "results"
     (results / "theory").mkdir(parents=True)
@@ -120,7 +120,7 @@ def test_a_bound_that_holds_with_another_exponent_is_no_contradiction():
 def test_a_run_of_the_privacy_audit_alone_has_an_empty_summary(tmp_path):
     """The privacy audit's table has verdicts but no curve (no ``y``): not read as a theory
     check, so a config with only the audit writes an empty summary instead of failing."""
-    from dpbench.summary import write_summary
+    from dpbench.reporting.summary import write_summary
 
     audit_csv = tmp_path / "privacy_audit.csv"
     pd.DataFrame([{"learner": "laplace", "variant": "correct", "verdict": "pass", "note": ""}]).to_csv(audit_csv, index=False)

@@ -41,7 +41,7 @@ def summary(run_dir) -> pd.DataFrame:
 
 
 def test_readme_results_section_is_the_default_runs(run_dir):
-    from dpbench.summary import readme_section, replace_section
+    from dpbench.reporting.summary import readme_section, replace_section
 
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     expected = replace_section(readme, readme_section(run_dir / "results"))
@@ -53,8 +53,8 @@ def test_readme_results_section_is_the_default_runs(run_dir):
 
 
 def test_privacy_doc_audit_table_is_the_default_runs(run_dir):
-    from dpbench.audit_table import BEGIN, END, audit_section
-    from dpbench.summary import replace_section
+    from dpbench.reporting.audit_table import BEGIN, END, audit_section
+    from dpbench.reporting.summary import replace_section
 
     page = (REPO / "docs" / "privacy.md").read_text(encoding="utf-8")
     expected = replace_section(page, audit_section(run_dir / "results"), BEGIN, END)
@@ -62,7 +62,7 @@ def test_privacy_doc_audit_table_is_the_default_runs(run_dir):
 
 
 def test_every_row_has_status_and_verdict(theory, summary):
-    from dpbench.verdict import VERDICTS
+    from dpbench.theory_check.verdict import VERDICTS
 
     for exp, table in theory.items():
         assert table["status"].notna().all() and table["verdict"].notna().all(), exp
@@ -85,9 +85,9 @@ def test_agrees_rows_are_narrow_and_from_enough_reps(theory):
 def _captured_checks(run_dir, monkeypatch) -> list[tuple]:
     """Re-run every experiment's theory check, capturing each check_curve call (its curve, x,
     y, trivial, and the row it returned)."""
-    import dpbench.analysis as analysis
-    from dpbench import registry
-    from dpbench.results import read_results
+    import dpbench.theory_check.analysis as analysis
+    from dpbench.foundation import registry
+    from dpbench.foundation.results import read_results
 
     registry.load_all()
     calls = []

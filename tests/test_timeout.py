@@ -10,11 +10,11 @@ import pandas as pd
 import pytest
 import yaml
 
-import dpbench.experiment
-from dpbench.config import DEFAULT_CELL_TIMEOUT_MINUTES, from_dict
-from dpbench.experiment import run_shard
-from dpbench.pipeline import timeout_notes, write_theory_check
-from dpbench.results import read_results
+import dpbench.experiments.base
+from dpbench.orchestration.config import DEFAULT_CELL_TIMEOUT_MINUTES, from_dict
+from dpbench.experiments.base import run_shard
+from dpbench.reporting.pipeline import timeout_notes, write_theory_check
+from dpbench.foundation.results import read_results
 from tests.conftest import TINY_CONFIG
 
 
@@ -46,11 +46,11 @@ def test_config_key_and_default(grid):
 
 
 def test_a_cell_past_its_limit_gives_timeout_rows_and_the_shard_completes(grid, tmp_path, monkeypatch):
-    from dpbench import provenance
+    from dpbench.foundation import provenance
 
     provenance.experiment_module("conjunctions")  # looked up (and cached) on the real experiment
-    real = dpbench.experiment.registry.experiment
-    monkeypatch.setattr(dpbench.experiment.registry, "experiment", lambda exp_id: _Slow(real(exp_id)))
+    real = dpbench.experiments.base.registry.experiment
+    monkeypatch.setattr(dpbench.experiments.base.registry, "experiment", lambda exp_id: _Slow(real(exp_id)))
     cells = list(grid.experiments["conjunctions"].cells)
     start = time.perf_counter()
     run_shard(cells, root_seed=grid.seed, out=tmp_path / "s.parquet", cell_timeout=grid.cell_timeout_seconds)
@@ -90,7 +90,7 @@ class _SlowRepetitions(_Slow):
 def test_the_limit_of_cells_run_together_counts_all_their_repetitions(tmp_path, monkeypatch):
     """Cells sharing streams run repetition-outer: a cell's limit applies to the sum of its
     repetitions; it alone becomes timeout rows, its group's other cells are unchanged."""
-    from dpbench import provenance
+    from dpbench.foundation import provenance
 
     provenance.experiment_module("halfspaces_online")
     config = yaml.safe_load(TINY_CONFIG.read_text())
@@ -98,8 +98,8 @@ def test_the_limit_of_cells_run_together_counts_all_their_repetitions(tmp_path, 
     grid = from_dict({"seed": 5, "cell_timeout_minutes": 0.02, "experiments": {"halfspaces_online": block}})
     cells = list(grid.experiments["halfspaces_online"].cells)
     run_shard(cells, root_seed=grid.seed, out=tmp_path / "plain.parquet")
-    real = dpbench.experiment.registry.experiment
-    monkeypatch.setattr(dpbench.experiment.registry, "experiment", lambda exp_id: _SlowRepetitions(real(exp_id)))
+    real = dpbench.experiments.base.registry.experiment
+    monkeypatch.setattr(dpbench.experiments.base.registry, "experiment", lambda exp_id: _SlowRepetitions(real(exp_id)))
     run_shard(cells, root_seed=grid.seed, out=tmp_path / "s.parquet", cell_timeout=grid.cell_timeout_seconds)
     df, plain = read_results(tmp_path / "s.parquet"), read_results(tmp_path / "plain.parquet")
     winnow = df[df["learner"] == "winnow"]

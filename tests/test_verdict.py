@@ -1,4 +1,4 @@
-"""dpbench.verdict and the judged theory-check rows: every verdict is shown coming out on data
+"""dpbench.theory_check.verdict and the judged theory-check rows: every verdict is shown coming out on data
 made for it and the other way on data made against it (a label that cannot fail is a defect)."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpbench import verdict as V
-from dpbench.analysis import THEORY_COLUMNS, check_curve, curves, fit_regime, late_window_rate
-from dpbench.nstar import check_n_star, crossing_sizes, n_star_of
+from dpbench.theory_check import verdict as V
+from dpbench.theory_check.analysis import THEORY_COLUMNS, check_curve, curves, fit_regime, late_window_rate
+from dpbench.theory_check.nstar import check_n_star, crossing_sizes, n_star_of
 
 N = np.array([64, 128, 256, 512, 1024, 2048, 4096])
 
@@ -151,7 +151,7 @@ def test_regime_is_the_last_contiguous_run():
 def test_regime_is_chosen_inside_every_resample():
     """A point at the margin is in the regime in some resamples and not in others: the
     interval of the regime-aware fit is wider than the one with the range fixed once."""
-    from dpbench.analysis import fit_slope
+    from dpbench.theory_check.fit import fit_slope
 
     def error(x, r, rng):
         base = 0.1 * (64 / x)
@@ -320,7 +320,7 @@ def test_fit_only_where_the_theory_is_defined_and_a_silent_theory_is_kept():
     silent = _check(rows, rate=lambda x: np.full(np.shape(x), np.nan), kind="shape")
     assert silent["verdict"] == "theory_silent" and np.isfinite(silent["fitted_slope"])
     assert _check(rows)["verdict"] == "no_theory"
-    from dpbench.summary import summary_table
+    from dpbench.reporting.summary import summary_table
 
     kept = summary_table(pd.DataFrame([{**silent, "experiment": "conjunctions", "learner": "private_sq_conjunction"}], columns=THEORY_COLUMNS))
     assert list(kept["verdict"]) == ["theory_silent"]
@@ -356,8 +356,9 @@ def test_identical_repetitions_report_one_repetition_and_an_exact_slope():
     row = _check(rows, exponent=-1.0)
     assert row["reps"] == 1 and row["verdict"] == "agrees" and "identical" in row["note"]
     assert _check(rows, exponent=-0.5)["verdict"] == "steeper"
-    from dpbench.analysis import fit_slope, slope_row
+    from dpbench.theory_check.analysis import slope_row
 
+    from dpbench.theory_check.fit import fit_slope
     fit = fit_slope(rows["n"], rows["error"], rows["rep"])
     srow = slope_row(fit, reps=10, exponent=-1.0, experiment="x", learner="m", regime="r", x="n", y="error")
     assert srow["reps"] == 1 and srow["verdict"] == "agrees"

@@ -12,10 +12,10 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from dpbench import registry
-from dpbench.analysis import THEORY_COLUMNS
-from dpbench.pipeline import figure_stems
-from dpbench.results import SCHEMA, TIMING_COLUMNS
+from dpbench.foundation import registry
+from dpbench.theory_check.analysis import THEORY_COLUMNS
+from dpbench.reporting.pipeline import figure_stems
+from dpbench.foundation.results import SCHEMA, TIMING_COLUMNS
 from tests.conftest import TINY_CONFIG, run_snakemake
 
 pytestmark = pytest.mark.slow
@@ -59,8 +59,8 @@ def test_logs_free_of_library_noise_and_files_group_readable(first_run):
 
 def test_theory_summary_is_written(first_run):
     """results/theory/summary.csv (theory vs practice) and its report page, from every theory CSV."""
-    from dpbench.summary import SUMMARY_COLUMNS
-    from dpbench.verdict import VERDICTS
+    from dpbench.reporting.summary import SUMMARY_COLUMNS
+    from dpbench.theory_check.verdict import VERDICTS
 
     summary = pd.read_csv(first_run / "results" / "theory" / "summary.csv")
     assert list(summary.columns) == SUMMARY_COLUMNS and len(summary) > 0
@@ -124,7 +124,7 @@ def test_bad_config_stops_before_any_job(tmp_path, mutate, line):
     """Through snakemake itself (a schema error, a registry error, a typo'd key): one line
     naming the file and key, exit status 2, no traceback, no job. Every other bad input
     (δ ≥ 1, n < 1, empty grids, bad parameters, ...) goes through the same
-    ``dpbench.config.from_dict`` in tests/test_config_errors.py and tests/test_cli.py."""
+    ``dpbench.orchestration.config.from_dict`` in tests/test_config_errors.py and tests/test_cli.py."""
     config = yaml.safe_load(TINY_CONFIG.read_text())
     block = config["experiments"]["conjunctions"]
     config["experiments"] = {"conjunctions": block}

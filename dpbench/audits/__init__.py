@@ -1,4 +1,6 @@
-"""Worst-case audit instances, one module per learner family (issue 10).
+"""The privacy audit: the registry of worst-case audit instances (here), the harness
+(:mod:`dpbench.audits.engine`), the generic black-box instances (:mod:`dpbench.audits.generic`)
+and the instances themselves, one module per learner family in :mod:`dpbench.audits.cases`.
 
 Each module registers, per private learner (or mechanism), a function
 ``cases(*, epsilon, delta) -> list[AuditCase]`` returning the ``correct`` case and its
@@ -81,8 +83,9 @@ def predicted_seconds(name: str, runs: int) -> float:
 def load_all() -> None:
     global _loaded
     if not _loaded:
-        for info in pkgutil.iter_modules(__path__):
-            importlib.import_module(f"{__name__}.{info.name}")
+        cases = importlib.import_module(f"{__name__}.cases")
+        for info in pkgutil.iter_modules(cases.__path__):
+            importlib.import_module(f"{cases.__name__}.{info.name}")
         _loaded = True
 
 
@@ -93,7 +96,7 @@ def audited_names() -> list[str]:
 
 def cases_for(name: str, *, epsilon: float, delta: float) -> list:
     """The audit cases of learner or mechanism ``name`` at the claimed (ε, δ)."""
-    from dpbench import registry
+    from dpbench.foundation import registry
 
     if registry.is_learner(name):
         own = getattr(registry.learner(name), "audit_cases", None)

@@ -9,7 +9,7 @@ course notes' stated ([NotesPAC, §1]) ``8 ln|C|/(α min(α, ε))`` (drawn, labe
 rate of the learner as run (tolerance τ = α/(2m), so learning starts only at
 n₀ = 2m ln(m/β)/(ε₀α), :func:`~dpbench.theory.pac.rate_private_sq_run`).
 
-Theory check (:mod:`dpbench.analysis`): one row per curve (learner × every setting that
+Theory check (:mod:`dpbench.theory_check.analysis`): one row per curve (learner × every setting that
 varies), the slope of error in n fitted on repetitions over the points clearly below the
 trivial predictor's error, bounds checked on the (1−β)-quantile over repetitions (they hold
 w.p. ≥ 1 − β), and a status; per private learner and setting, the slope of n*(α) in ε.
@@ -22,10 +22,10 @@ import numpy as np
 import pandas as pd
 
 from dpbench import theory
-from dpbench.analysis import check_curve, curves, setting_label
-from dpbench.nstar import check_n_star
-from dpbench.experiment import Experiment, Figure, run_batch_cell
-from dpbench.registry import register_experiment
+from dpbench.theory_check.analysis import check_curve, curves, setting_label
+from dpbench.theory_check.nstar import check_n_star
+from dpbench.experiments.base import Experiment, Figure, run_batch_cell
+from dpbench.foundation.registry import register_experiment
 
 BETA, ALPHA = theory.CONJUNCTIONS_BETA, theory.CONJUNCTIONS_ALPHA
 rates, trivial_error = theory.conjunction_rates_of, theory.trivial_error_of
@@ -35,7 +35,7 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
     """Per curve: slope of error in n on its regime (repetitions bootstrapped, the regime
     chosen in every resample) beside the primary rate's local exponent, bound cells at the
     1 − β level, status and verdict. Per private learner and setting: slope of n*(α) in ε
-    (interpolated per repetition, :mod:`dpbench.nstar`) beside *every* theory n(α, ε) the
+    (interpolated per repetition, :mod:`dpbench.theory_check.nstar`) beside *every* theory n(α, ε) the
     learner has — for exp_mech_erm the derived bound and the course notes' stated formula,
     each with its own verdict."""
     rows = []

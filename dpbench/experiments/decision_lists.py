@@ -10,9 +10,9 @@ Theory: :func:`dpbench.theory.dl_rates_of` gives every learner's curves in one s
 (Rivest's Occam bound; the exponential mechanism's derived bound beside [NotesPAC, §1]'s formula;
 privdl's Theorem 3.5 shape and the composition ablation's |F|^{3/2} shape, both with unit
 constants). Trivial level: the majority label's error of the drawn target
-(:func:`dpbench.trivial.dl_trivial_error_of`: a property of the drawn target, computed in the analysis layer).
+(:func:`dpbench.theory_check.trivial.dl_trivial_error_of`: a property of the drawn target, computed in the analysis layer).
 
-Theory check (:mod:`dpbench.analysis`): one row per curve (learner × every setting that
+Theory check (:mod:`dpbench.theory_check.analysis`): one row per curve (learner × every setting that
 varies: problem, ε), the slope of error in n fitted on repetitions over the points clearly
 below the majority label's error, bounds checked on the (1−β)-quantile over repetitions
 (they hold w.p. ≥ 1 − β), and a status; per private learner and problem, the slope of
@@ -26,11 +26,12 @@ import numpy as np
 import pandas as pd
 
 from dpbench import theory
-from dpbench.analysis import check_curve, curves, fit_slope, setting_label, slope_row
-from dpbench.nstar import check_n_star
-from dpbench.trivial import dl_trivial_error_of
-from dpbench.experiment import Experiment, Figure, run_batch_cell
-from dpbench.registry import register_experiment
+from dpbench.theory_check.analysis import check_curve, curves, setting_label, slope_row
+from dpbench.theory_check.fit import fit_slope
+from dpbench.theory_check.nstar import check_n_star
+from dpbench.theory_check.trivial import dl_trivial_error_of
+from dpbench.experiments.base import Experiment, Figure, run_batch_cell
+from dpbench.foundation.registry import register_experiment
 
 BETA, ALPHA = theory.DL_BETA, theory.DL_ALPHA
 EXPERIMENT_ID = "decision_lists"
@@ -46,7 +47,7 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
     chosen in every resample) beside the primary rate's local exponent, bound cells at the
     1 − β level, status and verdict against the majority label's error. Per private learner
     and problem: slope of n*(α) in ε. Per learner and ε on the (d, k) sweep: slope of n*(α)
-    in |F| (n* interpolated per repetition, :mod:`dpbench.nstar`). Per learner: slope of fit
+    in |F| (n* interpolated per repetition, :mod:`dpbench.theory_check.nstar`). Per learner: slope of fit
     time per example in |F| (a timing: no theory exponent, verdict ``no_theory``)."""
     rows = []
     for curve in curves(df):

@@ -13,14 +13,14 @@ from the run's own calibration — figures and the theory check read it, never r
 private rows report the composed (ε, δ) in ``eps_reported``/``delta_reported`` and the rate
 in ``eta``.
 
-Theory check (:mod:`dpbench.analysis`), one row per curve (learner × every setting that
+Theory check (:mod:`dpbench.theory_check.analysis`), one row per curve (learner × every setting that
 varies):
 
 - the cumulative mistake rate ``mistakes/t`` against t: a bounded number of mistakes means
   rate ∝ 1/t (exponent −1) once learned; trivial level: the best constant predictor's rate
-  (:func:`dpbench.trivial.trivial_mistake_rate_of`: ½ on the balanced halfspace streams, the
+  (:func:`dpbench.theory_check.trivial.trivial_mistake_rate_of`: ½ on the balanced halfspace streams, the
   majority label's rate on decision lists); at-chance is judged on the late-window rate
-  (:func:`dpbench.analysis.late_window_rate`: mistakes per round over the last checkpoint
+  (:func:`dpbench.theory_check.analysis.late_window_rate`: mistakes per round over the last checkpoint
   interval of the stream), the fitted regime is the last contiguous run of checkpoints at most half the
   trivial rate, starting after the last checkpoint window in which some repetition's
   incremental mistakes per round exceed half the trivial rate (``counts="mistakes"``); the recorded bound checked (÷ t) on the maximum
@@ -45,12 +45,12 @@ import pandas as pd
 from dpbench import theory
 from collections.abc import Callable
 
-from dpbench.analysis import THEORY_COLUMNS, check_curve, curves, late_window_rate, setting_label
-from dpbench.experiment import Experiment, Figure, base_row, make_learner, mech_rng, shared_stream
-from dpbench.grid import Cell
+from dpbench.theory_check.analysis import THEORY_COLUMNS, check_curve, curves, late_window_rate, setting_label
+from dpbench.experiments.base import Experiment, Figure, base_row, make_learner, mech_rng, shared_stream
+from dpbench.foundation.cell import Cell
 from dpbench.problems.halfspace import log_checkpoints
-from dpbench.registry import register_experiment
-from dpbench.trivial import trivial_mistake_rate_of
+from dpbench.foundation.registry import register_experiment
+from dpbench.theory_check.trivial import trivial_mistake_rate_of
 
 BETA = 0.1
 EXPERIMENT_ID = "halfspaces_online"
@@ -65,7 +65,7 @@ def run_online_cell(cell: Cell, target, root_seed: int) -> list[dict]:
 
 def run_online_repetition(cell: Cell, target, root_seed: int, rep: int, *, sharers: int = 1) -> list[dict]:
     """Repetition ``rep`` of ``cell``: its rows of :func:`run_online_cell`. The stream is
-    :func:`dpbench.experiment.shared_stream` (generated once for the ``sharers`` cells of a
+    :func:`dpbench.experiments.base.shared_stream` (generated once for the ``sharers`` cells of a
     shard that read it); ``fit_seconds`` is the learner's run plus the generation of its
     stream (the seconds it took whichever cell generated it), as when each cell made its own."""
     learner = make_learner(cell)

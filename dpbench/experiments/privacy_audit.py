@@ -11,12 +11,12 @@ probability ≤ 2e-3 per row). Each audit gives its rows (``variant`` = ``correc
 ``broken``; a component audit adds a labelled pair) with the audited name in ``learner``,
 the claim in ``eps_reported``/``delta_reported``/``neighbours``, the lower bound and its
 ``method``, the exact ε(δ) where computable, ``tightness``, the audit's ``verdict``
-(:func:`dpbench.audit.judge`) and a ``note`` (how a broken copy is broken; why a correct
+(:func:`dpbench.audits.engine.judge`) and a ``note`` (how a broken copy is broken; why a correct
 row's bound falls short of its target, generated from its numbers). An audit that cannot be made at the cell's claim (e.g.
 ``private_mw_001`` where it does not run) gives ``skipped`` rows with the reason.
 
 Theory check = ``results/theory/privacy_audit.csv`` with exactly
-:data:`dpbench.audit.AUDIT_COLUMNS`, one row per (learner, audit, variant) (and claimed ε).
+:data:`dpbench.audits.engine.AUDIT_COLUMNS`, one row per (learner, audit, variant) (and claimed ε).
 Figure ``""`` → ``privacy_audit.pdf|png``.
 """
 
@@ -28,12 +28,12 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from dpbench.audit import AUDIT_COLUMNS, run_cases
-from dpbench.experiment import Experiment, Figure
-from dpbench.grid import Cell
-from dpbench.peers import PeerMissing
-from dpbench.registry import register_experiment
-from dpbench.results import make_row
+from dpbench.audits.engine import AUDIT_COLUMNS, run_cases
+from dpbench.experiments.base import Experiment, Figure
+from dpbench.foundation.cell import Cell
+from dpbench.learners.peers import PeerMissing
+from dpbench.foundation.registry import register_experiment
+from dpbench.foundation.results import make_row
 
 DEFAULT_CONFIDENCE = 0.999
 
@@ -41,7 +41,7 @@ DEFAULT_CONFIDENCE = 0.999
 @dataclass(frozen=True)
 class AuditUnits:
     """The units of ``privacy_audit`` cells (``audits:`` in the config), for
-    :func:`dpbench.config._expand_units` and :mod:`dpbench.cost`: checked and costed from the
+    :func:`dpbench.orchestration.config._expand_units` and :mod:`dpbench.orchestration.cost`: checked and costed from the
     audit registry alone (no learner imported: planning stays light)."""
 
     key: str = "audits"
@@ -50,7 +50,7 @@ class AuditUnits:
     def check(name: str, epsilon: float, delta: float) -> None:
         """A registered audit, or a plugin learner declaring ``audit_cases`` (the cases are
         built when the cell runs: a claim the learner cannot make gives skipped rows)."""
-        from dpbench import registry
+        from dpbench.foundation import registry
         from dpbench.audits import audited_names
 
         if name in audited_names() or (registry.is_learner(name) and hasattr(registry.learner(name), "audit_cases")):

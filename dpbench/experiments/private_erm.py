@@ -20,7 +20,7 @@ unit-constant shapes otherwise) and as :math:`n^{-1}\\varepsilon^{-1}` for the g
 exponential mechanism. The trivial predictor θ = 0 has excess risk
 :math:`\\ln 2 - J_\\lambda(\\theta^*)` (:func:`dpbench.theory.trivial_excess_of`).
 
-Theory check (:mod:`dpbench.analysis`), one row per curve (learner × every identity column
+Theory check (:mod:`dpbench.theory_check.analysis`), one row per curve (learner × every identity column
 that varies: d, ε, learner parameters): the slope of the mean excess risk in n fitted on
 repetitions over the points clearly below the trivial predictor's excess risk, bounds
 checked on the (1 − β)-quantile over repetitions, a status; per private learner and
@@ -37,11 +37,12 @@ import numpy as np
 import pandas as pd
 
 from dpbench import theory
-from dpbench.analysis import check_curve, curves, fit_slope, setting_label, slope_row
-from dpbench.experiment import Experiment, Figure, run_batch_cell
-from dpbench.grid import Cell
-from dpbench.logistic_objective import DEFAULT_LAM, objective, optimum, projected
-from dpbench.registry import register_experiment
+from dpbench.theory_check.analysis import check_curve, curves, setting_label, slope_row
+from dpbench.theory_check.fit import fit_slope
+from dpbench.experiments.base import Experiment, Figure, run_batch_cell
+from dpbench.foundation.cell import Cell
+from dpbench.theory.logistic_objective import DEFAULT_LAM, objective, optimum, projected
+from dpbench.foundation.registry import register_experiment
 
 BETA = theory.ERM_BETA
 

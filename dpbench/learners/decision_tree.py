@@ -13,7 +13,7 @@ from typing import ClassVar
 import numpy as np
 from dpbench.learners.base import Learner
 from dpbench.problems.base import Sample
-from dpbench.registry import register_learner
+from dpbench.foundation.registry import register_learner
 
 
 @register_learner

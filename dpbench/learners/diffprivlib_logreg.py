@@ -17,7 +17,7 @@ whose excess-risk bound is that of ``objective_perturbation``.
 
 Needs the optional ``peers`` extra (diffprivlib); without it every repetition is recorded
 as ``skipped`` with that reason. diffprivlib 0.6.6 predates scikit-learn 1.8:
-:func:`dpbench.peers.diffprivlib` adapts it where attributes it uses are missing, and
+:func:`dpbench.learners.peers.diffprivlib` adapts it where attributes it uses are missing, and
 ``tests/test_peers.py`` checks the fits against a reference made with the unpatched
 library on scikit-learn 1.7; ``tests/test_private_erm.py`` checks the peer really runs.
 
@@ -40,8 +40,8 @@ import numpy as np
 from dpbench.learners.base import Guarantee, Learner
 from dpbench.learners.logistic_common import DEFAULT_LAM, LinearClassifier, check_lam, projected
 from dpbench.problems.base import Sample
-from dpbench.registry import register_learner
-from dpbench.validation import check_epsilon
+from dpbench.foundation.registry import register_learner
+from dpbench.foundation.validation import check_epsilon
 
 #: Stand-in for ε = ∞ (diffprivlib requires a finite ε).
 EPSILON_INF_STANDIN = 1e12
@@ -68,7 +68,7 @@ class DiffprivlibLogReg(Learner):
 
     def supports(self, target: object) -> str | None:
         """The reason this peer cannot run (diffprivlib not installed), else None."""
-        from dpbench.peers import PeerMissing, diffprivlib
+        from dpbench.learners.peers import PeerMissing, diffprivlib
 
         try:
             diffprivlib()
@@ -80,7 +80,7 @@ class DiffprivlibLogReg(Learner):
         return Guarantee(epsilon=self.epsilon, delta=0.0)
 
     def fit(self, sample: Sample, *, rng: np.random.Generator) -> LinearClassifier:
-        from dpbench.peers import diffprivlib  # imported here: heavy, and the peer's own API
+        from dpbench.learners.peers import diffprivlib  # imported here: heavy, and the peer's own API
 
         LogisticRegression = diffprivlib().LogisticRegression
 

@@ -45,7 +45,7 @@ from dpbench.learners.logistic_common import (
     projected,
 )
 from dpbench.problems.base import Sample
-from dpbench.registry import register_learner
+from dpbench.foundation.registry import register_learner
 
 
 @register_learner

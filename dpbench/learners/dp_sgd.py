@@ -47,8 +47,8 @@ from dpbench.learners.logistic_common import (
     projected,
 )
 from dpbench.problems.base import Sample
-from dpbench.registry import register_learner
-from dpbench.validation import check_positive_int
+from dpbench.foundation.registry import register_learner
+from dpbench.foundation.validation import check_positive_int
 
 
 def sampling_rate(batch_size: int, n: int) -> float:
@@ -92,8 +92,8 @@ class DPSGD(NoisyGradientDescent):
         it grows with ``L = log10(1/q)`` from ε ≈ 0.3 on: ``0.22 + 0.12 L²·[ε ≥ 0.3]`` CPU-s
         (measured 2026-11-26, T = 300, δ = 1e-6, idle 2-core machine: 0.21–0.26 s at n = 10³,
         0.22–0.70 s at 10⁴, 0.23–1.3 s at 10⁵ for ε from 0.03 to 30 — the accountant's
-        resolution is relative to ε); and θ* (:func:`dpbench.cost.logistic_optimum`)."""
-        from dpbench.cost import dimension
+        resolution is relative to ε); and θ* (:func:`dpbench.orchestration.cost.logistic_optimum`)."""
+        from dpbench.orchestration.cost import dimension
 
         params = dict(cell.learner_params)
         steps, batch = int(params.get("steps", 300)), int(params.get("batch_size", 256))

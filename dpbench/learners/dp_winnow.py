@@ -99,9 +99,9 @@ from dpbench.learners.online import OnlineTrace, blocked_dot, dp_winnow_block, m
 from dpbench.mechanisms.composition import advanced, advanced_per_step
 from dpbench.mechanisms.lazy_laplace import query_uniforms
 from dpbench.mechanisms.sparse_vector import accuracy, accuracy_tight, query_noise, threshold_noise
-from dpbench.registry import register_learner
+from dpbench.foundation.registry import register_learner
 from dpbench.theory.winnow import confident_winnow_update_bound
-from dpbench.validation import check_delta, check_epsilon, check_probability
+from dpbench.foundation.validation import check_delta, check_epsilon, check_probability
 
 #: "No cap" for ε = ∞ (the non-private limit never stops updating).
 NO_CAP = 2**62
@@ -405,15 +405,15 @@ class DPWinnow(Learner):
 
     @classmethod
     def cost(cls, cell: Any) -> float:
-        """Seconds per repetition without the stream (:func:`dpbench.cost.online_stream_cost`:
+        """Seconds per repetition without the stream (:func:`dpbench.orchestration.cost.online_stream_cost`:
         generated once per shard for every cell that reads it), ``7e-4 + T·(1.5e-8 +
         N·(3.7e-10`` int8 ``| 2.35e-9`` float64 ``))`` over the N learner features. Measured
         2026-11-26 by ``python benchmarks/bench_stream_cost.py`` (process CPU time of the run
         over a stored stream at ε = 1, the three DP-Winnows alike within 1.3× except the
         source's rule at N = 2 (2.5×, its extra firings), N = 2 … 1024, T = 1e6 at N ≤ 42;
         2-core build machine, load ≈ 2.4; the constant: the rows' bookkeeping, as
-        :func:`dpbench.cost._online_nonprivate`)."""
-        from dpbench.cost import online_float_inputs, online_n_features
+        :func:`dpbench.orchestration.cost._online_nonprivate`)."""
+        from dpbench.orchestration.cost import online_float_inputs, online_n_features
 
         per_feature = 2.35e-9 if online_float_inputs(cell) else 3.7e-10
         return 7e-4 + cell.size * (1.5e-8 + per_feature * online_n_features(cell))

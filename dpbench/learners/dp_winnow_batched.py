@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from dpbench.learners.dp_winnow import DPWinnow
-from dpbench.registry import register_learner
+from dpbench.foundation.registry import register_learner
 
 
 @register_learner

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from dpbench.learners.dp_winnow_batched import DPWinnowBatched
-from dpbench.registry import register_learner
+from dpbench.foundation.registry import register_learner
 
 
 @register_learner

@@ -17,7 +17,7 @@ import numpy as np
 from dpbench.learners.base import Learner
 from dpbench.problems.base import Sample
 from dpbench.problems.conjunction import Conjunction
-from dpbench.registry import register_learner
+from dpbench.foundation.registry import register_learner
 
 
 @register_learner

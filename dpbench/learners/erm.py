@@ -18,7 +18,7 @@ import numpy as np
 from dpbench.learners.base import Learner
 from dpbench.mechanisms.exponential import uniform_argmax
 from dpbench.problems.base import Sample
-from dpbench.registry import register_learner
+from dpbench.foundation.registry import register_learner
 
 #: Largest class enumerated by default (3^13 ≈ 1.6·10^6 hypotheses).
 MAX_HYPOTHESES = 3**13

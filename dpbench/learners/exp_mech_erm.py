@@ -23,8 +23,8 @@ from dpbench.learners.base import Guarantee, Learner
 from dpbench.learners.erm import MAX_HYPOTHESES, class_mistakes, unsupported_class
 from dpbench.mechanisms.exponential import ExponentialMechanism
 from dpbench.problems.base import Sample
-from dpbench.registry import register_learner
-from dpbench.validation import check_epsilon
+from dpbench.foundation.registry import register_learner
+from dpbench.foundation.validation import check_epsilon
 
 
 @register_learner

@@ -36,8 +36,8 @@ from dpbench.learners.log_loss_kernel import grid_log_loss_sums, log_loss_sums
 from dpbench.learners.logistic_common import DEFAULT_LAM, LinearClassifier, check_lam, projected
 from dpbench.mechanisms.exponential import ExponentialMechanism
 from dpbench.problems.base import Sample
-from dpbench.registry import register_learner
-from dpbench.validation import check_epsilon, check_positive, check_positive_int
+from dpbench.foundation.registry import register_learner
+from dpbench.foundation.validation import check_epsilon, check_positive, check_positive_int
 
 
 def grid_axis(points: int, radius: float) -> np.ndarray:

@@ -30,7 +30,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from dpbench import numba_cache  # noqa: F401 (kernel caches stamped with the compiled code they use)
+from dpbench.kernels import numba_cache  # noqa: F401 (kernel caches stamped with the compiled code they use)
 from dpbench.learners.hedge_pass import ROUNDS, add_probabilities, block_weights, draw_block, leaders_and_transpose
 from dpbench.learners.laws import recorder
 from dpbench.problems.losses import ExpertsLosses  # noqa: F401 (re-exported)

@@ -28,7 +28,7 @@ import numpy.typing as npt
 
 from dpbench.learners.experts_common import ExpertsLosses, ExpertsTrace
 from dpbench.learners.private_rwm import PrivateHedge
-from dpbench.registry import register_learner
+from dpbench.foundation.registry import register_learner
 
 
 @register_learner

@@ -33,7 +33,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from dpbench import numba_cache  # noqa: F401 (kernel caches stamped with the compiled code they use)
+from dpbench.kernels import numba_cache  # noqa: F401 (kernel caches stamped with the compiled code they use)
 
 _LN2_HI = 6.93147180369123816490e-01  # ln 2 = _LN2_HI + _LN2_LO (Cody–Waite)
 _LN2_LO = 1.90821492927058770002e-10

@@ -1,7 +1,7 @@
 """Shared pieces of the private-ERM learners ([CMS11]; [BST14]; [ACG16]).
 
 The objective ``J_λ``, its conventions (labels ±1, features in the unit ball) and its exact
-minimiser are in :mod:`dpbench.logistic_objective` (imported here for the learners).
+minimiser are in :mod:`dpbench.theory.logistic_objective` (imported here for the learners).
 
 Here: per-example gradient clipping, the linear predictor, the noise-multiplier
 calibrations of ``dp_gd`` (T-fold Gaussian, ``dp-accounting``'s RDP accountant) and ``dp_sgd`` (T-fold
@@ -21,14 +21,14 @@ import numpy as np
 import numpy.typing as npt
 from scipy.special import expit
 
-from dpbench import numba_cache  # noqa: F401 (kernel caches stamped with the compiled code they use)
+from dpbench.kernels import numba_cache  # noqa: F401 (kernel caches stamped with the compiled code they use)
 from dpbench.learners.base import Learner
 from dpbench.learners.lane_dot import block_axpy, block_dots
-from dpbench.logistic_objective import DEFAULT_LAM, LOGISTIC_SMOOTHNESS, minimise, objective, optimum, projected, signs, unit_ball  # noqa: F401 (the learners' imports)
+from dpbench.theory.logistic_objective import DEFAULT_LAM, LOGISTIC_SMOOTHNESS, minimise, objective, optimum, projected, signs, unit_ball  # noqa: F401 (the learners' imports)
 from dpbench.mechanisms.accounting import calibrate_noise_multiplier, compose_gaussian, poisson_gaussian_epsilon
 from dpbench.mechanisms.gaussian import analytic_sigma
 from dpbench.mechanisms.guarantee import REPLACE_ONE
-from dpbench.validation import check_delta, check_epsilon, check_positive_int
+from dpbench.foundation.validation import check_delta, check_epsilon, check_positive_int
 
 
 @dataclass(frozen=True)

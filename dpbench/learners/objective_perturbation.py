@@ -40,8 +40,8 @@ from dpbench.learners.logistic_common import (
     projected,
 )
 from dpbench.problems.base import Sample
-from dpbench.registry import register_learner
-from dpbench.validation import check_epsilon
+from dpbench.foundation.registry import register_learner
+from dpbench.foundation.validation import check_epsilon
 
 
 def calibration(epsilon: float, n: int, lam: float, c: float = LOGISTIC_SMOOTHNESS) -> tuple[float, float]:

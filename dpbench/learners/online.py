@@ -19,7 +19,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from dpbench import numba_cache  # noqa: F401 (kernel caches stamped with the compiled code they use)
+from dpbench.kernels import numba_cache  # noqa: F401 (kernel caches stamped with the compiled code they use)
 from dpbench.learners.simd_dot import row_dot
 from dpbench.mechanisms.lazy_laplace import laplace_from_uniform, uniform_cut
 

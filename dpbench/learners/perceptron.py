@@ -21,7 +21,7 @@ import numpy as np
 
 from dpbench.learners.base import Learner
 from dpbench.learners.online import PERCEPTRON, OnlineTrace, reference_nonprivate, run_nonprivate
-from dpbench.registry import register_learner
+from dpbench.foundation.registry import register_learner
 
 
 @register_learner

@@ -45,7 +45,7 @@ from dpbench.learners.experts_common import HedgeLearner, rwm_eta
 from dpbench.learners.private_rwm import check_private_params
 from dpbench.mechanisms.accounting import compose_bounded_range
 from dpbench.mechanisms.bounded_range import bounded_range_delta
-from dpbench.registry import register_learner
+from dpbench.foundation.registry import register_learner
 
 
 @dataclass(frozen=True)

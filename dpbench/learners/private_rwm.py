@@ -34,8 +34,8 @@ from dpbench.learners.base import REPLACE_ONE, Guarantee, Learner
 from dpbench.learners.experts_common import HedgeLearner, rwm_eta
 from dpbench.mechanisms.accounting import exponential_mechanism_event, largest_per_step
 from dpbench.mechanisms.composition import advanced
-from dpbench.registry import register_learner
-from dpbench.validation import check_delta, check_epsilon
+from dpbench.foundation.registry import register_learner
+from dpbench.foundation.validation import check_delta, check_epsilon
 
 
 @dataclass(frozen=True)

@@ -25,8 +25,8 @@ from dpbench.mechanisms.composition import advanced_per_step
 from dpbench.mechanisms.laplace import Laplace
 from dpbench.problems.base import Sample
 from dpbench.problems.conjunction import Conjunction
-from dpbench.registry import register_learner
-from dpbench.validation import check_delta, check_epsilon, check_probability
+from dpbench.foundation.registry import register_learner
+from dpbench.foundation.validation import check_delta, check_epsilon, check_probability
 
 
 @register_learner

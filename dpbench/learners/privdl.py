@@ -66,9 +66,9 @@ from dpbench.learners.rivest import (
 from dpbench.mechanisms.exponential import gumbel_max, uniform_argmax
 from dpbench.problems.base import Sample
 from dpbench.problems.decision_list import DecisionList
-from dpbench.registry import register_learner
+from dpbench.foundation.registry import register_learner
 from dpbench.theory.decision_lists import privdl_lambda_value
-from dpbench.validation import check_delta, check_epsilon
+from dpbench.foundation.validation import check_delta, check_epsilon
 
 NEIGHBOURS = (REPLACE_ONE, ADD_REMOVE)
 

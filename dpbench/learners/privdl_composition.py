@@ -44,8 +44,8 @@ from dpbench.learners.rivest import (
 from dpbench.mechanisms.composition import advanced, advanced_per_step, basic
 from dpbench.problems.base import Sample
 from dpbench.problems.decision_list import DecisionList
-from dpbench.registry import register_learner
-from dpbench.validation import check_delta, check_epsilon
+from dpbench.foundation.registry import register_learner
+from dpbench.foundation.validation import check_delta, check_epsilon
 
 
 def composition_calibration(epsilon: float, delta: float, rounds: int) -> tuple[float, float, float]:

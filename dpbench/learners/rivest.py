@@ -33,11 +33,11 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from dpbench import numba_cache  # noqa: F401 (kernel caches stamped with the compiled code they use)
+from dpbench.kernels import numba_cache  # noqa: F401 (kernel caches stamped with the compiled code they use)
 from dpbench.learners.base import Learner
 from dpbench.problems.base import Sample
 from dpbench.problems.decision_list import DecisionList, FeatureClass
-from dpbench.registry import register_learner
+from dpbench.foundation.registry import register_learner
 
 #: Selection rule: ``(pos, neg, available, rng) -> (feature, bit)`` or ``None`` to stop.
 Select = Callable[[npt.NDArray, npt.NDArray, npt.NDArray, np.random.Generator], "tuple[int, int] | None"]
@@ -71,13 +71,13 @@ def _n_features(cell: Any) -> int:
 @functools.lru_cache(maxsize=1024)
 def _n_features_of(problem: str, problem_params: tuple) -> int:
     """|F| of a problem (cached: the plan asks once per cell)."""
-    from dpbench import registry
+    from dpbench.foundation import registry
 
     return registry.problem(problem)(**dict(problem_params)).n_features()
 
 
 def cover_cost(cell: Any) -> float:
-    """Predicted own seconds per repetition of a covering learner (:mod:`dpbench.cost` hook):
+    """Predicted own seconds per repetition of a covering learner (:mod:`dpbench.orchestration.cost` hook):
     the rounds and the training error (≈ 1e-9 s per example × feature) and the held-out
     error (≈ 3e-3 s); Φ and its starting counts are :func:`feature_matrix_cost`, shared. Measured by CPU time on
     paper-grid cells (n = 1024 … 262144, |F| = 201 and 1153), 2-core shared build
@@ -95,9 +95,9 @@ def feature_matrix_cost(cell: Any) -> dict:
 
 def cover_memory_mb(cell: Any) -> float:
     """Working memory (MB) of a covering learner's shard beyond the libraries
-    (:mod:`dpbench.cost` hook): the runner keeps up to 256 samples alive, each with its
+    (:mod:`dpbench.orchestration.cost` hook): the runner keeps up to 256 samples alive, each with its
     packed ``Φ`` — ``n·(d + 1 + ceil(|F|/8))`` bytes — doubled for temporaries."""
-    from dpbench import registry
+    from dpbench.foundation import registry
 
     params = dict(cell.problem_params)
     problem = registry.problem(cell.problem)(**params)

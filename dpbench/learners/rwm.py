@@ -20,7 +20,7 @@ from typing import ClassVar
 
 from dpbench.learners.base import Learner
 from dpbench.learners.experts_common import HedgeLearner, rwm_eta
-from dpbench.registry import register_learner
+from dpbench.foundation.registry import register_learner
 
 
 @register_learner

@@ -20,7 +20,7 @@ import numpy as np
 from dpbench.learners.base import Learner
 from dpbench.learners.logistic_common import DEFAULT_LAM, LinearClassifier, check_lam, projected
 from dpbench.problems.base import Sample
-from dpbench.registry import register_learner
+from dpbench.foundation.registry import register_learner
 
 
 @register_learner

@@ -20,8 +20,8 @@ import numpy.typing as npt
 from dpbench.learners.base import Learner
 from dpbench.problems.base import Sample
 from dpbench.problems.conjunction import Conjunction
-from dpbench.registry import register_learner
-from dpbench.validation import check_probability
+from dpbench.foundation.registry import register_learner
+from dpbench.foundation.validation import check_probability
 
 
 def literal_queries(sample: Sample) -> npt.NDArray[np.float64]:

@@ -48,8 +48,8 @@ from dpbench.learners.base import REPLACE_ONE, Guarantee, Learner
 from dpbench.learners.experts_common import ExpertsLosses, ExpertsTrace, check_losses, checkpoints
 from dpbench.mechanisms.accounting import compose_pure_dp, largest_per_step
 from dpbench.mechanisms.exponential import ExponentialMechanism
-from dpbench.registry import register_learner
-from dpbench.validation import check_delta, check_epsilon
+from dpbench.foundation.registry import register_learner
+from dpbench.foundation.validation import check_delta, check_epsilon
 
 BETA = 0.1
 CHUNK = 1 << 14

@@ -23,8 +23,8 @@ import numpy as np
 
 from dpbench.learners.base import Learner
 from dpbench.learners.online import WINNOW, OnlineTrace, reference_nonprivate, run_nonprivate
-from dpbench.registry import register_learner
-from dpbench.validation import check_positive
+from dpbench.foundation.registry import register_learner
+from dpbench.foundation.validation import check_positive
 
 
 @register_learner

@@ -2,5 +2,5 @@
 
 These are measurement tools, not hardened deployments: floating-point attacks on the
 Laplace and exponential mechanisms ([Mir12]) are out of scope, as in every
-simulation study; the empirical audit (:mod:`dpbench.audit`) checks the sampled behaviour.
+simulation study; the empirical audit (:mod:`dpbench.audits.engine`) checks the sampled behaviour.
 """

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from scipy.optimize import brentq
 
-from dpbench.validation import check_delta, check_epsilon, check_positive_int
+from dpbench.foundation.validation import check_delta, check_epsilon, check_positive_int
 
 
 def basic(epsilons: Sequence[float], deltas: Sequence[float] | None = None) -> tuple[float, float]:

@@ -14,7 +14,7 @@ import numpy.typing as npt
 from scipy.special import logsumexp
 
 from dpbench.mechanisms.guarantee import Guarantee
-from dpbench.validation import check_epsilon, check_positive
+from dpbench.foundation.validation import check_epsilon, check_positive
 
 
 def gumbel_max(logits: npt.ArrayLike, *, rng: np.random.Generator) -> int:

@@ -42,7 +42,7 @@ from scipy.optimize import brentq
 from scipy.special import log_ndtr
 
 from dpbench.mechanisms.guarantee import Guarantee
-from dpbench.validation import check_delta, check_epsilon, check_positive
+from dpbench.foundation.validation import check_delta, check_epsilon, check_positive
 
 __all__ = ["GaussianMechanism", "classic_sigma", "analytic_sigma", "analytic_delta", "analytic_epsilon"]
 

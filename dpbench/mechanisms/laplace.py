@@ -9,7 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dpbench.mechanisms.guarantee import Guarantee
-from dpbench.validation import check_epsilon, check_positive
+from dpbench.foundation.validation import check_epsilon, check_positive
 
 
 @dataclass(frozen=True, kw_only=True)

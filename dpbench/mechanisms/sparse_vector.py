@@ -28,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dpbench.mechanisms.guarantee import Guarantee
-from dpbench.validation import check_epsilon, check_probability
+from dpbench.foundation.validation import check_epsilon, check_probability
 
 
 def accuracy(epsilon: float, k: int, beta: float) -> float:

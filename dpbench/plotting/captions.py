@@ -1,5 +1,5 @@
 """A figure's caption, generated from what the figure draws: the recipe's text
-(:attr:`dpbench.experiment.Figure.caption`) less every clause that names a learner the
+(:attr:`dpbench.experiments.base.Figure.caption`) less every clause that names a learner the
 figure does not show (a learner skipped in this config, a learner of another sweep), plus
 the notes the drawing left on the figure (:func:`add_note`: what the bands' lower edge
 means, stacked markers, data-derived explanations of a recipe).
@@ -56,7 +56,7 @@ def shown_text(fig) -> str:
 
 
 def _learners() -> list[str]:
-    from dpbench import registry
+    from dpbench.foundation import registry
 
     registry.load_all()
     return list(registry.LEARNERS)

@@ -23,7 +23,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from dpbench.analysis import bootstrap_mean_ci, local_exponent, sample_complexity, setting_label, varying_identity, with_learner_params
+from dpbench.theory_check.analysis import setting_label, varying_identity, with_learner_params
+
+from dpbench.theory_check.fit import bootstrap_mean_ci, local_exponent
+
+from dpbench.theory_check.nstar import sample_complexity
 from dpbench.plotting.style import order
 
 if TYPE_CHECKING:
@@ -203,7 +207,7 @@ def n_star_handle(learner: str, c, found, missing):
 def draw_n_star(ax, found: pd.DataFrame, x: str, c, shape: str = "o") -> None:
     """Empirical n*(α) of the rows ``found`` (columns ``n_star, n_low, n_high``) against ``x``:
     a line with markers (``shape``: the learner's) and the bootstrap bars of
-    :func:`dpbench.analysis.sample_complexity` (n* interpolated per repetition)."""
+    :func:`dpbench.theory_check.nstar.sample_complexity` (n* interpolated per repetition)."""
     import seaborn as sns
 
     from dpbench.plotting.style import MARKER_SIZE
@@ -223,7 +227,7 @@ _BAND_DRAWS: dict[int, np.ndarray] = {}
 
 def _band(values) -> tuple[float, float]:
     """seaborn ``errorbar=`` callable: the 95 % percentile bootstrap interval of the mean over
-    repetitions (:func:`dpbench.analysis.bootstrap_mean_ci`, fixed seed, vectorised — seaborn's
+    repetitions (:func:`dpbench.theory_check.analysis.bootstrap_mean_ci`, fixed seed, vectorised — seaborn's
     own ``("ci", 95)`` resamples group by group in Python, ~30 ms a point). On a log axis the
     band is drawn only where its lower end is positive: at a point where it is ≤ 0 (enough
     repetitions at exactly 0) the interval is NaN and the band leaves a gap, instead of
@@ -234,7 +238,7 @@ def _band(values) -> tuple[float, float]:
     return low, high
 
 
-#: What a band means, for the captions of figures that draw one (:func:`dpbench.pipeline.figure_caption`).
+#: What a band means, for the captions of figures that draw one (:func:`dpbench.reporting.pipeline.figure_caption`).
 BAND_NOTE = ("Bands: 95 % percentile bootstrap interval of the mean over repetitions; where the "
              "interval's lower end is 0 (enough repetitions at exactly 0) it has no place on the log "
              "axis and the band is left out there.")
@@ -268,13 +272,13 @@ def sample_complexity_figure(
     size: str = "n",
     title: str | None = None,
 ) -> plt.Figure:
-    """Empirical n*(α) against ε per private learner (:func:`dpbench.analysis.sample_complexity`,
+    """Empirical n*(α) against ε per private learner (:func:`dpbench.theory_check.analysis.sample_complexity`,
     bootstrap bars), one panel per other varying setting; non-private learners' n* as
     horizontal lines; an ε where the grid never reaches α as a hollow marker on the upper
     axis; ``theory(learner, row, eps) -> [TheoryLine]`` gives n(α, ε). The legend gives each
     learner's slope (bootstrap over repetitions) beside the theory's local exponent."""
 
-    from dpbench.analysis import sample_complexity_slope
+    from dpbench.theory_check.nstar import sample_complexity_slope
     from dpbench.plotting.captions import add_note
     from dpbench.plotting.layout import grid_shape, panel_size, place_legend, tidy_log_ticks, wrap_titles
     from dpbench.plotting.overlays import draw_theory, hide_undrawn, mark_off_axis, place_edge_marks

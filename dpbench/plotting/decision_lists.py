@@ -10,7 +10,7 @@
 
 Every theory curve comes from :func:`dpbench.theory.dl_rates_of` for the setting a row
 records; the grey level is the drawn target's majority-label error
-(:func:`dpbench.trivial.dl_trivial_error_of`).
+(:func:`dpbench.theory_check.trivial.dl_trivial_error_of`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from dpbench import theory
-from dpbench.trivial import dl_trivial_error_of
+from dpbench.theory_check.trivial import dl_trivial_error_of
 from dpbench.plotting.common import draw_n_star, learning_curves, sample_complexity_figure
 from dpbench.plotting.overlays import TheoryLine, n_star_lines
 from dpbench.plotting.style import color
@@ -101,7 +101,7 @@ def feature_sweep(df: pd.DataFrame) -> pd.DataFrame:
 def common_reps(rows: pd.DataFrame, by: str) -> pd.DataFrame:
     """Rows of the repetitions present at every value of ``by`` (the problems of a sweep may
     run fewer repetitions than the main problem; n* compares success shares over the same
-    repetitions, :func:`dpbench.analysis.sample_complexity_slope` counts a missing one as a failure)."""
+    repetitions, :func:`dpbench.theory_check.analysis.sample_complexity_slope` counts a missing one as a failure)."""
     if rows.empty:
         return rows
     reps = set.intersection(*(set(g["rep"]) for _, g in rows.groupby(by)))
@@ -114,8 +114,10 @@ def sample_complexity_features(df: pd.DataFrame):
     |F|); an |F| at which the grid never reaches α as a hollow marker on the upper axis."""
     import matplotlib.pyplot as plt
 
-    from dpbench.analysis import local_exponent, sample_complexity_slope
-    from dpbench.analysis import sample_complexity as n_star_table
+    from dpbench.theory_check.fit import local_exponent
+
+    from dpbench.theory_check.nstar import sample_complexity_slope
+    from dpbench.theory_check.nstar import sample_complexity as n_star_table
     from dpbench.plotting.captions import add_note
     from dpbench.plotting.layout import grid_shape, panel_size, place_legend, tidy_log_ticks, wrap_titles
     from dpbench.plotting.overlays import draw_theory, hide_undrawn, mark_off_axis, place_edge_marks

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from dpbench import theory
-from dpbench.trivial import trivial_mistake_rate_of
+from dpbench.theory_check.trivial import trivial_mistake_rate_of
 from dpbench.plotting.common import learning_curves
 from dpbench.plotting.overlays import TheoryLine
 from dpbench.plotting.style import color
@@ -90,7 +90,7 @@ def _bound_label(learner: str, row: pd.Series) -> str:
 
 def _rate_lines(rows: pd.DataFrame):
     """``theory(learner, row, t)`` for the mistake-rate figures: the run's recorded bound / t.
-    A learner whose bound is at or above the trivial rate (:func:`dpbench.trivial.trivial_mistake_rate_of`)
+    A learner whose bound is at or above the trivial rate (:func:`dpbench.theory_check.trivial.trivial_mistake_rate_of`)
     up to T on every panel says so in its label (its lines are mostly above the plotted
     range); the caption explains the panels where only some are."""
     trivial = rows["problem_id"].map({pid: trivial_mistake_rate_of(g.iloc[0]) for pid, g in rows.groupby("problem_id")})

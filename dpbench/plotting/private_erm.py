@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from dpbench import theory
-from dpbench.analysis import with_learner_params
+from dpbench.theory_check.analysis import with_learner_params
 from dpbench.plotting.overlays import TheoryLine
 
 EXCESS_LABEL = r"excess risk $J_\lambda(\hat\theta) - J_\lambda(\theta^*)$"

@@ -80,7 +80,7 @@ SHARED_THEORY = "0.15"
 
 def _plugin_names() -> list[str]:
     """Registered learners outside the catalogue, alphabetically (plugins loaded so far)."""
-    from dpbench import registry
+    from dpbench.foundation import registry
 
     return sorted(name for name in registry.LEARNERS if name not in PALETTE)
 

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from dpbench.problems.base import Problem
-from dpbench.registry import register_problem
+from dpbench.foundation.registry import register_problem
 
 
 @dataclass(frozen=True)

@@ -51,7 +51,7 @@ class Sample:
     def cached(self, name: str, compute):
         """``compute()`` once per sample and statistic name. A call that finds it cached adds
         the seconds it took to :attr:`reused_seconds`, so a fit can be timed as if it had
-        computed what it reused (``fit_seconds``, :func:`dpbench.experiment.run_batch_cell`):
+        computed what it reused (``fit_seconds``, :func:`dpbench.experiments.base.run_batch_cell`):
         the same whichever cell of a shard computed it first."""
         if name in self.cache:
             self.reused_seconds += self.cache_seconds.get(name, 0.0)
@@ -107,9 +107,9 @@ class Problem:
 def redraw_target(problem: str, params: Mapping[str, Any], root_seed: int) -> Any:
     """The target every shard draws for ``problem`` with ``params`` under ``root_seed``: its
     ``draw_target`` on the ``"target"`` stream keyed by the problem and its parameters
-    (:mod:`dpbench.seeding`), so all learners — and any later reader — face the same one."""
-    from dpbench import registry
-    from dpbench.seeding import make_rng
+    (:mod:`dpbench.foundation.seeding`), so all learners — and any later reader — face the same one."""
+    from dpbench.foundation import registry
+    from dpbench.foundation.seeding import make_rng
 
     key = {"problem": problem, **params}
     return registry.problem(problem)(**params).draw_target(rng=make_rng(int(root_seed), "target", key))
@@ -121,8 +121,8 @@ def target_of_row(row: Mapping[str, Any]) -> Any:
     ``problem_id``. For statistics the rows do not record (e.g. a target's label balance)."""
     import json
 
-    from dpbench import registry
-    from dpbench.seeding import key_hash
+    from dpbench.foundation import registry
+    from dpbench.foundation.seeding import key_hash
 
     cell = json.loads(row["cell_key"])
     names = {f.name for f in dataclasses.fields(registry.problem(cell["problem"]))}

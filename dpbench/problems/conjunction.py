@@ -30,8 +30,8 @@ import numpy as np
 import numpy.typing as npt
 
 from dpbench.problems.base import Problem, Sample
-from dpbench.registry import register_problem
-from dpbench.validation import check_positive_int, check_probability
+from dpbench.foundation.registry import register_problem
+from dpbench.foundation.validation import check_positive_int, check_probability
 
 HOLDOUT_SIZE = 50_000
 

@@ -49,12 +49,12 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from dpbench import numba_cache  # noqa: F401 (kernel caches stamped with the compiled code they use)
-from dpbench.bitset import pack_columns, popcount_rows
+from dpbench.kernels import numba_cache  # noqa: F401 (kernel caches stamped with the compiled code they use)
+from dpbench.kernels.bitset import pack_columns, popcount_rows
 from dpbench.problems.base import Problem, Sample
-from dpbench.registry import register_problem
+from dpbench.foundation.registry import register_problem
 from dpbench.theory.decision_lists import dl_feature_count, dl_log_class_size
-from dpbench.validation import check_positive_int, check_probability
+from dpbench.foundation.validation import check_positive_int, check_probability
 
 HOLDOUT_SIZE = 50_000
 #: Inputs used to check that a drawn target is not degenerate.
@@ -324,7 +324,7 @@ class DecisionListProblem(Problem):
         return dl_feature_count(self.d, self.k, self.monotone)
 
     def log_class_size(self) -> float:
-        """``ln|C|`` of the F-decision lists (read by :mod:`dpbench.cost` to size shards)."""
+        """``ln|C|`` of the F-decision lists (read by :mod:`dpbench.orchestration.cost` to size shards)."""
         return dl_log_class_size(self.n_features())
 
     @classmethod

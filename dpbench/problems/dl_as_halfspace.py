@@ -28,11 +28,11 @@ import numpy as np
 import numpy.typing as npt
 
 from dpbench.problems.base import Problem, Sample
-from dpbench.problems.block_kernels import decision_list_block
-from dpbench.pcg64 import random_below
+from dpbench.kernels.block_kernels import decision_list_block
+from dpbench.kernels.pcg64 import random_below
 from dpbench.problems.halfspace import OnlineStream
-from dpbench.registry import register_problem
-from dpbench.validation import check_positive_int, check_probability
+from dpbench.foundation.registry import register_problem
+from dpbench.foundation.validation import check_positive_int, check_probability
 
 HOLDOUT_SIZE = 50_000
 

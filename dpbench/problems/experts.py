@@ -37,11 +37,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from dpbench.pcg64_float32 import bernoulli_fill
+from dpbench.kernels.pcg64_float32 import bernoulli_fill
 from dpbench.problems.losses import ExpertsLosses
 from dpbench.problems.base import Problem
-from dpbench.registry import register_problem
-from dpbench.validation import check_positive_int
+from dpbench.foundation.registry import register_problem
+from dpbench.foundation.validation import check_positive_int
 
 KINDS = ("stochastic", "coin", "switching", "ftl_trap", "realizable")
 
@@ -53,7 +53,7 @@ CHUNK_ENTRIES = 1 << 16
 
 def bernoulli_codes(T: int, means: np.ndarray, *, rng: np.random.Generator) -> np.ndarray:
     """(T, k) uint8 Bernoulli(means) draws: ``u < mean`` for float32 uniforms ``u`` drawn in
-    row order — compiled for PCG64 (:func:`dpbench.pcg64.bernoulli_fill`, the same numbers
+    row order — compiled for PCG64 (:func:`dpbench.kernels.pcg64.bernoulli_fill`, the same numbers
     and final state), else numpy a few rows at a time into one reused buffer."""
     k = len(means)
     out = np.empty((T, k), dtype=np.uint8)

@@ -23,8 +23,8 @@ import numpy.typing as npt
 from dpbench.problems.losses import ExpertsLosses
 from dpbench.problems.base import Problem
 from dpbench.problems.experts import bernoulli_codes
-from dpbench.registry import register_problem
-from dpbench.validation import check_positive_int
+from dpbench.foundation.registry import register_problem
+from dpbench.foundation.validation import check_positive_int
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,8 @@ import numpy.typing as npt
 from scipy.special import ndtr
 
 from dpbench.problems.base import Problem, Sample
-from dpbench.registry import register_problem
-from dpbench.validation import check_positive_int
+from dpbench.foundation.registry import register_problem
+from dpbench.foundation.validation import check_positive_int
 
 HOLDOUT_SIZE = 50_000
 

@@ -28,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.special import gammaincinv
 
-from dpbench.logistic_objective import DEFAULT_LAM, LOGISTIC_SMOOTHNESS
+from dpbench.theory.logistic_objective import DEFAULT_LAM, LOGISTIC_SMOOTHNESS
 
 __all__ = [
     "LOGISTIC_SMOOTHNESS",
@@ -161,7 +161,7 @@ class ErmRate:
 
 
 def _lp(row, name: str, default):
-    """A learner parameter recorded as ``lp_<name>`` (:func:`dpbench.analysis.with_learner_params`)."""
+    """A learner parameter recorded as ``lp_<name>`` (:func:`dpbench.theory_check.analysis.with_learner_params`)."""
     value = row.get(f"lp_{name}") if hasattr(row, "get") else None
     return default if value is None or (isinstance(value, float) and math.isnan(value)) else value
 

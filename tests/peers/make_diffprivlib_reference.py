@@ -1,7 +1,7 @@
 """Write tests/peers/diffprivlib_reference.json: diffprivlib_logreg's coefficients on a few
 samples, made with the UNPATCHED diffprivlib on scikit-learn 1.7 (the last release it
 imports on). tests/test_peers.py checks that the same fits on the installed scikit-learn
-(with dpbench.peers' compatibility layer where it is needed) are identical.
+(with dpbench.learners.peers' compatibility layer where it is needed) are identical.
 
 Recreate the reference environment from its lock file and run this script there:
 

@@ -1,4 +1,4 @@
-# Named helpers over the validated grid (dpbench.config / dpbench.grid / dpbench.pipeline:
+# Named helpers over the validated grid (dpbench.orchestration.config / dpbench.orchestration.grid / dpbench.reporting.pipeline:
 # package code, tested without Snakemake). An invalid config stops here, before any job,
 # with the one line `dpbench validate` prints and exit status 2.
 import functools
@@ -7,12 +7,12 @@ import math
 import os
 import sys
 
-from dpbench.config import ConfigError, error_line, from_dict
-from dpbench.cost import shard_memory_mb
-from dpbench.grid import cells_to_json
-from dpbench.paths import figure_stems
-from dpbench.paths import OutputClash, RunPaths, check_owner, output_root
-from dpbench.provenance import shard_code_hash, summary_code_hash
+from dpbench.orchestration.config import ConfigError, error_line, from_dict
+from dpbench.orchestration.cost import shard_memory_mb
+from dpbench.foundation.cell import cells_to_json
+from dpbench.foundation.paths import figure_stems
+from dpbench.foundation.paths import OutputClash, RunPaths, check_owner, output_root
+from dpbench.foundation.provenance import shard_code_hash, summary_code_hash
 from snakemake.common import get_function_params, overwrite_function_params
 
 CONFIG_SOURCE = ", ".join(map(str, workflow.overwrite_configfiles)) or "config/config.yaml"
@@ -22,7 +22,7 @@ except ConfigError as exc:
     print(error_line(CONFIG_SOURCE, exc), file=sys.stderr)
     sys.exit(2)
 
-# --- outputs (dpbench.paths): every file of this run is under its own directory, and
+# --- outputs (dpbench.foundation.paths): every file of this run is under its own directory, and
 # every path below comes from PATHS. The config file that names the directory is the last
 # --configfile (None: the default config).
 CONFIG_FILE = workflow.overwrite_configfiles[-1] if workflow.overwrite_configfiles else None
@@ -50,7 +50,7 @@ def job_function(func):
 
 @job_function
 def shard_code(wildcards):
-    """Fingerprint of the source the shard's cells run (dpbench.provenance): a parameter,
+    """Fingerprint of the source the shard's cells run (dpbench.foundation.provenance): a parameter,
     so editing a learner re-runs exactly the shards that run it."""
     return shard_code_hash(SHARDS[wildcards.experiment][int(wildcards.shard)])
 

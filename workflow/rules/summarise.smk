@@ -1,6 +1,6 @@
 # One local job per experiment after its shards: collect them into {output}/{experiment}.parquet,
 # write the theory check (CSV, and HTML for the report) and draw every figure
-# (dpbench.pipeline.summarise) — one process, so the results are read and the libraries
+# (dpbench.reporting.pipeline.summarise) — one process, so the results are read and the libraries
 # imported once. Figure names differ between experiments, so each gets its own rule.
 for experiment in GRID.experiments:
 
@@ -35,7 +35,7 @@ for experiment in GRID.experiments:
 
 
 # Theory vs practice: one row per (source theorem, learner, regime) over every experiment's
-# theory check (dpbench.summary), and its report page. The privacy audit's table is another
+# theory check (dpbench.reporting.summary), and its report page. The privacy audit's table is another
 # kind (no verdicts against a rate) and is read but skipped.
 rule theory_summary:
     input:

@@ -3,7 +3,7 @@ import logging
 
 import checkout  # noqa: F401  (dpbench from this checkout if the environment lacks it)
 
-from dpbench.report_tables import write_landing
+from dpbench.reporting.report_tables import write_landing
 
 logging.basicConfig(stream=open(snakemake.log[0], "w"), level=logging.INFO)
 rows = write_landing(list(snakemake.input.theory), [snakemake.input.summary], snakemake.output[0])

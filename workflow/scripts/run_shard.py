@@ -8,8 +8,8 @@ import time
 _START = time.time()  # after the interpreter's own start-up, which is in the CPU below
 
 import checkout  # noqa: F401  (dpbench from this checkout if the environment lacks it)
-from dpbench.experiment import run_shard
-from dpbench.grid import cells_from_json
+from dpbench.experiments.base import run_shard
+from dpbench.foundation.cell import cells_from_json
 
 logging.basicConfig(stream=open(snakemake.log[0], "w"), level=logging.INFO)
 # where the shard ran: SLURM_JOB_ID is set inside a SLURM allocation (tests/test_slurm.py)

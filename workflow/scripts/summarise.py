@@ -3,7 +3,7 @@ import logging
 
 import checkout  # noqa: F401  (dpbench from this checkout if the environment lacks it)
 
-from dpbench.pipeline import figure_files, summarise
+from dpbench.reporting.pipeline import figure_files, summarise
 
 logging.basicConfig(stream=open(snakemake.log[0], "w"), level=logging.INFO)
 logging.getLogger("fontTools").setLevel(logging.WARNING)  # ~3,000 INFO lines per PDF's font subsetting

@@ -3,7 +3,7 @@ import logging
 
 import checkout  # noqa: F401  (dpbench from this checkout if the environment lacks it)
 
-from dpbench.summary import write_summary
+from dpbench.reporting.summary import write_summary
 
 logging.basicConfig(stream=open(snakemake.log[0], "w"), level=logging.INFO)
 table = write_summary(list(snakemake.input), snakemake.output.csv, snakemake.output.html)

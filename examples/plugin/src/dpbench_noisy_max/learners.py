@@ -5,7 +5,7 @@ literals (``m = 2d``: :math:`x_i` and :math:`\neg x_i`, or ``m = d`` on a monoto
 without contradictory pairs; :math:`|H_k| = \sum_{s \le k} \binom{d}{s} 2^s` (``1`` instead
 of ``2^s`` when monotone). Hypotheses are ordered by length, then lexicographically, so the
 first minimiser of the mistakes is a shortest one (Occam). Mistakes of the whole class are
-computed bit-packed (:mod:`dpbench.bitset`, 64 examples per word) and cached on the sample,
+computed bit-packed (:mod:`dpbench.kernels.bitset`, 64 examples per word) and cached on the sample,
 so the two learners share them within a shard.
 
 ``kconj_erm`` returns the first hypothesis with the fewest training mistakes. Not private.
@@ -44,13 +44,13 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from dpbench.audit import AuditCase
-from dpbench.bitset import pack_columns, popcount_rows
+from dpbench.audits.engine import AuditCase
+from dpbench.kernels.bitset import pack_columns, popcount_rows
 from dpbench.learners.base import REPLACE_ONE, Guarantee, Learner
 from dpbench.problems.base import Sample
 from dpbench.problems.conjunction import Conjunction, ConjunctionClass
-from dpbench.registry import register_learner
-from dpbench.validation import check_epsilon, check_nonneg_int
+from dpbench.foundation.registry import register_learner
+from dpbench.foundation.validation import check_epsilon, check_nonneg_int
 
 #: Score sensitivity: one replaced example changes a hypothesis's mistakes by at most 1.
 SENSITIVITY = 1.0

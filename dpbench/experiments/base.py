@@ -1,0 +1,383 @@
+"""Run cells: the code behind the ``run_shard`` rule.
+
+An :class:`Experiment` (one module per experiment in ``dpbench/experiments/``) says which
+problems it runs, whether its size axis is ``n`` or ``T``, how one cell turns into rows,
+how its theory check is computed and which figures it draws. This module holds what all
+experiments share: drawing targets, the shard loop, and the batch (PAC) cell runner with
+its sample sharing across cells.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import importlib
+import logging
+import signal
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dpbench.foundation import registry
+from dpbench.foundation.cell import Cell
+from dpbench.problems.base import redraw_target
+from dpbench.foundation.results import make_row, write_rows
+from dpbench.foundation.seeding import make_rng
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A figure recipe: ``draw(df) -> matplotlib Figure``; ``caption`` goes into the report.
+
+    ``draw`` may be given as ``"module:function"`` so that importing an experiment (as every
+    shard job does) does not import matplotlib; it is resolved on first use.
+    """
+
+    draw: Callable[..., Any] | str
+    caption: str
+
+    def __call__(self, df: Any) -> Any:
+        draw = self.draw
+        if isinstance(draw, str):
+            module, _, function = draw.partition(":")
+            draw = getattr(importlib.import_module(module), function)
+        return draw(df)
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """An experiment of the design table (docs/experiments.md).
+
+    ``run_cell(cell, target, root_seed) -> rows``; ``theory_check(df) -> DataFrame`` with the
+    columns of :func:`dpbench.theory_check.analysis.theory_rows`; ``figures`` maps a figure name to its
+    recipe (files ``results/figures/{id}_{name}.pdf|png``); ``test_size`` is a small n or
+    T used by the registry-wide conformance tests.
+    """
+
+    id: str
+    problems: tuple[str, ...]
+    size: str  # "n" or "T"
+    run_cell: Callable[[Cell, Any, int], list[dict]]
+    theory_check: Callable[[Any], Any]
+    figures: Mapping[str, Figure] = field(default_factory=dict)
+    test_size: int = 200  # a small n or T for the conformance tests
+    #: columns of the theory-check CSV if not :data:`dpbench.theory_check.analysis.THEORY_COLUMNS`
+    theory_columns: tuple[str, ...] | None = None
+    #: an experiment whose cells are not learners (``privacy_audit``): ``check(name, ε, δ)``
+    #: raises ValueError for a name it cannot run, ``cost(cell)`` predicts seconds; the config
+    #: block lists the names under ``units.key`` instead of ``learners``
+    units: Any = None
+    #: ``run_repetition(cell, target, root_seed, rep, *, sharers) -> rows`` of one repetition
+    #: (optional): :func:`run_shard` then runs each run of consecutive cells of this
+    #: experiment with the same problem and size repetition-outer, cell-inner, telling each
+    #: call how many cells read that repetition's data (``sharers``), so data they all read
+    #: (a stream: :func:`shared_stream`) is made once per repetition. Must give the rows
+    #: ``run_cell`` gives for that repetition.
+    run_repetition: Callable[..., list[dict]] | None = None
+
+
+# --------------------------------------------------------------------------- targets
+
+
+def draw_target(cell: Cell, root_seed: int) -> Any:
+    """Draw the cell's distribution from its ``target`` stream.
+
+    The stream is keyed by the problem and its parameters only, so every shard (and
+    ``dpbench run``) that needs this problem draws the same target: every learner faces
+    the same distribution without a file passed between jobs.
+    """
+    return redraw_target(cell.problem, dict(cell.problem_params), root_seed)
+
+
+# --------------------------------------------------------------------------- shards
+
+
+class CellTimeout(BaseException):
+    """A cell ran past its time limit (raised inside it by :func:`time_limit`; a
+    BaseException, so a learner's ``except Exception`` cannot swallow it)."""
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float | None):
+    """Raise :class:`CellTimeout` inside the ``with`` block once ``seconds`` of wall-clock
+    time have passed (``SIGALRM``; None or not the main thread: no limit). Python code is
+    interrupted at once; a single long call into compiled code (numba, BLAS) is interrupted
+    when it returns."""
+    if seconds is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum, frame):
+        raise CellTimeout
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def timeout_rows(cell: Cell, root_seed: int, seconds: float) -> list[dict]:
+    """One ``status = timeout`` row per repetition of a cell (or piece: ``cell.reps``) that ran past its limit (no
+    metrics: the theory check and figures read only ``ok`` rows and say what is missing)."""
+    reason = f"cell ran past its time limit of {seconds:g} s (config key cell_timeout_minutes)"
+    if not registry.is_learner(cell.learner):  # a privacy_audit cell may name an audited mechanism
+        return [make_row(experiment=cell.experiment, problem=cell.problem, problem_id=cell.problem_id, learner=cell.learner,
+                         epsilon=cell.epsilon, delta=cell.delta, rep=rep, cell_key=cell.key_string(), root_seed=root_seed,
+                         status="timeout", reason=reason) for rep in cell.reps]  # fmt: skip
+    learner = make_learner(cell)
+    return [base_row(cell, rep, root_seed, learner) | {"status": "timeout", "reason": reason} for rep in cell.reps]
+
+
+def run_shard(
+    cells: Iterable[Cell],
+    *,
+    root_seed: int,
+    out: str | Path,
+    config_hash: str = "",
+    cell_timeout: float | None = None,
+) -> None:
+    """Run every cell of a shard and write its rows to ``out`` (atomically), cell by cell in
+    the shard's order.
+
+    Each distinct problem's target is drawn once per shard (:func:`draw_target`). A cell
+    that raises fails the job: nothing is silently dropped, and no partial file is left. A
+    cell still running after ``cell_timeout`` seconds is stopped and recorded as
+    :func:`timeout_rows` (its partial rows dropped); the shard goes on. Every row records
+    the fingerprint of the code its cell ran (``code_hash``, :mod:`dpbench.foundation.provenance`).
+
+    Cells of an experiment with ``run_repetition`` run in groups (:func:`_sharing_groups`:
+    consecutive cells with the same problem and size) repetition-outer, so each
+    repetition's data is made once for the group (:func:`_run_group`); there a cell's time
+    and its ``cell_timeout`` count the wall time of all its repetitions, including the data
+    it made for the group (the first cell to read a repetition's stream generates it).
+    """
+    rows: list[dict] = []
+    targets: dict[str, Any] = {}
+    for group in _sharing_groups(list(cells)):
+        experiment = registry.experiment(group[0].experiment)
+        if experiment.run_repetition is None:
+            (cell,) = group
+            start, cpu = time.perf_counter(), time.process_time()  # includes drawing the target, once per shard
+            try:
+                with time_limit(cell_timeout):
+                    cell_rows = experiment.run_cell(cell, _target(cell, root_seed, targets), root_seed)
+            except CellTimeout:
+                cell_rows = _timed_out(cell, root_seed, cell_timeout)
+            rows += _finish(cell, cell_rows, time.perf_counter() - start, time.process_time() - cpu, config_hash)
+        else:
+            rows += _run_group(group, experiment, root_seed, targets, cell_timeout, config_hash)
+    _stream.clear()  # the shard's last stored stream is read by no later cell
+    write_rows(rows, out)
+
+
+def _sharing_groups(cells: list[Cell]) -> list[list[Cell]]:
+    """Runs of consecutive cells of an experiment with ``run_repetition`` and the same
+    problem and size (they read the same data, repetition by repetition); every other cell
+    alone."""
+    groups: list[list[Cell]] = []
+    for cell in cells:
+        last = groups[-1][-1] if groups else None
+        if (last is not None and registry.experiment(cell.experiment).run_repetition is not None
+                and (last.experiment, last.problem_id, last.size) == (cell.experiment, cell.problem_id, cell.size)):
+            groups[-1].append(cell)
+        else:
+            groups.append([cell])
+    return groups
+
+
+def _run_group(group: list[Cell], experiment: Experiment, root_seed: int, targets: dict, cell_timeout: float | None, config_hash: str) -> list[dict]:
+    """Rows of a group of cells reading the same data, run repetition-outer, cell-inner (each
+    cell's repetitions in order, so its rows are those of ``run_cell``). A cell's limit
+    ``cell_timeout`` applies to the sum of its repetitions' wall times; once past it the
+    cell runs no further repetitions and its rows are :func:`timeout_rows`."""
+    wall = dict.fromkeys(group, 0.0)
+    cpu = dict.fromkeys(group, 0.0)
+    out: dict[Cell, list[dict]] = {cell: [] for cell in group}
+    timed_out: set[Cell] = set()
+    for rep in sorted(set().union(*(cell.reps for cell in group))):
+        readers = [cell for cell in group if rep in cell.reps and cell not in timed_out]
+        for cell in readers:
+            start, start_cpu = time.perf_counter(), time.process_time()  # the group's first includes drawing the target
+            try:
+                with time_limit(None if cell_timeout is None else max(cell_timeout - wall[cell], 1e-3)):
+                    target = _target(cell, root_seed, targets)
+                    out[cell] += experiment.run_repetition(cell, target, root_seed, rep, sharers=len(readers))
+            except CellTimeout:
+                timed_out.add(cell)
+            wall[cell] += time.perf_counter() - start
+            cpu[cell] += time.process_time() - start_cpu
+    rows = []
+    for cell in group:
+        cell_rows = _timed_out(cell, root_seed, cell_timeout) if cell in timed_out else out[cell]
+        rows += _finish(cell, cell_rows, wall[cell], cpu[cell], config_hash)
+    return rows
+
+
+def _target(cell: Cell, root_seed: int, targets: dict[str, Any]) -> Any:
+    """The cell's target, drawn once per shard (``targets``: problem_id → target)."""
+    if cell.problem_id not in targets:
+        targets[cell.problem_id] = draw_target(cell, root_seed)
+    return targets[cell.problem_id]
+
+
+def _timed_out(cell: Cell, root_seed: int, seconds: float) -> list[dict]:
+    log.warning("%s %s eps=%s size=%s: timed out after %gs", cell.experiment, cell.learner, cell.epsilon, cell.size, seconds)
+    return timeout_rows(cell, root_seed, seconds)
+
+
+def _finish(cell: Cell, cell_rows: list[dict], wall: float, cpu: float, config_hash: str) -> list[dict]:
+    """The cell's rows with their provenance columns, and its log line."""
+    from dpbench.foundation.provenance import cell_code_hash
+
+    code_hash = cell_code_hash(cell)
+    for row in cell_rows:
+        row["config_hash"] = config_hash
+        row["code_hash"] = code_hash
+    log.info("%s %s eps=%s size=%s: %d rows in %.2fs (cpu %.2fs)", cell.experiment, cell.learner, cell.epsilon, cell.size, len(cell_rows), wall, cpu)
+    return cell_rows
+
+
+def base_row(cell: Cell, rep: int, root_seed: int, learner: Any) -> dict[str, object]:
+    """Identity, problem-parameter, privacy and provenance columns of a cell's row."""
+    experiment = registry.experiment(cell.experiment)
+    guarantee = learner.guarantee()
+    return make_row(
+        experiment=cell.experiment,
+        problem=cell.problem,
+        problem_id=cell.problem_id,
+        learner=cell.learner,
+        private=bool(type(learner).private),
+        epsilon=cell.epsilon,
+        delta=cell.delta,
+        rep=rep,
+        **{experiment.size: cell.size},
+        **dict(cell.problem_params),
+        eps_reported=guarantee.epsilon,
+        delta_reported=guarantee.delta,
+        neighbours=guarantee.neighbours,
+        cell_key=cell.key_string(),
+        root_seed=root_seed,
+        status="ok",
+    )
+
+
+def make_learner(cell: Cell) -> Any:
+    return registry.learner(cell.learner).from_cell(
+        epsilon=cell.epsilon, delta=cell.delta, params=dict(cell.learner_params)
+    )
+
+
+def data_rng(cell: Cell, rep: int, root_seed: int) -> np.random.Generator:
+    """The ``data`` stream: keyed by problem and repetition only (common random numbers)."""
+    return make_rng(root_seed, "data", {**cell.problem_key(), "rep": rep})
+
+
+def mech_rng(cell: Cell, rep: int, root_seed: int) -> np.random.Generator:
+    """The ``mech`` stream: the learner's own randomness for this cell and repetition."""
+    return make_rng(root_seed, "mech", {**cell.key(), "rep": rep})
+
+
+#: The most bytes (X and y) of a stream :func:`shared_stream` keeps for the cells of a
+#: shard that read it; a larger stream (cube inputs at large d) each cell regenerates. One
+#: stream is kept at a time: a T = 10^7 decision-list stream (N = 42 int8 features) is 430 MB.
+SHARED_STREAM_BYTES = 512 * 2**20
+
+_stream: dict[tuple, Any] = {}  # at most one entry: key → stored stream, or None if too large
+
+
+def shared_stream(cell: Cell, target: Any, rep: int, root_seed: int, *, checkpoints: Any, sharers: int) -> Any:
+    """The repetition's length-``cell.size`` stream from the ``data`` stream, with the cell's
+    ``checkpoints``. When ``sharers`` ≥ 2 cells read it (consecutive, as :func:`_run_group`
+    runs them) its blocks are generated once and kept (:meth:`OnlineStream.stored`, up to
+    :data:`SHARED_STREAM_BYTES`; the previous stream is dropped first); otherwise, or if
+    larger, it is the lazily generated stream (the same examples)."""
+    key = (cell.problem_id, root_seed, cell.size, rep)
+    stream = target.stream(cell.size, rng=data_rng(cell, rep, root_seed), checkpoints=checkpoints)
+    if key not in _stream:
+        _stream.clear()
+        if sharers < 2:
+            return stream
+        _stream[key] = stream.stored(SHARED_STREAM_BYTES)
+    stored = _stream[key]
+    return stream if stored is None else dataclasses.replace(stored, checkpoints=stream.checkpoints)
+
+
+class _SampleCache:
+    """Samples shared by consecutive cells of a shard (same problem, size, repetition), so
+    statistics cached on a sample (e.g. every hypothesis's mistakes) are computed once."""
+
+    def __init__(self, capacity: int = 256):
+        self.capacity = capacity
+        self._items: OrderedDict = OrderedDict()
+
+    def get(self, key: tuple, make: Callable[[], Any]) -> Any:
+        if key in self._items:
+            self._items.move_to_end(key)
+            return self._items[key]
+        value = self._items[key] = make()
+        while len(self._items) > self.capacity:
+            self._items.popitem(last=False)
+        return value
+
+
+_samples = _SampleCache()
+
+
+def shared_sample(cell: Cell, target: Any, rep: int, root_seed: int) -> Any:
+    """The repetition's sample of size ``cell.size`` from the ``data`` stream, shared by
+    every cell of the shard with the same problem, size and repetition."""
+    return _samples.get(
+        (cell.problem_id, root_seed, cell.size, rep),
+        lambda: target.sample(cell.size, rng=data_rng(cell, rep, root_seed)),
+    )
+
+
+def run_batch_cell(cell: Cell, target: Any, root_seed: int, *, metrics: Callable[[Any, Any, Any], dict] | None = None) -> list[dict]:
+    """Batch (PAC) cell: per repetition draw n examples, fit, score.
+
+    Rows carry ``error`` (population error, exact where the problem has a closed form),
+    ``train_error`` and ``fit_seconds`` (wall seconds of the fit, plus the first-computation
+    seconds of statistics it found cached on the sample: :meth:`Sample.cached
+    <dpbench.problems.base.Sample.cached>`), plus ``metrics(sample, hypothesis, learner)`` when
+    an experiment measures more. A learner with a ``prepare(n)`` method (a one-off,
+    data-independent step such as a noise calibration for this n) has it run before the
+    repetitions, outside ``fit_seconds``. A learner that does not support the target yields
+    ``status='skipped'`` rows with the reason, never a crash.
+    """
+    learner = make_learner(cell)
+    reason = learner.supports(target)
+    prepare = getattr(learner, "prepare", None)
+    if reason is None and prepare is not None:
+        prepare(cell.size)
+    rows = []
+    for rep in cell.reps:
+        row = base_row(cell, rep, root_seed, learner)
+        row.update(target.columns())
+        if reason is not None:
+            row.update(status="skipped", reason=reason)
+            rows.append(row)
+            continue
+        sample = shared_sample(cell, target, rep, root_seed)
+        reused = getattr(sample, "reused_seconds", 0.0)
+        start = time.perf_counter()
+        hypothesis = learner.fit(sample, rng=mech_rng(cell, rep, root_seed))
+        row["fit_seconds"] = time.perf_counter() - start + (getattr(sample, "reused_seconds", 0.0) - reused)
+        row["error"] = target.population_error(hypothesis)
+        row["train_error"] = float(np.mean(hypothesis.predict(sample.X) != sample.y))
+        if metrics is not None:
+            row.update(metrics(sample, hypothesis, learner))
+        row.update(getattr(hypothesis, "diagnostics", {}))
+        rows.append(row)
+    return rows
+

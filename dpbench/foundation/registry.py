@@ -1,0 +1,185 @@
+"""One registry of problems, learners and experiments, filled by decorators.
+
+A new learner is one module in ``dpbench/learners/`` with ``@register_learner``; it is
+found by :func:`load_all` (which imports every module of the three packages), listed by
+``dpbench list`` and accepted by the config validation. Lookups by name are lazy: since a
+module is named after what it registers, :func:`learner` first imports just
+``dpbench.learners.<name>`` and scans every module only if that does not register it — so a
+shard job imports the code of its own cells, not the whole catalogue. Names are the catalogue's names
+(``exp_mech_erm``, ``privdl``, ...): module, registry key, config, Parquet and legend agree.
+
+Plugins: a learner or problem written outside dpbench registers itself with the same
+decorators when its module is imported. Such modules are found (1) through the entry point
+group :data:`PLUGIN_GROUP` (``dpbench.plugins``) of an installed package — every process
+that misses a name or lists the registry loads them, shard jobs included — and (2) by name,
+from a config's ``plugins: [module, ...]`` key (:func:`load_plugins`; cells carry the list
+to the shard jobs, see :attr:`dpbench.foundation.cell.Cell.plugins`). :func:`origin` says where a
+registered class came from; :func:`resolve_learner` also accepts ``module:Class``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import pkgutil
+import sys
+from collections.abc import Iterable
+from importlib.metadata import entry_points
+from typing import Any
+
+PROBLEMS: dict[str, type] = {}
+LEARNERS: dict[str, type] = {}
+EXPERIMENTS: dict[str, Any] = {}
+
+_PACKAGES = ("dpbench.problems", "dpbench.learners", "dpbench.experiments")
+#: Entry point group through which installed packages declare their plugin modules.
+PLUGIN_GROUP = "dpbench.plugins"
+_loaded = False
+_entry_points_loaded = False
+#: Plugin modules imported so far (by entry point or by name), in import order.
+PLUGIN_MODULES: list[str] = []
+
+
+class PluginError(ImportError):
+    """A plugin module (entry point or ``plugins:`` entry) could not be imported."""
+
+
+def _add(table: dict, name: str, obj: Any, kind: str) -> None:
+    if name in table and table[name] is not obj:
+        raise ValueError(f"{kind} {name!r} registered twice")
+    table[name] = obj
+
+
+def register_problem(cls: type) -> type:
+    """Class decorator: register a problem under ``cls.name``."""
+    _add(PROBLEMS, cls.name, cls, "problem")
+    return cls
+
+
+def register_learner(cls: type) -> type:
+    """Class decorator: register a learner under ``cls.name``."""
+    _add(LEARNERS, cls.name, cls, "learner")
+    return cls
+
+
+def register_experiment(experiment: Any) -> Any:
+    """Register an :class:`dpbench.experiments.base.Experiment` under its ``id``."""
+    _add(EXPERIMENTS, experiment.id, experiment, "experiment")
+    return experiment
+
+
+def load_all() -> None:
+    """Import every problem, learner and experiment module of the catalogue and every
+    plugin declared by an installed package's entry point (idempotent)."""
+    global _loaded
+    if not _loaded:
+        for package_name in _PACKAGES:
+            package = importlib.import_module(package_name)
+            for info in pkgutil.iter_modules(package.__path__):
+                if not info.name.startswith("_"):
+                    importlib.import_module(f"{package_name}.{info.name}")
+        _loaded = True
+    load_entry_points()
+
+
+def _import_plugin(module: str, source: str) -> None:
+    if module in sys.modules and module in PLUGIN_MODULES:
+        return
+    try:
+        importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        # a module file in the working directory (where snakemake and its jobs run) is
+        # found even when the directory is not on sys.path
+        if exc.name == module.split(".")[0] and os.getcwd() not in sys.path:
+            sys.path.append(os.getcwd())
+            return _import_plugin(module, source)
+        raise PluginError(f"cannot import plugin module {module!r} ({source}): {exc}") from None
+    except Exception as exc:  # the plugin's own import-time error, reported on one line
+        raise PluginError(f"plugin module {module!r} ({source}) failed on import: {type(exc).__name__}: {exc}") from None
+    if module not in PLUGIN_MODULES:
+        PLUGIN_MODULES.append(module)
+
+
+def load_entry_points() -> None:
+    """Import the modules declared in entry point group ``dpbench.plugins`` (once).
+
+    An entry point's value is a module (``my_pkg.learners``) or ``module:attribute``;
+    importing the module registers its classes through the decorators."""
+    global _entry_points_loaded
+    if _entry_points_loaded:
+        return
+    _entry_points_loaded = True
+    for ep in sorted(entry_points(group=PLUGIN_GROUP), key=lambda e: e.name):
+        _import_plugin(ep.module, f"entry point {ep.name!r} of {ep.dist.name if ep.dist else 'an installed package'}")
+
+
+def load_plugins(modules: Iterable[str], *, source: str = "config key plugins") -> None:
+    """Import plugin modules by name (a config's ``plugins:`` list; idempotent).
+
+    Raises :class:`PluginError` naming the module when one cannot be imported."""
+    for i, module in enumerate(modules):
+        _import_plugin(module, f"{source}[{i}]")
+
+
+def origin(cls: type) -> str:
+    """``catalogue`` for dpbench's own classes, else the plugin module defining ``cls``."""
+    module = cls.__module__
+    return "catalogue" if module == "dpbench" or module.startswith("dpbench.") else module
+
+
+def resolve_learner(target: str) -> type:
+    """A learner class from a registry name or ``module:Class``.
+
+    A ``module:Class`` whose class is not registered (e.g. defined without the decorator)
+    is registered under its ``name``, so that the experiments' cell runners find it."""
+    if ":" not in target:
+        return learner(target)
+    module, _, attribute = target.partition(":")
+    _import_plugin(module, f"{target!r}")
+    try:
+        cls = getattr(sys.modules[module], attribute)
+    except AttributeError:
+        raise KeyError(f"module {module!r} has no attribute {attribute!r}") from None
+    if not isinstance(cls, type) or not isinstance(getattr(cls, "name", None), str):
+        raise KeyError(f"{target!r} is not a learner class (it needs a class attribute 'name')")
+    if LEARNERS.get(cls.name) is not cls:
+        register_learner(cls)
+    return cls
+
+
+def _get(table: dict, name: str, kind: str, package: str) -> Any:
+    if name not in table and isinstance(name, str) and name.isidentifier():
+        try:
+            importlib.import_module(f"{package}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{package}.{name}":
+                raise
+    if name not in table:
+        load_all()
+    try:
+        return table[name]
+    except KeyError:
+        raise KeyError(f"unknown {kind} {name!r}; known: {', '.join(sorted(table))}") from None
+
+
+def problem(name: str) -> type:
+    """The problem class registered as ``name``."""
+    return _get(PROBLEMS, name, "problem", "dpbench.problems")
+
+
+def learner(name: str) -> type:
+    """The learner class registered as ``name``."""
+    return _get(LEARNERS, name, "learner", "dpbench.learners")
+
+
+def experiment(name: str) -> Any:
+    """The experiment registered as ``name``."""
+    return _get(EXPERIMENTS, name, "experiment", "dpbench.experiments")
+
+
+def is_learner(name: str) -> bool:
+    try:
+        learner(name)
+    except KeyError:
+        return False
+    return True

@@ -1,0 +1,186 @@
+"""The one tidy results schema, and Parquet I/O (docs/results.md).
+
+One row per (cell, repetition, checkpoint). Columns an experiment does not use are null.
+Every experiment writes through :func:`make_row` and :func:`write_rows`, so a new column is
+added here (and in ``tests/test_results.py``), never ad hoc. Files are written atomically
+(temporary file, then rename): a failed job never leaves a Parquet file that looks complete.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+import dpbench
+
+_STR, _F64, _I64, _BOOL = pa.string(), pa.float64(), pa.int64(), pa.bool_()
+
+SCHEMA = pa.schema(
+    [
+        # identity
+        ("experiment", _STR),
+        ("problem", _STR),
+        ("problem_id", _STR),
+        ("learner", _STR),
+        ("private", _BOOL),
+        ("epsilon", _F64),  # inf = non-private limit / non-private learner
+        ("delta", _F64),
+        ("n", _I64),  # batch sample size
+        ("T", _I64),  # online horizon
+        ("t", _I64),  # checkpoint within an online run (null for batch)
+        ("rep", _I64),
+        # problem parameters (names shared by all problems)
+        ("d", _I64),
+        ("k", _I64),
+        ("l", _I64),
+        ("r", _I64),
+        ("s", _I64),
+        ("rho", _F64),
+        ("noise", _F64),
+        ("p", _F64),
+        ("skew", _F64),
+        ("gap", _F64),
+        ("monotone", _BOOL),
+        ("kind", _STR),
+        ("order", _STR),
+        ("domain", _STR),
+        ("n_features", _I64),  # |F| for decision lists, N for halfspaces
+        ("log_class_size", _F64),  # ln |C| of the hypothesis class
+        # learner diagnostics
+        ("eta", _F64),
+        ("sigma", _F64),
+        ("updates", _I64),
+        ("mistake_bound", _F64),  # online: the run's proven (or calibrated, w.p. 1 − β) mistake bound
+        # metrics
+        ("error", _F64),
+        ("train_error", _F64),
+        ("regret", _F64),
+        ("expected_regret", _F64),
+        ("mistakes", _I64),
+        ("loss", _F64),
+        ("excess_loss", _F64),
+        # cost
+        ("fit_seconds", _F64),
+        # outcome
+        ("status", _STR),  # ok / skipped / failed / timeout
+        ("reason", _STR),
+        # privacy as claimed by the learner's guarantee()
+        ("eps_reported", _F64),
+        ("delta_reported", _F64),
+        ("neighbours", _STR),
+        # privacy audit (experiment privacy_audit): one row per (audited name, variant)
+        ("variant", _STR),  # correct / broken
+        ("epsilon_lower_bound", _F64),
+        ("epsilon_exact", _F64),
+        ("tightness", _F64),  # epsilon_lower_bound / epsilon_exact
+        ("verdict", _STR),  # pass / violation / no_power (dpbench.audits.engine.judge)
+        ("audit", _STR),  # end_to_end / component / mechanism
+        ("method", _STR),  # threshold (Clopper–Pearson) / gdp / tradeoff (trade-off curve)
+        ("audit_runs", _I64),  # runs per side of the row (≤ n where a case caps its runs)
+        ("confidence", _F64),
+        ("instance", _STR),
+        ("audit_note", _STR),  # how a broken copy is broken; why a bound falls short (dpbench.audits.engine.shortfall_note)
+        # provenance
+        ("cell_key", _STR),
+        ("root_seed", _I64),
+        ("config_hash", _STR),
+        ("code_hash", _STR),  # fingerprint of the source the cell ran (dpbench.foundation.provenance)
+        ("dpbench_version", _STR),
+        ("numpy_version", _STR),
+    ]
+)
+
+#: Columns that legitimately differ between two runs of the same config.
+TIMING_COLUMNS = ("fit_seconds",)
+
+
+def make_row(**values: object) -> dict[str, object]:
+    """A full row: every schema column, null unless given; unknown names raise.
+
+    Raises
+    ------
+    KeyError
+        naming the keys that are not schema columns.
+    """
+    extra = set(values) - set(SCHEMA.names)
+    if extra:
+        raise KeyError(f"not results-schema columns: {sorted(extra)}")
+    row = dict.fromkeys(SCHEMA.names)
+    row["dpbench_version"] = dpbench.__version__
+    row["numpy_version"] = np.__version__
+    for name, value in values.items():
+        row[name] = value.item() if isinstance(value, np.generic) else value
+    return row
+
+
+def to_table(rows: Sequence[dict[str, object]]) -> pa.Table:
+    """Rows → a table of exactly :data:`SCHEMA`; rows with missing/extra keys raise.
+
+    ``pa.Table.from_pylist`` silently fills missing keys with null and drops extra keys,
+    so the keys are checked here first.
+    """
+    names = set(SCHEMA.names)
+    for i, row in enumerate(rows):
+        if set(row) != names:
+            missing, extra = sorted(names - set(row)), sorted(set(row) - names)
+            raise KeyError(f"row {i}: missing columns {missing}, unknown columns {extra}")
+    return pa.Table.from_pylist(list(rows), schema=SCHEMA)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def atomic_write(path: str | os.PathLike, write: Callable[[str], object]) -> None:
+    """``write(tmp)`` into a temporary file beside ``path``, then rename it to ``path``: a
+    failed write never leaves a file that looks complete. The file gets the mode a plain
+    ``open(path, "w")`` would (0666 less the umask: 0644 under the usual 022, readable by
+    the group on a shared cluster file system), not the temporary file's 0600."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        write(tmp)
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_text(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` atomically (:func:`atomic_write`)."""
+    atomic_write(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+
+
+def write_rows(rows: Sequence[dict[str, object]], path: str | os.PathLike) -> None:
+    """Write rows (checked against :data:`SCHEMA`) to Parquet, atomically."""
+    table = to_table(rows)
+    atomic_write(path, lambda tmp: pq.write_table(table, tmp))
+
+
+def concat(paths: Iterable[str | os.PathLike], out: str | os.PathLike) -> None:
+    """Concatenate shard files into one experiment file, atomically, checking the schema."""
+    tables = []
+    for p in paths:
+        table = pq.read_table(p)
+        if not table.schema.equals(SCHEMA):
+            raise ValueError(f"{p}: schema differs from dpbench.foundation.results.SCHEMA")
+        tables.append(table)
+    table = pa.concat_tables(tables) if tables else SCHEMA.empty_table()
+    atomic_write(out, lambda tmp: pq.write_table(table, tmp))
+
+
+def read_results(path: str | os.PathLike) -> pd.DataFrame:
+    """A results file as a DataFrame with nullable dtypes."""
+    return pq.read_table(path).to_pandas()

@@ -1,0 +1,513 @@
+"""Predicted cost of cells and shards: the model behind shard sizing and ``dpbench plan``.
+
+A cell's cost has two parts, both in seconds of one CPU:
+
+- its **own** work (fitting the learner, scoring, building rows), paid by every cell;
+- **shared** work, a deterministic statistic of a sample that the cells of one shard which
+  see the same sample compute once (``dpbench.experiments.base`` caches samples across
+  consecutive cells, and :class:`dpbench.problems.base.Sample` caches e.g. the mistakes of
+  every hypothesis). It is keyed by ``(what, problem_id, size)`` and charged once per shard
+  that contains such a cell — :func:`shard_seconds` does this, and
+  :func:`dpbench.orchestration.grid.shard` keeps cells that share a key together where it can.
+
+and **per-job** work: what a shard job imports and compiles the first time one of its cells
+needs it (numba, scipy, dp-accounting, scikit-learn; a learner's module and the numba
+kernels it loads from the on-disk cache). It is keyed ``("job", "import", library)`` and
+``("job", "first_use", learner)`` (:func:`job_costs`, measured by
+``python benchmarks/bench_first_use.py``: :data:`LIBRARY_SECONDS`, :data:`FIRST_USE`) and
+charged once per shard like the shared keys, whatever the cell's repetitions. Before it, a
+job pays :data:`JOB_OVERHEAD_SECONDS` for the runner itself.
+
+Where the prediction comes from, in order:
+
+1. a classmethod ``cost(cell) -> float`` on the learner class (seconds per repetition, own
+   work only) — the override hook for learners whose cost the model below gets wrong —
+   and optionally ``shared_cost(cell) -> {key: seconds per repetition}`` for work the
+   learner caches on the sample (shared with the shard's other cells of the same sample)
+   and ``job_cost(cell) -> {key: seconds}`` for work it caches per process, paid once by a
+   job that runs the cell whatever its repetitions (``dp_sgd``'s privacy accounting);
+2. :data:`MODELS`, per learner, calibrated on measured times (see below);
+3. :data:`FAMILY_DEFAULTS`, per learner family, for learners the model does not know:
+   linear in the size (n or T) × the problem's dimension, with a per-family constant.
+   These are deliberately generous guesses, not measurements.
+
+Calibration (2026-11-22, 2-core shared build machine, numpy 2.4, numba 0.68): the quick
+config's ``conjunctions`` block (d = 10 with negations, |C| = 3^10, n = 16 … 32768, 10
+repetitions) run through the workflow; per-cell wall times read from the ``run_shard``
+logs (``… N rows in Xs``) and per-repetition ``fit_seconds`` from the Parquet. The
+bit-packed class enumeration of ``erm``/``exp_mech_erm`` cost ≈ 1.1e-8 s (3e-9 s since, below) per
+(hypothesis × 64-example word) (0.33 s per repetition at n = 32768), the sample draw
+≈ 3e-8 s per (example × variable), and every cell ≈ 1e-4 s per repetition of bookkeeping.
+``python benchmarks/bench_plan.py`` re-measures and prints predicted against measured
+seconds per learner.
+
+Recalibrated 2026-11-23 against a whole default run (``python benchmarks/bench_workflow.py
+--workdir DIR``, per-cell seconds from its run_shard logs, compiled bytecode, idle cores):
+the predictions of the default config's learners were off by up to 9× either way (class
+enumeration 1.1e-8 → 3e-9 s per word, the covering learners ≈ 7× lower, online learners and
+DP-Winnow ≈ 2.2× lower, audits 2× lower; dp_gd ≈ 3× higher, now a model of its own). The
+shard sizes and the longest-first order of the run_shard jobs come from these numbers:
+a shard predicted 19 s that took 31 s ran last and left one core idle.
+"""
+
+from __future__ import annotations
+
+import os
+
+import functools
+import math
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from dpbench.foundation import registry  # imports no dpbench module itself (learners are imported by name, later)
+
+if TYPE_CHECKING:  # dpbench.orchestration.grid imports this module (to size shards), not the reverse
+    from dpbench.foundation.cell import Cell
+
+#: CPU seconds a shard job spends before its first cell and after its last, whatever its
+#: cells: the interpreter, imports of numpy, pandas, pyarrow and the runner, the first
+#: target, the Parquet write (1.1 s: a shard of one small ``elimination`` cell, fresh
+#: interpreter, 2026-11-24), and Snakemake's script preamble (0.3 s). What a job imports
+#: for its cells' learners (numba, scipy, …) is in :func:`job_costs`. Added per job by the
+#: plan, not part of the cells' cost. (It was 4 s of wall time, libraries included, before.)
+JOB_OVERHEAD_SECONDS = 1.5
+
+#: Memory of a shard job before any sample is held (interpreter + libraries), in MB.
+BASE_MEMORY_MB = 600.0
+
+#: Working memory of a streaming (online / experts) cell beyond the libraries, in MB (it
+#: covers the one stream a halfspaces_online shard keeps for its cells,
+#: ``dpbench.experiments.base.SHARED_STREAM_BYTES`` = 537 MB at most: a paper shard of T = 10^7
+#: decision-list cells peaked at 814 MB resident, 2026-11-26).
+STREAM_MEMORY_MB = 1000.0
+
+#: Bookkeeping per repetition (``base_row``, population error, Python overhead).
+PER_REP_SECONDS = 1e-4
+
+#: Drawing one sample: seconds per (example × variable); shared by the cells that see it.
+SAMPLE_SECONDS = 3e-8
+
+#: Enumerating the mistakes of a whole finite class: seconds per (hypothesis × 64-bit word).
+CLASS_WORD_SECONDS = 3e-9
+
+#: Libraries a shard job imports on first use: name → the modules that import it
+#: (``"module:function"``: import, then call the function; measured in this order by
+#: ``benchmarks/bench_first_use.py``, each after the ones above, so the costs of a learner's
+#: libraries add up; ``"module:"``: only a marker, not imported). A library is a learner's if
+#: one of its modules is among those the learner's first cell imports.
+LIBRARY_IMPORTS: dict[str, tuple[str, ...]] = {
+    "numba": ("numba",),
+    "scipy": ("scipy.special", "scipy.optimize"),
+    "scipy.stats": ("scipy.stats",),
+    "dp_accounting": ("dp_accounting", "dp_accounting.pld", "dp_accounting.rdp"),
+    "sklearn": ("sklearn.tree", "sklearn.linear_model"),
+    "diffprivlib": ("diffprivlib:", "dpbench.learners.peers:diffprivlib"),  # adapted to the installed sklearn
+}
+
+#: CPU seconds of importing each of :data:`LIBRARY_IMPORTS` in a shard job (after the ones
+#: above it). Measured 2026-11-24 by ``benchmarks/bench_first_use.py`` (2-core build
+#: machine under load, compiled bytecode).
+LIBRARY_SECONDS: dict[str, float] = {
+    "numba": 0.27,
+    "scipy": 0.2,
+    "scipy.stats": 0.44,
+    "dp_accounting": 0.17,
+    "sklearn": 0.35,
+    "diffprivlib": 0.07,
+}
+
+#: learner (or audit experiment, whose cells have no learner) → (CPU seconds of its first
+#: cell beyond a later one's and beyond its libraries: its modules, numba cache loads,
+#: one-off tables; the libraries it imports). Measured with :data:`LIBRARY_SECONDS`, numba's
+#: cache warm (the first run of a checkout compiles: a one-off, not modelled).
+FIRST_USE: dict[str, tuple[float, tuple[str, ...]]] = {
+    "confident_winnow": (0.29, ("numba",)),
+    "decision_tree": (0.55, ("scipy.stats", "sklearn")),
+    "diffprivlib_logreg": (0.50, ("numba", "scipy.stats", "sklearn", "diffprivlib")),
+    "dp_gd": (0.67, ("numba", "scipy.stats", "dp_accounting")),
+    "dp_sgd": (0.58, ("numba", "scipy.stats", "dp_accounting")),
+    "dp_winnow": (0.66, ("numba",)),
+    "dp_winnow_batched": (0.65, ("numba",)),
+    "dp_winnow_batched_tight": (0.70, ("numba", "scipy.stats", "dp_accounting")),
+    "elimination": (0.00, ()),
+    "erm": (0.28, ("numba",)),
+    "exp_mech_erm": (0.32, ("numba",)),
+    "exp_mech_grid": (0.55, ("numba",)),
+    "ftl": (0.34, ("numba",)),
+    "linear_learner": (0.75, ("numba",)),
+    "objective_perturbation": (0.31, ("numba",)),
+    "output_perturbation": (0.34, ("numba",)),
+    "perceptron": (0.34, ("numba",)),
+    "privacy_audit": (0.86, ("numba", "scipy.stats")),
+    "private_mw_001": (0.54, ("numba", "scipy.stats", "dp_accounting")),
+    "private_rwm": (0.86, ("numba",)),
+    "private_rwm_tight": (0.65, ("numba", "scipy.stats", "dp_accounting")),
+    "private_sq_conjunction": (0.23, ()),
+    "privdl": (0.52, ("numba",)),
+    "privdl_composition": (0.77, ("numba",)),
+    "rivest": (0.46, ("numba",)),
+    "rwm": (0.39, ("numba",)),
+    "sklearn_logreg": (0.63, ("numba", "scipy.stats", "sklearn")),  # 0.98 measured, sklearn's 0.35 in it (undetected then)
+    "sq_conjunction": (0.00, ()),
+    "sv_experts": (0.53, ("numba", "scipy.stats", "dp_accounting")),
+    "winnow": (0.34, ("numba",)),
+}
+
+#: A learner the table does not know (a plugin, a new learner): numba and scipy, 1 s.
+DEFAULT_FIRST_USE: tuple[float, tuple[str, ...]] = (1.0, ("numba", "scipy"))
+
+
+def libraries_of(modules: Iterable[str]) -> tuple[str, ...]:
+    """The :data:`LIBRARY_IMPORTS` of which a module (not a ``"module:function"`` entry) is
+    among ``modules``."""
+    present = set(modules)
+    return tuple(name for name, mods in LIBRARY_IMPORTS.items() if any(m.rstrip(":") in present for m in mods if not m.rstrip(":").count(":")))
+
+
+@functools.lru_cache(maxsize=1024)
+def job_costs(name: str) -> dict[tuple, float]:
+    """Per-job keys of a learner (or audit experiment) ``name``: its libraries' imports and
+    its own first use, each paid once by a shard job that runs such a cell."""
+    seconds, libraries = FIRST_USE.get(name, DEFAULT_FIRST_USE)
+    out = {("job", "import", lib): LIBRARY_SECONDS.get(lib, 0.0) for lib in libraries}
+    out[("job", "first_use", name)] = seconds
+    return out
+
+#: Conjunctions' class mistakes (subcube transform, 2026-11-24, CPU time on the build
+#: machine: 3^12 and 3^13 classes, n = 1024 … 131072): seconds per hypothesis × variable,
+#: and per example × variable of the histogram.
+CONJUNCTION_TRANSFORM_SECONDS = 2.5e-9
+HISTOGRAM_SECONDS = 3e-9
+
+
+@dataclass(frozen=True)
+class CellCost:
+    """Predicted seconds of one cell: ``own`` work plus ``shared`` work keyed by what it is."""
+
+    own: float
+    shared: Mapping[tuple, float] = field(default_factory=dict)
+
+    @property
+    def alone(self) -> float:
+        """Seconds if the cell were the only one in its shard."""
+        return self.own + sum(self.shared.values())
+
+    def scaled(self, fraction: float, piece: Cell) -> "CellCost":
+        """The cost of ``piece``, a range of ``fraction`` of the cell's repetitions: work per
+        repetition scales, work once per job (keys starting with ``"job"``) does not;
+        per-sample keys name the piece's first repetition (other reps: other samples)."""
+        shared = {}
+        for key, seconds in self.shared.items():
+            if key[0] == "job":
+                shared[key] = seconds
+            else:
+                shared[key[:-1] + (piece.first_rep,)] = seconds * fraction
+        return CellCost(own=self.own * fraction, shared=shared)
+
+
+# --------------------------------------------------------------------------- features
+
+
+def dimension(cell: Cell) -> int:
+    """The problem's dimension: ``d`` if it has one, else ``n_features``/``k``, else 10."""
+    return _dimension(cell.problem_params)
+
+
+@functools.lru_cache(maxsize=4096)
+def _dimension(problem_params: tuple) -> int:
+    params = dict(problem_params)
+    for name in ("d", "n_features", "k"):
+        value = params.get(name)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+            return int(value)
+    return 10
+
+
+def log_class_size(cell: Cell) -> float:
+    """ln |C| of the class a class-enumerating learner searches.
+
+    Uses the problem's own ``log_class_size()`` if it defines one (a method of the
+    problem record, no target needed); conjunctions: 3^d (2^d monotone); else ``d ln 3``.
+    """
+    return _log_class_size(cell.problem, cell.problem_params)
+
+
+@functools.lru_cache(maxsize=4096)
+def _log_class_size(problem_name: str, problem_params: tuple) -> float:
+    params = dict(problem_params)
+    problem = registry.problem(problem_name)(**params)
+    own = getattr(problem, "log_class_size", None)
+    if callable(own):
+        return float(own())
+    d = next((int(params[k]) for k in ("d", "n_features", "k") if isinstance(params.get(k), int) and not isinstance(params.get(k), bool) and params[k] > 0), 10)
+    base = 2.0 if params.get("monotone", False) else 3.0
+    return d * math.log(base)
+
+
+def _words(n: int) -> int:
+    return max(1, math.ceil(n / 64))
+
+
+def _sample_key(cell: Cell) -> tuple:
+    """Shared-work keys end with the first repetition: cells (pieces) with the same
+    problem, size and repetitions see the same samples."""
+    return ("sample", cell.problem_id, cell.size, cell.first_rep)
+
+
+def _sample_cost(cell: Cell) -> dict[tuple, float]:
+    return {_sample_key(cell): SAMPLE_SECONDS * cell.size * dimension(cell) * cell.repetitions}
+
+
+# --------------------------------------------------------------------------- per-learner models
+
+
+def _linear(per_rep: float, per_example_var: float) -> Callable[[Cell], float]:
+    """Own seconds per repetition = ``per_rep + per_example_var · n · d``."""
+
+    def model(cell: Cell) -> float:
+        return per_rep + per_example_var * cell.size * dimension(cell)
+
+    return model
+
+
+def _enumerated_class_size(cell: Cell) -> float | None:
+    """|C| if the cell's learner enumerates the class, None if it skips it (too large)."""
+    size = math.exp(min(log_class_size(cell), 700.0))
+    limit = dict(cell.learner_params).get("max_hypotheses", getattr(registry.learner(cell.learner), "max_hypotheses", math.inf))
+    return None if isinstance(limit, (int, float)) and size > limit * (1 + 1e-9) else size  # exp(ln|C|) rounds
+
+
+def _class_enumeration(cell: Cell) -> dict[tuple, float]:
+    """Shared: mistakes of every hypothesis, once per sample (``erm.class_mistakes``):
+    conjunctions by the subcube transform of the sample's histogram
+    (:data:`CONJUNCTION_TRANSFORM_SECONDS` per hypothesis × variable, plus
+    :data:`HISTOGRAM_SECONDS` per example × variable), other classes bit-packed per word."""
+    size = _enumerated_class_size(cell)
+    if size is None:
+        return {}  # the learner skips the cell
+    if cell.problem == "conjunction":
+        d = dimension(cell)
+        seconds = CONJUNCTION_TRANSFORM_SECONDS * d * size + HISTOGRAM_SECONDS * cell.size * d + 2e-4
+    else:
+        seconds = CLASS_WORD_SECONDS * size * _words(cell.size) + 5e-4
+    return {("class_mistakes", cell.problem_id, cell.size, cell.first_rep): seconds * cell.repetitions}
+
+
+def logistic_optimum(cell: Cell) -> dict[tuple, float]:
+    """Shared: θ*, the exact minimiser of the sample's regularised logistic objective (damped
+    Newton), once per sample — the excess-risk metric of every private-ERM cell needs it and
+    ``output_perturbation`` releases it plus noise. ≈ 1 ms + 3e-8 s per example × variable
+    (2026-11-24, see :data:`MODELS`)."""
+    return {("logistic_optimum", cell.problem_id, cell.size, cell.first_rep): (1e-3 + 3e-8 * cell.size * dimension(cell)) * cell.repetitions}
+
+
+def _exp_mech_own(cell: Cell) -> float:
+    # Gumbel-max over the whole class: ≈ 1.5 ms at |C| = 3^10 (measured); a class above
+    # max_hypotheses is skipped (a row with the reason), which costs nothing.
+    size = _enumerated_class_size(cell)
+    return 2e-4 if size is None else 2.5e-8 * size + 2e-4
+
+
+def online_n_features(cell: Cell) -> int:
+    """N, the learner features of a halfspaces_online stream: ``d`` (monotone halfspace),
+    ``2d`` (signed, [BF26, §4.3]), ``2(d+1)`` (decision list as a halfspace, Lemma 4.10)."""
+    params, d = dict(cell.problem_params), dimension(cell)
+    if cell.problem == "dl_as_halfspace":
+        return 2 * (d + 1)
+    return d if params.get("monotone", True) else 2 * d
+
+
+def online_float_inputs(cell: Cell) -> bool:
+    """Are the stream's features float64 (cube inputs), not int8 {−1, +1}?"""
+    return dict(cell.problem_params).get("domain") == "cube"
+
+
+def online_stream_bytes(cell: Cell) -> float:
+    """Bytes of one stored stream (X: T × N, 1 or 8 bytes each; y: T bytes)."""
+    return cell.size * (online_n_features(cell) * (8 if online_float_inputs(cell) else 1) + 1)
+
+
+def online_stream_seconds(cell: Cell) -> float:
+    """Generating one length-T stream of the cell's problem, seconds: decision lists
+    ``6e-8·T``; halfspaces ``T·(e + a·N + b·s + c·[adversarial])`` with (e, a, b, c) =
+    (6e-9, 6.5e-10, 9e-9, 5e-8) Boolean, (9e-9, 5e-9, 4.4e-8, 2.1e-7) cube; the margin
+    enforcement (b) and the per-block sort (c) are skipped by a one-coordinate Boolean target
+    (every margin is 1). Measured 2026-11-26 by ``python benchmarks/bench_stream_cost.py``
+    (process CPU time of :meth:`OnlineStream.stored`, the paper grid's settings, T = 2e6 at
+    d ≤ 32; 2-core build machine, load ≈ 2.4 of it another user's; least squares in relative
+    error, predicted/measured 0.69–1.33)."""
+    params, T, N = dict(cell.problem_params), cell.size, online_n_features(cell)
+    if cell.problem == "dl_as_halfspace":
+        return 6e-8 * T
+    if cell.problem != "halfspace":
+        return 0.0
+    s = int(params.get("s") or dimension(cell))
+    e, a, b, c = (9e-9, 5e-9, 4.4e-8, 2.1e-7) if online_float_inputs(cell) else (6e-9, 6.5e-10, 9e-9, 5e-8)
+    if not online_float_inputs(cell) and s == 1:
+        s, adversarial = 0, False
+    else:
+        adversarial = params.get("order") == "adversarial"
+    return T * (e + a * N + b * s + c * adversarial)
+
+
+def online_stream_cost(cell: Cell) -> tuple[float, dict[tuple, float]]:
+    """(own seconds per repetition, shared keys) of the cell's stream: shared by the cells of
+    a shard with the same problem, T and repetitions (``dpbench.experiments.base.shared_stream``,
+    key ``("stream", problem_id, T, first_rep)``, all repetitions), unless it is larger than
+    ``SHARED_STREAM_BYTES``: then every cell generates its own."""
+    from dpbench.experiments.base import SHARED_STREAM_BYTES
+
+    seconds = online_stream_seconds(cell)
+    if online_stream_bytes(cell) > SHARED_STREAM_BYTES:
+        return seconds, {}
+    return 0.0, {("stream", cell.problem_id, cell.size, cell.first_rep): seconds * cell.repetitions}
+
+
+def _online_nonprivate(cell: Cell) -> float:
+    """perceptron / winnow / confident_winnow, seconds per repetition without the stream
+    (:func:`online_stream_cost`): ``7e-4 + T·(6e-9 + N·(2.3e-10`` int8 ``| 6.5e-10`` float64
+    ``))``. Measured 2026-11-26 by ``python benchmarks/bench_stream_cost.py`` (process CPU
+    time of the run over a stored stream, N = 2 … 1024, T = 1e6 at N ≤ 42; 2-core build
+    machine, load ≈ 2.4; the constant: bookkeeping of the rows, kept from the 2026-11-24 fit)."""
+    per_feature = 6.5e-10 if online_float_inputs(cell) else 2.3e-10
+    return 7e-4 + cell.size * (6e-9 + per_feature * online_n_features(cell))
+
+
+#: learner name → (own seconds per repetition, shared-cost function or None).
+#: Fitted on the quick conjunctions run (module docstring); n·d in examples × variables.
+MODELS: dict[str, tuple[Callable[[Cell], float], Callable[[Cell], dict] | None]] = {
+    "elimination": (_linear(1.0e-4, 5e-9), None),  # 1.3 ms at n·d = 3.3e5
+    "sq_conjunction": (_linear(1.2e-4, 7e-9), None),  # 2.1 ms at n·d = 3.3e5
+    "private_sq_conjunction": (_linear(1.4e-4, 7e-9), None),
+    "decision_tree": (_linear(9e-4, 3.4e-8), None),  # 11 ms at n·d = 3.3e5
+    "erm": (_linear(1e-4, 0.0), _class_enumeration),
+    "exp_mech_erm": (_exp_mech_own, _class_enumeration),
+    # Private ERM (issue 22, recalibrated 2026-11-24): per-repetition CPU seconds of fit and
+    # scoring measured at n = 10³, 10⁴, 10⁵ (d = 50, ε = 1, samples and θ* shared as in a
+    # shard) on the 2-core build machine under load ≈ 15, divided by 1.5 — the factor by which
+    # dp_gd's times before the change, in the same runs, exceeded its model calibrated on idle
+    # cores (2026-11-23). dp_gd: its previous 1.6e-7 times the measured after/before ratio
+    # (0.74–0.75 at n = 10⁴, 10⁵: the vectorised gradient pass, the projection shared).
+    "dp_gd": (_linear(1e-3, 1.2e-7), logistic_optimum),  # steps (200) × n × d multiply-adds, one pass over X a step
+    "output_perturbation": (_linear(2e-3, 1.3e-9), logistic_optimum),  # noise and scoring: θ* is the shared one
+    "objective_perturbation": (_linear(2e-3, 2.5e-8), logistic_optimum),  # its own Newton solve
+    "diffprivlib_logreg": (_linear(4e-3, 1.3e-8), logistic_optimum),  # the peer's fit (its own solver)
+    "perceptron": (_online_nonprivate, None),
+    "winnow": (_online_nonprivate, None),
+    "confident_winnow": (_online_nonprivate, None),
+}
+
+#: Uncalibrated defaults per learner family: (seconds per repetition, per size × dimension).
+#: Online learners are numba loops over T rounds of d features; experts touch k experts
+#: per round; batch learners are vectorised over n examples.
+FAMILY_DEFAULTS: dict[str, tuple[float, float]] = {
+    "batch": (1e-3, 5e-8),
+    "online": (1e-3, 9e-9),
+    "experts": (1e-3, 2e-8),
+}
+
+
+def cell_cost(cell: Cell) -> CellCost:
+    """Predicted seconds of ``cell`` (all its repetitions)."""
+    units = registry.experiment(cell.experiment).units
+    if units is not None:  # not a learner (privacy_audit's audits)
+        return CellCost(own=(max(float(units.cost(cell)), 0.0) + PER_REP_SECONDS) * cell.repetitions, shared=dict(job_costs(cell.experiment)))
+    learner_cls = registry.learner(cell.learner)
+    hook = getattr(learner_cls, "cost", None)
+    shared = _sample_cost(cell) if learner_cls.family == "batch" else {}  # a new dict, added to below
+    stream_own = 0.0
+    if learner_cls.family == "online" and registry.experiment(cell.experiment).run_repetition is not None:
+        stream_own, stream_shared = online_stream_cost(cell)
+        shared = dict(stream_shared)
+    if callable(hook):
+        own = float(hook(cell))
+    elif cell.learner in MODELS:
+        own_model, shared_model = MODELS[cell.learner]
+        own = own_model(cell)
+        if shared_model is not None:
+            shared.update(shared_model(cell))
+    else:
+        per_rep, per_unit = FAMILY_DEFAULTS.get(learner_cls.family, FAMILY_DEFAULTS["batch"])
+        own = per_rep + per_unit * cell.size * dimension(cell)
+    shared_hook = getattr(learner_cls, "shared_cost", None)
+    if callable(shared_hook):  # seconds per repetition of work shared with other cells
+        shared.update({(*key, cell.first_rep): seconds * cell.repetitions for key, seconds in shared_hook(cell).items()})
+    job_hook = getattr(learner_cls, "job_cost", None)
+    if callable(job_hook):  # seconds once per job (a calibration cached in the process)
+        shared.update({("job", *key): seconds for key, seconds in job_hook(cell).items()})
+    own = (max(own, 0.0) + stream_own + PER_REP_SECONDS) * cell.repetitions
+    shared.update(job_costs(cell.learner))
+    return CellCost(own=own, shared=shared)
+
+
+def shard_seconds(cells: Iterable[Cell], costs: Mapping[Cell, CellCost] | None = None, *, jobs: bool = True) -> float:
+    """Predicted seconds of a shard's cells: own work, plus each shared key once
+    (``jobs=False``: without the per-job keys, e.g. to weigh groups of cells that will be
+    packed into jobs)."""
+    return cost_seconds((costs[cell] for cell in cells) if costs is not None else map(cell_cost, cells), jobs=jobs)
+
+
+def cost_seconds(cell_costs: Iterable[CellCost], *, jobs: bool = True) -> float:
+    """:func:`shard_seconds` of the cells whose costs are ``cell_costs``: the sum of their
+    ``own`` seconds (in order), plus the sum over shared keys (in order of first appearance)
+    of ``max(0, the key's largest seconds)``."""
+    own, shared = 0.0, {}
+    get = shared.get
+    for c in cell_costs:
+        own += c.own
+        for key, seconds in c.shared.items():
+            if jobs or key[0] != "job":
+                old = get(key)
+                if old is None:
+                    shared[key] = seconds if seconds > 0.0 else 0.0  # = max(0.0, seconds)
+                elif seconds > old:
+                    shared[key] = seconds
+    return own + sum(shared.values())
+
+
+def shard_memory_mb(cells: Iterable[Cell]) -> float:
+    """Peak memory of a shard job (MB): libraries plus the samples the runner caches.
+
+    Batch cells: ``dpbench.experiments.base`` keeps up to 256 samples alive (X as bytes: n·d,
+    y: n, plus a class's int64 mistakes where computed); per-cell temporaries are bounded
+    by the largest sample. Doubled for safety: the numbers are estimates, not
+    measurements. Online and experts cells (streams, not cached samples): a flat
+    :data:`STREAM_MEMORY_MB`, or the learner's own ``memory_mb(cell)`` hook if it has one.
+    """
+    per_sample: dict[tuple, float] = {}
+    reps: dict[tuple, int] = {}
+    other = 0.0
+    rules: dict[tuple[str, str], object] = {}
+    for cell in cells:
+        names = (cell.experiment, cell.learner)
+        rule = rules[names] if names in rules else rules.setdefault(names, _memory_rule(*names))
+        if rule is not None:
+            other = max(other, float(rule(cell)) if callable(rule) else rule)
+            continue
+        key = _sample_key(cell)
+        nbytes = cell.size * (dimension(cell) + 1)
+        if cell.learner in ("erm", "exp_mech_erm"):
+            nbytes += 8 * (_enumerated_class_size(cell) or 0.0)
+        per_sample[key] = max(per_sample.get(key, 0.0), nbytes)
+        reps[key] = max(reps.get(key, 0), cell.repetitions)
+    held = sorted((per_sample[k] for k in per_sample for _ in range(min(reps[k], 256))), reverse=True)[:256]
+    return BASE_MEMORY_MB + max(2 * sum(held) / 1e6, other)
+
+
+def _memory_rule(experiment: str, learner: str) -> object:
+    """How :func:`shard_memory_mb` counts a cell of ``experiment`` and ``learner``: MB (an
+    audit: :data:`STREAM_MEMORY_MB`), the learner's ``memory_mb(cell)`` hook, MB (another
+    non-batch learner: :data:`STREAM_MEMORY_MB`), or None (a batch cell: its sample)."""
+    if registry.experiment(experiment).units is not None:
+        return STREAM_MEMORY_MB
+    learner_cls = registry.learner(learner)
+    hook = getattr(learner_cls, "memory_mb", None)
+    if callable(hook):
+        return hook
+    return STREAM_MEMORY_MB if learner_cls.family != "batch" else None
+
+
+def machine_memory_mb() -> float:
+    """This machine's physical memory (MB), what a cell run here can have at most."""
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 1e6

@@ -1,0 +1,231 @@
+"""Tables of the HTML report, readable at a glance: the theory checks, the privacy audit and
+the theory-vs-practice summary (``results/theory/*.html`` and the report's landing page).
+
+:func:`table_html` puts the verdict first (or ``status`` where there is no verdict column),
+coloured by what it says (:data:`GOOD`, :data:`BAD`, :data:`WARN`), then the identifying
+columns, then the numbers (3 significant digits); a fitted slope and its interval become
+one cell; columns that are empty in every row are left out; long identifiers
+(``dp_winnow_batched_tight``) may break after an underscore; text longer than
+:data:`FOLD_CHARS` characters (notes, instances) is folded under its first words
+(``<details>``), so rows stay one or two lines high and the table fits a report pane; notes
+(:data:`BELOW`) are numbered in their column and written out in full below the table.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+
+import pandas as pd
+
+#: Verdicts and statuses a reader may trust as "the check passed".
+GOOD = {"agrees", "ok", "pass", "caught"}
+#: ... as "the check found a disagreement or a violation".
+BAD = {"steeper", "shallower", "violation", "fail", "failed", "missed", "refuted"}
+#: ... as "the check could not judge".
+WARN = {"inconclusive", "at_chance", "vacuous_bound", "floor", "too_few_points", "too_few_reps", "no_points", "no_power"}
+#: Text longer than this is folded (notes, instances; identifying text up to :data:`SHOW_CHARS`).
+FOLD_CHARS = 24
+SHOW_CHARS = 140
+#: Identifiers longer than this (``dp_winnow_batched_tight``) may break after an underscore.
+BREAK_CHARS = 16
+#: Columns whose long text is folded.
+FOLDED = {"instance", "method", "audit", "where", "source", "theorem"}
+#: Columns written out below the table (each distinct text once, numbered, in full); the
+#: row's cell holds the number, linked to it. Notes are long prose: in a cell they would make
+#: the table wider than the report's pane or hide behind a fold.
+BELOW = {"note"}
+#: Columns never shown (the page says which experiment it is).
+HIDDEN = {"experiment"}
+#: Columns the landing page's summary leaves to the summary page (it must fit beside the sidebar).
+LANDING_HIDDEN = {"x", "y", "reps", "where", "bound_ratio"}
+#: Identifying columns, in this order, right after the verdict.
+IDENTITY = ["learner", "source", "theorem", "variant", "regime", "x", "y", "epsilon_claimed", "delta_claimed"]
+
+STYLE = """
+body{font-family:system-ui,sans-serif;font-size:11px;margin:8px;color:#222}
+h3{font-size:14px;margin:4px 0 8px}
+table.dpbench{border-collapse:collapse;width:100%;table-layout:auto}
+table.dpbench td,table.dpbench th{border-bottom:1px solid #e3e3e3;padding:2px 4px;text-align:right;vertical-align:top;white-space:normal}
+table.dpbench th{background:#f2f2f2;white-space:normal;font-weight:600;position:sticky;top:0}
+table.dpbench td.text{text-align:left;white-space:normal;min-width:9em;max-width:18em}
+table.dpbench td.name{text-align:left;white-space:nowrap}
+table.dpbench td.ident{text-align:left;white-space:normal}
+table.dpbench td.folded{text-align:left;white-space:normal;overflow-wrap:anywhere;min-width:7em;max-width:12em}
+table.dpbench td.verdict{text-align:left;font-weight:600;white-space:nowrap}
+table.dpbench td.ref{text-align:center}
+ol.notes{margin:6px 0;padding-left:3em} ol.notes li{margin:2px 0;overflow-wrap:anywhere}
+.good{background:#d9f0d3;color:#1b5e20} .bad{background:#f8d0cc;color:#8e1b10} .warn{background:#fcefc7;color:#6d4c00}
+.neutral{background:#eceff4;color:#37474f}
+details summary{cursor:pointer;color:#345} details[open] summary{color:#888}
+p.legend span{padding:0 4px;margin-right:6px}
+"""
+
+
+def verdict_class(value) -> str:
+    """CSS class of a verdict or status cell: good, bad, warn or neutral."""
+    v = str(value).strip().lower()
+    return "good" if v in GOOD else "bad" if v in BAD else "warn" if v in WARN else "neutral"
+
+
+def _number(v) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return ""
+    if isinstance(v, float):
+        if math.isinf(v):
+            return "∞" if v > 0 else "−∞"
+        return f"{v:.3g}"
+    return html.escape(str(v))
+
+
+def _text(v, limit: int = FOLD_CHARS) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return ""
+    s = str(v)
+    if len(s) <= limit:
+        return html.escape(s)
+    head = s[:limit].rsplit(" ", 1)[0] if " " in s[:limit] else s[:limit]
+    return f"<details><summary>{html.escape(head)} …</summary>{html.escape(s)}</details>"
+
+
+def _columns(df: pd.DataFrame, hidden=()) -> tuple[str | None, list[str]]:
+    verdict = "verdict" if "verdict" in df else "status" if "status" in df else None
+    keep = [c for c in df.columns if c not in hidden and c != verdict and df[c].notna().any()
+            and not (df[c].astype(str).str.strip() == "").all()]
+    ident = [c for c in IDENTITY if c in keep]
+    rest = [c for c in keep if c not in ident]
+    return verdict, ident + rest
+
+
+def table_html(df: pd.DataFrame, hidden=()) -> str:
+    """``df`` as one ``<table class="dpbench">`` (see the module doc), without the columns
+    ``hidden``."""
+    verdict, cols = _columns(df, hidden)
+    merged = {"fitted_slope", "slope_ci_low", "slope_ci_high"} <= set(cols)
+    arrow = {"x", "y"} <= set(cols)
+    above = {"cells_above_bound", "cells"} <= set(cols)
+    drop = ({"slope_ci_low", "slope_ci_high"} if merged else set()) | ({"y"} if arrow else set()) | (
+        {"cells", "share_above_bound"} if above else set())
+    if verdict == "verdict":
+        drop.add("status")  # the verdict says what the status says, and more
+    span = {"x_min", "x_max"} <= set(cols)
+    if span:
+        drop.add("x_max")
+    cols = [c for c in cols if c not in drop]
+    folded = {c for c in cols if c in FOLDED and df[c].dropna().astype(str).str.len().gt(FOLD_CHARS).any()}
+    cols = [c for c in cols if c not in folded | BELOW] + [c for c in cols if c in folded] + [c for c in cols if c in BELOW]
+    notes: dict[str, int] = {}  # a BELOW column's text -> its number
+    names = {"x_min": "x range", "fitted_slope": "fitted slope [95% CI]" if merged else "fitted slope", "x": "x → y" if arrow else "x",
+             "cells_above_bound": "cells above bound"}
+    head = ([f"<th>{verdict}</th>"] if verdict else []) + [f"<th>{html.escape(names.get(c, c.replace('_', ' ')))}</th>" for c in cols]
+    body = []
+    for _, row in df.iterrows():
+        cells = [f"<td class='verdict {verdict_class(row[verdict])}'>{_text(row[verdict], SHOW_CHARS)}</td>"] if verdict else []
+        for c in cols:
+            v = row[c]
+            if c == "fitted_slope" and merged:
+                lo, hi = row["slope_ci_low"], row["slope_ci_high"]
+                ci = f" [{_number(lo)}, {_number(hi)}]" if pd.notna(lo) and pd.notna(hi) else ""
+                cells.append(f"<td>{_number(v)}{ci}</td>")
+            elif c == "x" and arrow:
+                cells.append(f"<td class='name'>{_text(v, SHOW_CHARS)} → {_text(row['y'], SHOW_CHARS)}</td>")
+            elif c == "x_min" and span:
+                cells.append(f"<td>{_number(v)}–{_number(row['x_max'])}</td>" if pd.notna(v) else "<td></td>")
+            elif c == "cells_above_bound" and above:
+                cells.append(f"<td>{_number(v)} / {_number(row['cells'])}</td>" if pd.notna(row["cells"]) else "<td></td>")
+            elif c in BELOW:
+                text = "" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v).strip()
+                number = notes.setdefault(text, len(notes) + 1) if text else None
+                cells.append(f"<td class='ref'><a href='#dpbench-note-{number}'>{number}</a></td>" if number else "<td></td>")
+            elif c in folded:
+                cells.append(f"<td class='folded'>{_text(v)}</td>")
+            elif isinstance(v, str) and "_" in v and " " not in v and BREAK_CHARS < len(v) <= SHOW_CHARS:  # a long identifier
+                cells.append(f"<td class='ident'>{html.escape(v).replace('_', '_<wbr>')}</td>")
+            elif isinstance(v, str):
+                cls = "text" if len(v) > 30 else "name"
+                cells.append(f"<td class='{cls}'>{_text(v, SHOW_CHARS)}</td>")
+            else:
+                cells.append(f"<td>{_number(v.item() if hasattr(v, 'item') else v)}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    table = f"<table class='dpbench'><thead><tr>{''.join(head)}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    return table + notes_html(notes)
+
+
+def notes_html(notes: dict[str, int]) -> str:
+    """The numbered list below a table: every distinct note once, in full (``text -> number``)."""
+    if not notes:
+        return ""
+    items = "".join(f"<li id='dpbench-note-{n}' value='{n}'>{html.escape(text)}</li>" for text, n in notes.items())
+    return f"<p class='legend'><b>Notes</b> (the number in a row's note column)</p><ol class='notes'>{items}</ol>"
+
+
+def counts_html(df: pd.DataFrame) -> str:
+    """One line: how many rows have each verdict (or status), each in its colour."""
+    verdict, _ = _columns(df)
+    if verdict is None or df.empty:
+        return ""
+    counts = df[verdict].fillna("").astype(str).value_counts()
+    spans = [f"<span class='{verdict_class(v)}'>{html.escape(v or '—')}: {n}</span>" for v, n in counts.items()]
+    return "<p class='legend'>" + " ".join(spans) + "</p>"
+
+
+def page_html(df: pd.DataFrame, title: str, intro: str = "", hidden=HIDDEN) -> str:
+    """A whole HTML page: title, the verdict counts, ``intro`` (HTML), the table (without
+    the columns ``hidden``: by default the experiment, which the title names)."""
+    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><meta name='viewport' content='width=device-width'>"
+            f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>"
+            f"<h3>{html.escape(title)}</h3>{counts_html(df)}{intro}{table_html(df, hidden)}</body></html>")
+
+
+def fragment_html(df: pd.DataFrame, title: str) -> str:
+    """The table for embedding in another page (the report's landing page): scoped style,
+    no ``<html>``/``<body>``."""
+    return (f"<div class='dpbench-summary'><style>{STYLE.replace('body{', '.dpbench-summary{')}</style><h3>{html.escape(title)}</h3>"
+            f"{counts_html(df)}{table_html(df, LANDING_HIDDEN)}</div>")
+
+
+#: Columns of the landing page's summary table (``results/theory/summary.csv``), in order.
+SUMMARY_COLUMNS = ["verdict", "experiment", "learner", "source", "theorem", "regime", "predicted_exponent",
+                   "measured_exponent", "ci_low", "ci_high", "bound_ratio", "where"]
+
+
+def summary_view(table: pd.DataFrame) -> pd.DataFrame:
+    """The summary table's columns in reading order (:data:`SUMMARY_COLUMNS` first), the
+    measured exponent and its interval as one ``fitted slope [95% CI]`` cell."""
+    cols = [c for c in SUMMARY_COLUMNS if c in table] + [c for c in table if c not in SUMMARY_COLUMNS]
+    table = table[cols]
+    if {"measured_exponent", "ci_low", "ci_high"} <= set(table):
+        table = table.rename(columns={"measured_exponent": "fitted_slope", "ci_low": "slope_ci_low", "ci_high": "slope_ci_high"})
+    return table
+
+
+def landing_table(theory_csvs, summary_csvs) -> tuple[pd.DataFrame, str]:
+    """The landing page's table and its title: the theory-vs-practice summary when there is
+    one (``summary_csvs``), else per experiment the number of theory-check rows with each
+    verdict (or status)."""
+    if summary_csvs:
+        return summary_view(pd.read_csv(summary_csvs[0])), "Theory vs practice: one row per theorem, learner and regime"
+    rows = []
+    for path in theory_csvs:
+        df = pd.read_csv(path)
+        verdict = "verdict" if "verdict" in df else "status" if "status" in df else None
+        if verdict is None or df.empty:
+            continue
+        experiment = str(df["experiment"].iloc[0]) if "experiment" in df else str(path).rsplit("/", 1)[-1].removesuffix(".csv")
+        counts = df[verdict].fillna("").astype(str).value_counts()
+        rows.append({"experiment": experiment, **{f"{verdict}: {v}": int(n) for v, n in counts.items()}})
+    table = pd.DataFrame(rows)
+    if len(table):
+        table = table[["experiment", *sorted(c for c in table if c != "experiment")]]
+    return table, "Theory checks: rows per experiment and verdict"
+
+
+def write_landing(theory_csvs, summary_csvs, out) -> int:
+    """Write the landing page's HTML fragment (:func:`landing_table`); returns its rows."""
+    from pathlib import Path
+
+    from dpbench.foundation.results import write_text
+
+    table, title = landing_table(theory_csvs, summary_csvs)
+    write_text(Path(out), fragment_html(table, title) + "\n")
+    return len(table)

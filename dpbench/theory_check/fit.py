@@ -1,0 +1,185 @@
+"""The statistics under every theory-check row: log–log slopes fitted by OLS on the mean
+curve, with a percentile bootstrap over repetitions (resampled as whole repetitions, since a
+repetition's points share their samples across x), bootstrap intervals of a mean, and
+Clopper–Pearson intervals of a proportion (C. J. Clopper and E. S. Pearson, "The use of
+confidence or fiducial limits illustrated in the case of the binomial", Biometrika 26(4), 1934).
+
+:mod:`dpbench.theory_check.verdict` (the rules), :mod:`dpbench.theory_check.analysis`
+(curves, regimes, rows) and :mod:`dpbench.theory_check.nstar` (sample complexities) build on
+these functions; this module imports none of them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+#: fewer repetitions than this give no interval (a bootstrap over 2–4 repetitions is not evidence)
+MIN_REPS = 5
+
+
+def clopper_pearson(successes: npt.ArrayLike, trials: npt.ArrayLike, confidence: float = 0.95) -> tuple[npt.NDArray, npt.NDArray]:
+    """Exact two-sided binomial confidence interval for a success probability."""
+    from scipy import stats  # deferred: ~0.7 s to import, not needed by shard jobs
+
+    k = np.asarray(successes, dtype=float)
+    n = np.asarray(trials, dtype=float)
+    a = (1 - confidence) / 2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lo = np.where(k > 0, stats.beta.ppf(a, k, n - k + 1), 0.0)
+        hi = np.where(k < n, stats.beta.ppf(1 - a, k + 1, n - k), 1.0)
+    return lo, hi
+
+
+def local_exponent(x: npt.ArrayLike, curve: npt.ArrayLike) -> float:
+    """Log–log slope of a theoretical curve between the first and last of the points ``x``
+    (the exponent the theory predicts over the range an empirical slope was fitted on)."""
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(curve, dtype=float)
+    keep = (x > 0) & (y > 0) & np.isfinite(y)
+    x, y = x[keep], y[keep]
+    if len(x) < 2 or x.max() == x.min():
+        return math.nan
+    i, j = np.argmin(x), np.argmax(x)
+    return float(np.log(y[j] / y[i]) / np.log(x[j] / x[i]))
+
+
+@dataclass(frozen=True)
+class SlopeFit:
+    """A log–log slope fitted on repetitions: estimate, percentile-bootstrap interval over
+    repetitions, number of x points and the fitted range; ``no_interval`` says why the
+    interval is NaN when the slope is not."""
+
+    slope: float
+    low: float
+    high: float
+    n_points: int
+    x_min: float
+    x_max: float
+    no_interval: str = ""
+    #: every repetition gave the same values: a deterministic curve, the slope is exact (no
+    #: sampling error; low = high = slope) and it counts as one repetition
+    exact: bool = False
+
+
+def per_x_matrix(x: npt.ArrayLike, y: npt.ArrayLike, reps: npt.ArrayLike) -> tuple[npt.NDArray, npt.NDArray]:
+    """Sorted distinct x and a (x, repetitions) matrix of the mean y per (x, repetition) (NaN
+    where a repetition is missing); x values and repetitions without any finite y are left
+    out (what ``pivot_table(aggfunc="mean")`` gives, without its cost)."""
+    x, y, reps = np.asarray(x, dtype=float), np.asarray(y, dtype=float), np.asarray(reps)
+    seen = ~np.isnan(y)
+    xs, i = np.unique(x[seen], return_inverse=True)
+    rs, j = np.unique(reps[seen], return_inverse=True)
+    total = np.zeros((len(xs), len(rs)))
+    count = np.zeros((len(xs), len(rs)))
+    np.add.at(total, (i, j), y[seen])
+    np.add.at(count, (i, j), 1.0)
+    with np.errstate(invalid="ignore"):
+        return xs, np.where(count > 0, total / np.maximum(count, 1.0), np.nan)
+
+
+def masked_ols(lx: npt.NDArray, ly: npt.NDArray, w: npt.NDArray) -> npt.NDArray:
+    """Slopes of ly on lx per row (last axis = points) with 0/1 weights ``w``; NaN where
+    fewer than 2 distinct weighted points."""
+    sw = w.sum(-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mx = (w * lx).sum(-1) / sw
+        my = (w * np.where(w > 0, ly, 0.0)).sum(-1) / sw
+        dx = lx - mx[..., None]
+        sxx = (w * dx**2).sum(-1)
+        sxy = (w * dx * np.where(w > 0, ly - my[..., None], 0.0)).sum(-1)
+        return np.where(sxx > 0, sxy / sxx, np.nan)
+
+
+def fit_slope(
+    x: npt.ArrayLike,
+    y: npt.ArrayLike,
+    reps: npt.ArrayLike,
+    *,
+    confidence: float = 0.95,
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> SlopeFit:
+    """Log–log slope of the mean of ``y`` in ``x``, with a bootstrap over repetitions.
+
+    The estimate is the OLS slope of ``log mean_r y(x, r)`` on ``log x``. The interval is the
+    percentile interval of the same slope over ``n_boot`` resamples of the repetitions (one
+    resample of repetition indices is used at every x: the repetitions of a curve share
+    their samples across x, so their values are paired). Points whose mean is ≤ 0 are left
+    out of that fit. Fewer than 3 points with positive mean (or fewer than
+    :data:`dpbench.theory_check.verdict.MIN_REPS` repetitions for the interval) give NaN. ``seed`` fixes the resampling, so the CSV is reproducible.
+    """
+    xs, Y = per_x_matrix(x, y, reps)
+    keep = xs > 0
+    xs, Y = xs[keep], Y[keep]
+    Y = Y[:, np.all(np.isfinite(Y), axis=0)]  # repetitions seen at every x (paired)
+    mean = Y.mean(axis=1) if Y.size else np.full(len(xs), np.nan)
+    pos = np.isfinite(mean) & (mean > 0)
+    m = int(pos.sum())
+    if m < 3 or np.ptp(np.log(xs[pos])) == 0:
+        return SlopeFit(math.nan, math.nan, math.nan, m, *(log_range(xs[pos])))
+    lx = np.log(xs[pos])
+    slope = float(masked_ols(lx, np.log(mean[pos]), np.ones(m)))
+    R = Y.shape[1]
+    if R > 1 and identical(Y[pos]):
+        return SlopeFit(slope, slope, slope, m, *log_range(xs[pos]), exact=True)
+    if R < MIN_REPS:
+        return SlopeFit(slope, math.nan, math.nan, m, *log_range(xs[pos]), no_interval=f"{R} repetition(s) seen at every x; an interval needs ≥ {MIN_REPS}")
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, R, size=(n_boot, R))
+    boot_mean = Y[pos][:, idx].mean(axis=2).T  # (n_boot, m)
+    w = (boot_mean > 0).astype(float)
+    with np.errstate(divide="ignore"):
+        slopes = masked_ols(lx[None, :], np.log(np.where(w > 0, boot_mean, 1.0)), w)
+    return percentile_fit(slope, slopes, w, n_boot, confidence, m, xs[pos])
+
+
+def identical(Y: npt.NDArray) -> bool:
+    """Do all repetitions (columns of ``Y``) give the same values?"""
+    return bool(Y.size) and bool(np.all(Y == Y[:, :1]))
+
+
+def percentile_fit(
+    slope: float, slopes: npt.NDArray, w: npt.NDArray, n_boot: int, confidence: float, m: int, xs: npt.NDArray,
+    points: str = "points with a positive mean",
+) -> SlopeFit:
+    """The point slope with the percentile interval of the bootstrap ``slopes`` (each fitted
+    on the resample's points of weight ``w``, ``points`` saying what those are; resamples with
+    < 3 points are dropped, and fewer than half usable resamples give no interval)."""
+    slopes = slopes[(w.sum(1) >= 3) & np.isfinite(slopes)]
+    if len(slopes) < n_boot // 2:
+        why = f"only {len(slopes)} of {n_boot} bootstrap resamples have ≥ 3 {points}"
+        return SlopeFit(slope, math.nan, math.nan, m, *log_range(xs), no_interval=why)
+    a = (1 - confidence) / 2
+    lo, hi = np.quantile(slopes, [a, 1 - a])
+    return SlopeFit(slope, float(lo), float(hi), m, *log_range(xs))
+
+
+def log_range(xs: npt.NDArray) -> tuple[float, float]:
+    return (float(xs.min()), float(xs.max())) if len(xs) else (math.nan, math.nan)
+
+
+def bootstrap_mean_ci(
+    values: npt.ArrayLike, *, confidence: float = 0.95, n_boot: int = 2000, seed: int = 0,
+    draws: dict[int, npt.NDArray] | None = None,
+) -> tuple[float, float, float]:
+    """Mean and percentile-bootstrap interval of the mean of repetition values (NaN interval
+    with fewer than 2 values). The resampled indices depend only on ``seed``, ``n_boot`` and
+    the number of values: a caller with many curves passes one ``draws`` dict (per number of
+    values, its index matrix) for all calls with the same seed and n_boot."""
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    if len(v) == 0:
+        return math.nan, math.nan, math.nan
+    if len(v) < 2:
+        return float(v.mean()), math.nan, math.nan
+    draws = {} if draws is None else draws
+    if len(v) not in draws:
+        draws[len(v)] = np.random.default_rng(seed).integers(0, len(v), size=(n_boot, len(v)))
+    boot = v[draws[len(v)]].mean(axis=1)
+    a = (1 - confidence) / 2
+    lo, hi = np.quantile(boot, [a, 1 - a])
+    return float(v.mean()), float(lo), float(hi)
