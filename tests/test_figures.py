@@ -786,17 +786,14 @@ def test_catalogue_colours_and_markers_are_distinct_within_each_group_and_plugin
 
 
 def test_identity_check_tells_learners_apart_by_marker_when_colours_read_alike():
-    """The drawn legends: two learners whose colours are within the colour-blind limit
-    (erm, exp_mech_erm) pass only with different markers."""
-    from dpbench.plotting.style import color, learner_handle
+    """The drawn legends: two learners whose colours read alike (ΔE below the limits) are
+    flagged with one marker and pass with two (the second cue)."""
+    from dpbench.plotting.style import learner_handle
 
-    for same_marker, expected in ((True, 1), (False, 0)):
+    for shapes, expected in ((("o", "o"), 1), (("o", "s"), 0)):
         fig, ax = plt.subplots(figsize=(3.3, 2.5))
-        handles = [learner_handle("erm"), learner_handle("exp_mech_erm", shape="o" if same_marker else None)]
-        if same_marker:
-            handles[0] = learner_handle("erm", shape="o")
-        fig.legend(handles, ["erm", "exp_mech_erm"])
-        assert len(identity_problems(fig)) == expected, (same_marker, identity_problems(fig), color("erm"))
+        fig.legend([learner_handle("a", "#AA4499", shapes[0]), learner_handle("b", "#AA4477", shapes[1])], ["a", "b"])
+        assert len(identity_problems(fig)) == expected, shapes
         plt.close(fig)
 
 
@@ -942,3 +939,24 @@ def test_published_paper_figures_pass_the_checks():
             experiment, figure = param.values
             problems += [f"{experiment}/{figure}: {p}" for p in _referee_results(Path(run), experiment, figure)]
     assert problems == []
+
+
+def test_panel_legends_get_room_below_their_row():
+    """place_panel_legends (the fix of issue 31): the old helper put each legend under its
+    panel without reserving room, over the next row (the check above flags that); now each
+    row of panels moves down by its tallest legend, so none overlaps a panel or a label."""
+    from dpbench.plotting.layout import place_panel_legends
+
+    fig, axes = plt.subplots(2, 2, figsize=(7, 4))
+    entries = []
+    for i, ax in enumerate(axes.flat):
+        ax.plot([1, 2], [1, 2], color="#332288", marker="s")
+        ax.set_title(f"panel {i}")
+        entries.append({f"learner {i}: slope {i}.5 [0.1, 0.9]; theory 1.00": plt.Line2D([], [], color="#332288", marker="s"),
+                        f"learner {i} level": plt.Line2D([], [], color="#332288", marker="s")})
+    fig.tight_layout()
+    height = fig.get_figheight()
+    place_panel_legends(fig, list(axes.flat), entries)
+    problems = text_and_legend_problems(fig)
+    plt.close(fig)
+    assert fig.get_figheight() > height and problems == []

@@ -101,8 +101,7 @@ def _legend_beside(fig: plt.Figure, axes, handles, labels):
 
     panels = _tight_extent(fig, axes)
     room_pt = (DOUBLE_COLUMN - panels.x1 * fig.get_figwidth()) * 72 - 40
-    size_pt = plt.rcParams["legend.fontsize"]
-    size_pt = size_pt if isinstance(size_pt, (int, float)) else plt.rcParams["font.size"]
+    size_pt = font_points("legend.fontsize")
     chars = int(room_pt / (0.5 * size_pt))
     if chars < 24:
         return None
@@ -136,8 +135,7 @@ def _legend_below(fig: plt.Figure, axes, handles, labels):
 
     extent = _tight_extent(fig, axes)
     renderer = fig.canvas.get_renderer()
-    size_pt = plt.rcParams["legend.fontsize"]
-    size_pt = size_pt if isinstance(size_pt, (int, float)) else plt.rcParams["font.size"]
+    size_pt = font_points("legend.fontsize")
     width_pt = min(fig.get_figwidth(), DOUBLE_COLUMN) * 72
     best = None
     for columns in (3, 2, 1) if fig.get_figwidth() > 4 and len(handles) > 1 else (1,):
@@ -225,9 +223,7 @@ def tidy_log_ticks(ax) -> None:
         numticks = math.ceil(decades) + 3 if decades <= MAX_LABELLED_DECADES else "auto"
         if axis is ax.xaxis and subs == (1.0,):  # labels side by side: as many as fit the axis
             length_pt = box.width * ax.figure.get_figwidth() * 72
-            size = plt.rcParams["xtick.labelsize"]
-            size = size if isinstance(size, (int, float)) else plt.rcParams["font.size"]
-            fit = max(3, int(length_pt / (X_TICK_LABEL_EMS * size)))
+            fit = max(3, int(length_pt / (X_TICK_LABEL_EMS * font_points("xtick.labelsize"))))
             if math.floor(decades) + 1 > fit:
                 numticks = fit
         axis.set_major_locator(LogLocator(base=10, subs=subs, numticks=numticks))
@@ -235,6 +231,13 @@ def tidy_log_ticks(ax) -> None:
         axis.set_minor_formatter(NullFormatter())
         if decades > MINOR_TICKS_MAX_DECADES:
             axis.set_minor_locator(NullLocator())
+
+
+def font_points(key: str) -> float:
+    """The size in points of the rc font setting ``key`` (a number, or a name such as "medium")."""
+    from matplotlib.font_manager import FontProperties
+
+    return FontProperties(size=plt.rcParams[key]).get_size_in_points()
 
 
 def wrap_titles(fig: plt.Figure, axes) -> None:
@@ -267,8 +270,7 @@ def place_panel_legends(fig: plt.Figure, axes, entries: list[dict]) -> list:
     """One legend under each panel (``entries[i]``: ``{label: handle}`` of ``axes[i]``), for
     figures whose panels give a learner's line different meanings (a slope, a level per
     panel): one legend merged over the panels would show the same style with several
-    labels. Labels wrap to the panel's width; in two columns where one would be taller than
-    the panel. The figure grows by the height of each row's tallest legend, and the rows
+    labels. Labels wrap to the panel's width. The figure grows by the height of each row's tallest legend, and the rows
     below move down by it, so a legend never lies over the next row of panels (nor over its
     tick and axis labels). Call after the layout is final."""
     import textwrap
@@ -280,15 +282,10 @@ def place_panel_legends(fig: plt.Figure, axes, entries: list[dict]) -> list:
         if not mine:
             continue
         ext = _tight_extent(fig, [ax])
-        panel_in = ax.get_window_extent(renderer).height / fig.dpi
-        for ncol in (1, 2):
-            width_chars = max(16, int(ext.width / ncol * fig.get_figwidth() * 72 / (0.55 * plt.rcParams["legend.fontsize"])) - 8)
-            labels = ["\n".join(textwrap.wrap(label, width_chars)) for label in mine]
-            legend = fig.legend(list(mine.values()), labels, loc="upper left", bbox_to_anchor=(ext.x0, ext.y0), frameon=False,
-                                ncol=ncol, borderaxespad=0.0, handlelength=2.2, columnspacing=0.8)
-            if ncol == 2 or legend.get_window_extent(renderer).height / fig.dpi <= panel_in or len(mine) < 4:
-                break
-            legend.remove()
+        width_chars = max(16, int(ext.width * fig.get_figwidth() * 72 / (0.55 * font_points("legend.fontsize"))) - 8)
+        labels = ["\n".join(textwrap.wrap(label, width_chars)) for label in mine]
+        legend = fig.legend(list(mine.values()), labels, loc="upper left", bbox_to_anchor=(ext.x0, ext.y0), frameon=False,
+                            ncol=1, borderaxespad=0.0, handlelength=2.2)
         made.append((ax, legend))
     if not made:
         return legends
