@@ -24,7 +24,7 @@ PLUGIN_CONFIG = REPO / "examples" / "plugin" / "config.yaml"
 
 #: session fixtures holding a whole workflow run: every test using one (directly or through
 #: another fixture) is sent to the same worker, which makes the run once
-SHARED_RUNS = ("default_run", "tiny_run", "plugin_example_run")
+SHARED_RUNS = ("default_run", "tiny_run", "plugin_example_run", "shrunk_paper_run")
 
 #: units of work, slowest first (measured with `CI=true pytest --durations=0`); every other
 #: file follows in collection order
@@ -32,7 +32,8 @@ SLOW_FIRST = (
     "default_run",  # the default config end to end: theory, private_erm, DP-Winnow doc checks
     "tests/test_slurm.py",  # waits on a real scheduler (started by tests/tools/slurm_local_setup.sh): overlaps the CPU-bound units
     "tiny_run",  # the tiny config end to end, its report, Chromium, a second run, publish
-    "tests/test_shrink.py",  # the shrunk paper grid end to end
+    "shrunk_paper_run",  # the shrunk paper grid end to end (tests/test_shrink.py), its figures refereed (tests/test_figures.py)
+    "tests/test_shrink.py",
     "tests/test_s3.py",
     "plugin_example_run",  # examples/plugin/config.yaml end to end
     "tests/test_outputs.py",
@@ -166,6 +167,23 @@ def default_run(tmp_path_factory) -> Path:
     proc = run_snakemake(workdir, configfile=REPO / "config" / "config.yaml", timeout=3600)
     assert proc.returncode == 0, proc.stderr[-4000:]
     return workdir
+
+
+@pytest.fixture(scope="session")
+def shrunk_paper_run(tmp_path_factory) -> tuple[Path, Path]:
+    """``dpbench shrink config/paper.yaml`` and snakemake on its output, once per session:
+    ``(workdir, shrunk config)``. tests/test_shrink.py checks every output is there;
+    tests/test_figures.py referees every figure drawn from its results (the paper grid's
+    panels and legends, at a size that runs in minutes)."""
+    from dpbench.cli import main
+
+    workdir = tmp_path_factory.mktemp("shrunk_paper")
+    small = workdir / "paper_small.yaml"
+    assert main(["shrink", str(REPO / "config" / "paper.yaml"), "-o", str(small)]) == 0
+    proc = run_snakemake(workdir, "--keep-going", configfile=small, timeout=3600)
+    failed = sorted(set(line.split("Error in rule ")[1].rstrip(":") for line in (proc.stdout + proc.stderr).splitlines() if "Error in rule " in line))
+    assert proc.returncode == 0, f"failed rules: {failed}\n" + proc.stderr[-4000:]
+    return workdir, small
 
 
 @pytest.fixture(scope="session")
