@@ -456,3 +456,32 @@ def test_cli_audit_validates_delta_against_the_audits_kind(capsys):
         assert len(err) == 1 and "0 < delta < 1" in err[0]
     assert cli_audit("dp_gd", epsilon=None, delta=0.9, runs=20, seed=0) in (0, 1)
     assert "warning: --delta 0.9 > 1/n" in capsys.readouterr().err
+
+
+def test_every_learners_pair_says_why_it_is_near_the_worst_case():
+    """Issue 30 item 3: every private learner's audit carries, on a correct row, a note saying
+    which step of its proof the pair saturates ('pair:'), and a pair whose exact share of the
+    worst case is below half says so (the notes' shares are generated, so the flag follows them)."""
+    import re
+
+    from dpbench.audits import audited_names
+    from dpbench.foundation import registry
+
+    registry.load_all()
+    private = sorted(n for n, c in registry.LEARNERS.items() if c.private and c.__module__.startswith("dpbench.")
+                     and n in audited_names())
+    for name in private:
+        eps, dlt = default_claim(name)
+        notes = [c.note for c in cases_for(name, epsilon=eps, delta=dlt, accounting=True) if c.variant == "correct"]
+        assert any("pair:" in n for n in notes), name
+        for note in notes:
+            for share in re.findall(r"= (\d\.\d\d) of the (?:worst case|uncovered pair)", note):
+                assert ("LESS THAN HALF" in note) == (float(share) < 0.5), (name, note)
+
+
+def test_the_exposure_note_flags_a_pair_below_half_of_the_worst_case():
+    from dpbench.audits.engine import exposure_note
+
+    assert "LESS THAN HALF" in exposure_note(0.0158, 0.1214, "uncovered")
+    assert "LESS THAN HALF" not in exposure_note(0.81, 1.0, "the supremum")
+    assert "0.81 of the worst case over pairs 1" in exposure_note(0.81, 1.0, "the supremum")

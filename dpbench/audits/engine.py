@@ -321,6 +321,16 @@ class AuditCase:
     kind: str = ""
 
 
+def exposure_note(pair: float, worst: float, worst_is: str) -> str:
+    """The share of a learner's worst-case loss its audit pair exposes (a correct row's note,
+    issue 30): ``pair`` the pair's exact ε(δ), ``worst`` the exact worst case over
+    neighbouring pairs of the learner's proof (``worst_is`` says what that is: a supremum,
+    the transcript's, the accountant's dominating pair); a share below half says so."""
+    share = pair / worst if worst > 0 else math.nan
+    return (f"this pair's exact eps {pair:.4g} = {share:.2f} of the worst case over pairs {worst:.4g} ({worst_is})"
+            + ("; the pair exposes LESS THAN HALF of the worst case" if share < 0.5 else ""))
+
+
 #: ``method`` of a per-step accounting case (:mod:`dpbench.audits.step_accounting`): no runs;
 #: ``exact()`` returns a :class:`~dpbench.audits.step_accounting.StepAccount`
 ACCOUNTANT = "accountant"

@@ -63,7 +63,9 @@ def exp_mech_erm_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
             "exp_mech_erm", variant, claim.epsilon, claim.delta, claim.neighbours,
             "class {true, x1}; 4 x (0, 1) vs one label flipped to 0; output hypothesis",
             sample=sample, exact=lambda: epsilon_for_delta(mech.log_probabilities(scores[0]), mech.log_probabilities(scores[1]), claim.delta),
-            note="" if variant == CORRECT else "broken: score sensitivity halved (eps x2)",
+            note=exp_mech_erm_pair_note(claim.epsilon, epsilon_for_delta(mech.log_probabilities(scores[0]),
+                                                                         mech.log_probabilities(scores[1]), claim.delta))
+            if variant == CORRECT else "broken: score sensitivity halved (eps x2)",
         )
 
     cases = [case(CORRECT, ExpMechERM(epsilon=epsilon)), case(BROKEN, HalfSensitivity(epsilon=epsilon))]
@@ -76,6 +78,19 @@ def exp_mech_erm_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
                                      check=lambda learner=learner: exp_mech_steps(learner, pair, claim.epsilon),
                                      note="" if variant == CORRECT else "broken: score sensitivity halved"))
     return cases
+
+
+def exp_mech_erm_pair_note(epsilon: float, pair: float) -> str:
+    """Why :func:`exp_mech_erm_pair` is near the worst case of the exponential mechanism's
+    proof ([MT07]; [DR14, Thm 3.10]): a replaced example moves each hypothesis's mistakes by
+    at most 1 (the sensitivity), so ``ln p(h)/p′(h) = (ε/2)(δ(h) − ln E_{p′}e^{(ε/2)δ})`` is at
+    most ε, approached when the output's score rises by 1 and the normaliser's mass sits on a
+    hypothesis whose score falls by 1 (here: more (0, 1) examples, mass on ``true``)."""
+    from dpbench.audits.engine import exposure_note
+
+    return ("pair: near the worst case of the exponential mechanism's proof (the flipped label moves the two hypotheses' "
+            "mistakes by 1 in opposite directions, the full sensitivity, and 'true', which holds most of the mass, moves against "
+            "x1); " + exposure_note(pair, epsilon, "the supremum eps, as more (0,1) examples put the mass on 'true'"))
 
 
 def sq_pair() -> tuple[Sample, Sample]:
@@ -146,6 +161,7 @@ def private_sq_conjunction_cases(*, epsilon: float, delta: float) -> list[AuditC
             "monotone d=2, n=100: 2 positives at (0,0) vs 1 (the other moved to a negative at (1,1)); kept literals",
             sample=lambda side, runs, rng: sq_statistic(learner, pair[side], runs, rng),
             exact=lambda: sq_exact(learner, pair, delta),
+            note=sq_pair_note(sq_exact(learner, pair, delta), correct.guarantee().epsilon, delta) if variant == CORRECT else "",
         )
 
     cases = [case(CORRECT, PrivateSQConjunction), case(BROKEN, DoubleBudget)]
@@ -158,6 +174,18 @@ def private_sq_conjunction_cases(*, epsilon: float, delta: float) -> list[AuditC
                                      check=lambda learner=learner: sq_steps(learner, pair[0]),
                                      note="" if variant == CORRECT else "broken: per-query budget x2"))
     return cases
+
+
+def sq_pair_note(pair: float, epsilon: float, delta: float) -> str:
+    """Why :func:`sq_pair` is the worst case of ``private_sq_conjunction``'s proof (m Laplace
+    literal queries of sensitivity 1/n, basic composition [DR14, Thm 3.16]): the replaced
+    positive moves every literal query by the full 1/n, and the kept set "both literals"
+    sits in both queries' Laplace tails, so the m per-query losses add up to the claim."""
+    from dpbench.audits.engine import exposure_note
+
+    note = ("pair: the worst case of the proof (the replaced positive moves both literal queries by the full sensitivity 1/n, and "
+            "'both kept' lies in both queries' Laplace tails, so the per-query losses add up as basic composition charges)")
+    return note + ("; " + exposure_note(pair, epsilon, "the claim: basic composition of the pure per-query budgets") if delta == 0 else "")
 
 
 def sq_steps(learner, sample):
@@ -227,6 +255,20 @@ PAIR_SLACK = ("'analysis loose' below is this pair's slack, not shown to be the 
               "factor for an example that stays uncovered over many rounds, which this pair does not exercise")
 
 
+def covered_pair_note(name: str, pair: float, uncovered: float) -> str:
+    """The end-to-end row's note: :data:`PAIR_SLACK`, and its pair's exact ε(δ) against the
+    uncovered pair's (:func:`uncovered_exact`, near the set-cover analysis's worst case; for
+    ``privdl``, below half, which the note says). ``privdl_composition``'s analysis has
+    another worst case (a loss in each of its |F| rounds) that neither pair reaches."""
+    if name != "privdl":
+        return (f"{PAIR_SLACK}; this pair's exact eps {pair:.4g}, the uncovered pair's {uncovered:.4g}: the composition analysis's "
+                "worst case (a loss in each of its |F| rounds) is reached by neither, so both expose LESS THAN HALF of the "
+                "claim it composes (the exact rows' note)")
+    share = pair / uncovered if uncovered > 0 else math.nan
+    return (f"{PAIR_SLACK}; this pair's exact eps {pair:.4g} = {share:.2f} of the uncovered pair's {uncovered:.4g} (the exact rows "
+            "below, near the analysis's worst case)" + ("; the pair exposes LESS THAN HALF of it" if share < 0.5 else ""))
+
+
 def _privdl_cases(name: str, learner, lam_of, compose, epsilon: float, delta: float) -> list[AuditCase]:
     """End to end through ``fit``: statistic the first rule's bit. The exact ε(δ) of the
     output is that of round 1's law as the learner's own code drew it (:func:`recorded_round`);
@@ -273,7 +315,8 @@ def _privdl_cases(name: str, learner, lam_of, compose, epsilon: float, delta: fl
             f"end to end: D={{((1,1),1)}} vs D'={{((1,1),0)}}, monotone 2-term features, d=2; statistic: first rule's bit; "
             f"lambda={lam_of(copy):.4g}; exact: round 1's law recorded by the learner's exponential mechanism",
             sample=sample, exact=lambda copy=copy: privdl_exact(copy, g.delta),
-            note=PAIR_SLACK if variant == CORRECT else why, explain=explain if variant == CORRECT else None,
+            note=covered_pair_note(name, privdl_exact(learner, g.delta), uncovered_exact(learner, UNCOVERED_N, g.delta))
+            if variant == CORRECT else why, explain=explain if variant == CORRECT else None,
         ))
     exact_factor, exact_why = smallest_broken_factor(lambda f: uncovered_exact(with_lam_factor(f), UNCOVERED_N, g.delta), g.epsilon,
                                                      "lambda", resolvable=1.0)
