@@ -57,6 +57,29 @@ rule theory_summary:
         "../scripts/summary.py"
 
 
+# The cost of privacy: per problem, private learner and ε, the private learner's n*, regret,
+# mistakes or excess population risk over its non-private twin's, beside the theorems'
+# predicted ratio (dpbench.theory_check.cost_of_privacy), and its report page.
+rule cost_of_privacy:
+    input:
+        [PATHS.results(experiment) for experiment in cost_experiments()],
+    output:
+        csv=PATHS.cost_of_privacy_csv,
+        html=report(
+            PATHS.cost_of_privacy_html,
+            caption="../report/cost_of_privacy.rst",
+            category="theory vs practice",
+            labels={"table": "cost of privacy"},
+        ),
+    log:
+        PATHS.summarise_log("cost_of_privacy"),
+    conda:
+        CONDA_ENV
+    localrule: True
+    script:
+        "../scripts/cost_of_privacy.py"
+
+
 # The report's landing page shows the theory-vs-practice summary (results/theory/summary.csv)
 # as an HTML fragment that workflow/report/workflow.rst includes.
 rule report_landing:
