@@ -31,12 +31,13 @@ def test_plan_of_tiny_config_counts_cells_shards_and_jobs():
     plan = make_plan(load(TINY_SLURM))
     (exp,) = plan.experiments
     assert (exp.id, exp.cells, exp.shards, exp.repetitions) == ("conjunctions", 18, 3, 54)
-    # 3 run_shard + one summarise job (collect, theory check, figures) + theory_summary + report_landing + all
-    assert plan.jobs == 7 and plan.shard_jobs == 3
+    # 3 run_shard + one summarise job (collect, theory check, figures) + theory_summary + report_landing
+    # + cost_of_privacy + all
+    assert plan.jobs == 8 and plan.shard_jobs == 3
     assert 0 < exp.largest_shard_seconds <= exp.cell_seconds
     assert exp.cpu_hours > exp.cell_seconds / 3600  # includes per-job start-up
     text = format_plan(plan, source="tiny")
-    assert "conjunctions" in text and "jobs: 7 in the DAG" in text
+    assert "conjunctions" in text and "jobs: 8 in the DAG" in text
 
 
 def test_shard_minutes_block_overrides_top_level():
