@@ -3,7 +3,8 @@ the README's first results table (between :data:`BEGIN` and :data:`END`), all fr
 rows of :mod:`dpbench.theory_check.cost_of_privacy`.
 
 The README table keeps, per experiment and private learner, its *main setting* (the problem
-setting with the most values of ε, then the most measured ratios) and shows the ratio at the
+setting with the most values of ε, then the most measured ratios, then the largest twin
+value: the most resolved denominator) and shows the ratio at the
 smallest ε, at the ε closest to 1 and at the largest ε of that setting, each with its 95 %
 interval, the predicted ratio and where the interval lies against it; every row of every
 setting is in the CSV and on the report page.
@@ -50,13 +51,51 @@ def cost_html(table: pd.DataFrame) -> str:
              "non-private twin's on the same samples; 95% paired percentile bootstrap over repetitions; beside it the ratio "
              "the theorems predict at the same parameters, and whether the interval contains it or lies below or above it. "
              "Method: dpbench/theory_check/cost_of_privacy.py.</p>")
-    view = table[["position", *[c for c in COLUMNS if c != "position"]]] if len(table) else table
-    return page_html(view, "The cost of privacy: private ÷ non-private twin, measured and predicted", intro, hidden=())
+    return page_html(page_view(table), "The cost of privacy: private ÷ non-private twin, measured and predicted", intro, hidden=())
+
+
+def page_view(table: pd.DataFrame) -> pd.DataFrame:
+    """The page's columns: position first; quantity with where it is measured; the ratio with
+    its interval and the prediction as text; the twin's kind, the prediction's source and the
+    row's note as one numbered note below the table."""
+    if table.empty:
+        return table
+
+    def interval(r) -> str:
+        ci = f" [{_ratio(r['ratio_low'])}, {_ratio(r['ratio_high'])}]" if pd.notna(r["ratio_low"]) else ""
+        return f"{_ratio(r['ratio'])}{ci}"
+
+    def note(r) -> str:
+        parts = [f"twin: {r['twin_kind']}" if isinstance(r["twin_kind"], str) and r["twin_kind"] else "",
+                 f"predicted: {r['prediction']}" if isinstance(r["prediction"], str) and r["prediction"] else "",
+                 r["note"] if isinstance(r["note"], str) else ""]
+        return "; ".join(p for p in parts if p)
+
+    return pd.DataFrame({
+        "position": table["position"], "experiment": table["experiment"], "setting": table["setting"], "learner": table["learner"],
+        "twin": table["twin"], "epsilon": table["epsilon"],
+        "quantity": [f"{_QUANTITY.get(q, q)} ({a})" if isinstance(a, str) and a else _QUANTITY.get(q, q) for q, a in zip(table["quantity"], table["at"])],
+        "private": table["private_value"], "twin value": table["twin_value"],
+        "ratio [95% CI]": [interval(r) for _, r in table.iterrows()],
+        "predicted": [_predicted(r) for _, r in table.iterrows()], "reps": table["reps"],
+        "note": [note(r) for _, r in table.iterrows()],
+    })
+
+
+def _predicted(r: pd.Series) -> str:
+    if pd.isna(r["predicted_ratio"]):
+        return "—"
+    if pd.notna(r.get("predicted_low")):
+        return f"{_ratio(r['predicted_low'])}–{_ratio(r['predicted_ratio'])}"
+    return _ratio(r["predicted_ratio"])
 
 
 def _ratio(v: float) -> str:
     if v is None or not math.isfinite(v):
         return "—"
+    if v >= 1e5:
+        mantissa, exponent = f"{v:.1e}".split("e")
+        return f"{mantissa}e{int(exponent)}"
     return f"{v:,.0f}" if v >= 100 else f"{v:.2g}" if v < 10 else f"{v:.0f}"
 
 
@@ -64,18 +103,14 @@ def _eps(v: float) -> str:
     return f"{v:g}"
 
 
-def _cell(r: pd.Series) -> str:
+def _cell(r: pd.Series, show_at: bool = False) -> str:
     if pd.isna(r["ratio"]):
         why = str(r["note"]) if isinstance(r["note"], str) and r["note"] else str(r["position"])
         return f"ε = {_eps(r['epsilon'])}: — ({why.split(';')[0].split(' (')[0]})"
     ci = f" [{_ratio(r['ratio_low'])}, {_ratio(r['ratio_high'])}]" if pd.notna(r["ratio_low"]) else ""
-    if pd.notna(r["predicted_ratio"]):
-        pred = (f"{_ratio(r['predicted_low'])}–{_ratio(r['predicted_ratio'])}" if pd.notna(r.get("predicted_low"))
-                else _ratio(r["predicted_ratio"]))
-        tail = f"; predicted {pred}: {r['position']}"
-    else:
-        tail = "; no prediction"
-    return f"ε = {_eps(r['epsilon'])}: **{_ratio(r['ratio'])}×**{ci}{tail}"
+    tail = f"; predicted {_predicted(r)}: {r['position']}" if pd.notna(r["predicted_ratio"]) else "; no prediction"
+    at = f" at {r['at']}" if show_at else ""
+    return f"ε = {_eps(r['epsilon'])}{at}: **{_ratio(r['ratio'])}×**{ci}{tail}"
 
 
 def main_settings(table: pd.DataFrame) -> pd.DataFrame:
@@ -83,8 +118,8 @@ def main_settings(table: pd.DataFrame) -> pd.DataFrame:
     out = []
     table = table.assign(setting=table["setting"].astype(object).where(table["setting"].notna(), ""))
     for _, rows in table.groupby(["experiment", "learner"], sort=True):
-        score = rows.groupby("setting").agg(eps=("epsilon", "nunique"), measured=("ratio", "count"))
-        best = score.sort_values(["eps", "measured"], ascending=False, kind="stable").index[0]
+        score = rows.groupby("setting").agg(eps=("epsilon", "nunique"), measured=("ratio", "count"), twin=("twin_value", "median"))
+        best = score.sort_values(["eps", "measured", "twin"], ascending=False, kind="stable").index[0]
         out.append(rows[rows["setting"] == best])
     return pd.concat(out) if out else table
 
@@ -109,12 +144,14 @@ def cost_section(table: pd.DataFrame) -> str:
         rows = rows.sort_values("epsilon")
         near_one = rows.iloc[(rows["epsilon"].map(lambda e: abs(math.log(e)))).argsort().iloc[0]]
         picks = [rows.iloc[0], near_one, rows.iloc[-1]]
-        cells = [_cell(r) if i == 0 or r.name not in {p.name for p in picks[:i]} else "(same)" for i, r in enumerate(picks)]
+        one_at = len({str(p["at"]) for p in picks}) == 1
+        cells = [_cell(r, not one_at) if i == 0 or r.name not in {p.name for p in picks[:i]} else "(same)" for i, r in enumerate(picks)]
         first = rows.iloc[0]
         setting = first["setting"] if isinstance(first["setting"], str) and first["setting"] else ""
         where = f"{exp}" + (f" ({setting})" if setting else "")
-        twin = f"{learner} ÷ {first['twin']}" if first["twin"] else f"{learner} (no twin)"
-        at = f"{_QUANTITY.get(first['quantity'], first['quantity'])} ({first['at']})" if first["at"] else _QUANTITY.get(first["quantity"], "")
+        twin = f"{learner} ÷ {first['twin']}" if isinstance(first["twin"], str) and first["twin"] else f"{learner} (no twin)"
+        quantity = _QUANTITY.get(first["quantity"], first["quantity"])
+        at = f"{quantity} ({first['at']})" if one_at and isinstance(first["at"], str) and first["at"] else quantity
         lines.append("| " + " | ".join(str(c).replace("|", "\\|") for c in [where, twin, at, *cells]) + " |")
     return "\n".join(lines) + "\n"
 

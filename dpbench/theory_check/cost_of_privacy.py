@@ -114,7 +114,7 @@ def _position(low: float, high: float, pred: float, pred_low: float, one_sided: 
     lo_pred = pred_low if np.isfinite(pred_low) else pred
     out = "below" if high < lo_pred else "above" if low > pred else "contains"
     if (one_sided == "lower" and out != "above") or (one_sided == "upper" and out != "below"):
-        return f"undecided (the ratio is only an {one_sided} bound)"
+        return f"undecided (the ratio is only {'a lower' if one_sided == 'lower' else 'an upper'} bound)"
     return out
 
 
@@ -248,9 +248,10 @@ def _output_perturbation_range(row: pd.Series, n: float, eps: float, twin_excess
 
 
 def _settings(df: pd.DataFrame) -> list[str]:
-    """Problem columns that vary in the experiment's rows (the setting label's columns)."""
-    cols = [c for c in PROBLEM_COLUMNS if c in df and c != "n_features"]
-    return [c for c in cols if df[c].astype(str).nunique(dropna=False) > 1]
+    """Problem columns with two or more values among the private learners' rows (the
+    setting label's columns)."""
+    private = df[df["private"]]
+    return [c for c in PROBLEM_COLUMNS if c in private and c != "n_features" and private[c].nunique(dropna=True) > 1]
 
 
 def _lp_columns(rows: pd.DataFrame) -> list[str]:
@@ -304,7 +305,7 @@ def _measure(experiment: str, learner: str, twin: str, priv: pd.DataFrame, their
         sizes = sorted(set(priv["n"]) & set(theirs["n"]))
         got = n_star_ratio(priv[priv["n"].isin(sizes)], theirs[theirs["n"].isin(sizes)], alpha, beta)
         pred, text = _pac_prediction(experiment, learner, twin, row, alpha)
-        at = f"α = {alpha:g}, β = {beta:g}, n ≤ {max(sizes):g}"
+        at = f"α = {alpha:g}, β = {beta:g}, n ≤ {max(sizes):,.0f}"
     elif experiment == "private_erm":
         shared = sorted(set(priv["n"]) & set(theirs["n"]))
         n = max(shared)
@@ -316,7 +317,7 @@ def _measure(experiment: str, learner: str, twin: str, priv: pd.DataFrame, their
             pred, pred_low, text = _output_perturbation_range(row, n, eps, _mean(b))
         else:
             pred, text = math.nan, "no population-risk bound with constants for this learner in dpbench.theory"
-        at = f"n = {n:g}"
+        at = f"n = {n:,.0f}"
     else:
         fp, ft = _final(priv), _final(theirs)
         T = float(min(fp["T"].max(), ft["T"].max()))
@@ -326,7 +327,7 @@ def _measure(experiment: str, learner: str, twin: str, priv: pd.DataFrame, their
         ratio, lo, hi = mean_ratio(a, b)
         got = {"private_value": _mean(a), "twin_value": _mean(b), "ratio": ratio, "ratio_low": lo, "ratio_high": hi,
                "reps": len(a), "note": "" if np.isfinite(ratio) or not len(b) else f"the twin's mean {metric} is 0: no ratio"}
-        at = f"T = {T:g}"
+        at = f"T = {T:,.0f}"
         if experiment == "experts":
             pred, text = _experts_prediction(learner, twin, fp, ft, T, metric)
         elif experiment == "linear_loss":
@@ -338,8 +339,9 @@ def _measure(experiment: str, learner: str, twin: str, priv: pd.DataFrame, their
             pred = num / den if np.isfinite(num) and np.isfinite(den) and den > 0 else math.nan
             text = "the runs' recorded mistake bounds (ratio of bounds; DP-Winnow's calibrated (M+1)(2L−B+1))"
     one_sided = str(got.pop("one_sided", ""))
-    return {**got, "at": at, "predicted_ratio": pred, "predicted_low": pred_low, "prediction": text,
-            "position": _position(got["ratio_low"], got["ratio_high"], pred, pred_low, one_sided)}
+    position = (_position(got["ratio_low"], got["ratio_high"], pred, pred_low, one_sided) if np.isfinite(got["ratio"])
+                else "no ratio (note)")
+    return {**got, "at": at, "predicted_ratio": pred, "predicted_low": pred_low, "prediction": text, "position": position}
 
 
 def _mean(v: npt.NDArray) -> float:
