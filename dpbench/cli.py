@@ -240,10 +240,13 @@ def _cmd_readme(args: argparse.Namespace) -> int:
 
     from dpbench.reporting import audit_table
     from dpbench.foundation.results import write_text
+    from dpbench.reporting import cost_of_privacy
     from dpbench.reporting.summary import ReadmeError, readme_section, replace_section
 
     # (file, flag, its generated section, its markers, the run file it comes from)
-    targets = [(Path(args.readme), "--readme", readme_section, {}, "theory/summary.csv"),
+    targets = [(Path(args.readme), "--readme", cost_of_privacy.readme_cost_section,
+                {"begin": cost_of_privacy.BEGIN, "end": cost_of_privacy.END}, f"theory/{cost_of_privacy.CSV_NAME}"),
+               (Path(args.readme), "--readme", readme_section, {}, "theory/summary.csv"),
                (Path(args.privacy_doc), "--privacy-doc", audit_table.audit_section,
                 {"begin": audit_table.BEGIN, "end": audit_table.END}, "theory/privacy_audit.csv")]  # fmt: skip
     stale = 0
@@ -252,6 +255,9 @@ def _cmd_readme(args: argparse.Namespace) -> int:
             raise UsageError(f"{flag}: {path}: no such file")
         if flag == "--privacy-doc" and not (Path(args.results) / source).exists():
             print(f"{path}: left as it is ({args.results} has no {source}: the run audited nothing)")
+            continue
+        if section is cost_of_privacy.readme_cost_section and not (Path(args.results) / source).exists():
+            print(f"{path}: cost-of-privacy section left as it is ({args.results} has no {source}: the run has no learning curves)")
             continue
         try:
             text = path.read_text(encoding="utf-8")
@@ -374,8 +380,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_publish)
 
     p = command("readme", "write the README's generated results from a run",
-                "write README.md's generated results section (theory vs practice, between the results markers) from a "
-                "run's results/theory/summary.csv, and docs/privacy.md's audit table from its "
+                "write README.md's generated sections (the cost of privacy, between the cost markers, from a run's "
+                "results/theory/cost_of_privacy.csv; theory vs practice, between the results markers, from its "
+                "results/theory/summary.csv) and docs/privacy.md's audit table from its "
                 "results/theory/privacy_audit.csv; --check compares instead")
     p.add_argument("--results", default="results", help="the run's results directory (reads theory/summary.csv)")
     p.add_argument("--readme", default="README.md", help="the README whose section between the results markers is replaced")

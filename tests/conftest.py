@@ -221,6 +221,8 @@ def declared_outputs(config_file: Path) -> set[str]:
     paths = RunPaths(output_root(grid.output, None if config_file == DEFAULT_CONFIG else config_file))
     out = {paths.owner, paths.summary_csv, paths.summary_html, paths.summarise_log("theory_summary"),
            paths.landing_html, paths.summarise_log("report_landing")}
+    if any(exp != "privacy_audit" for exp in grid.experiments):
+        out |= {paths.cost_of_privacy_csv, paths.cost_of_privacy_html, paths.summarise_log("cost_of_privacy")}
     for exp, plan in grid.experiments.items():
         shards = paths.shards(exp, len(plan.shards()))
         out |= set(shards) | {paths.shard_log(exp, Path(s).stem) for s in shards}

@@ -109,6 +109,10 @@ def test_experiment_cells_theory_check_and_figures(tmp_path):
     df = to_table(rows).to_pandas()
     ok = df[df["status"] == "ok"]
     assert (ok["excess_loss"] >= 0).all() and ok["error"].between(0, 1).all()
+    # the excess population risk: on every ok row with a θ; the non-private optimum's is small
+    assert (ok["pop_excess_loss"] >= 0).all() and ok["pop_excess_loss"].notna().all()
+    exact = ok[ok["learner"] == "sklearn_logreg"].groupby("n")["pop_excess_loss"].mean()
+    assert exact.is_monotonic_decreasing and exact.iloc[-1] < 0.02
     skipped = df[df["status"] == "skipped"]
     assert set(skipped["learner"]) == {"exp_mech_grid"} and set(skipped["d"]) == {5}  # 5^5 > 1000 candidates
     check = exp.theory_check(df)

@@ -33,9 +33,13 @@ def test_the_landing_page_shows_counts_not_rows(tmp_path):
 def test_the_cost_of_privacy_table_is_shown_where_the_run_has_one(tmp_path):
     path, _ = _summary(tmp_path, 6)
     cost = tmp_path / "cost_of_privacy.csv"
-    pd.DataFrame({"learner": ["exp_mech_erm"], "factor": [3.5]}).to_csv(cost, index=False)
+    pd.DataFrame({"experiment": ["conjunctions"] * 3 + ["experts"], "learner": ["exp_mech_erm"] * 3 + ["private_rwm"],
+                  "position": ["below", "below", "contains", "above"]}).to_csv(cost, index=False)
     page = landing_html([], [path], cost_csv=cost)
-    assert "Not in this run" not in page and "exp_mech_erm" in page.replace("_<wbr>", "_") and "3.5" in page
+    assert "Not in this run" not in page and "cost of privacy" in page
+    # one screen: counts per experiment and position (2 below, 1 contains in conjunctions), not every row
+    row = page.split("Cost of privacy", 1)[1].split("conjunctions</td>", 1)[1].split("</tr>", 1)[0]
+    assert [c.rsplit(">", 1)[-1] for c in row.split("</td>")[:-1]] == ["", "2", "1"]
 
 
 def test_table_pages_carry_the_sort_and_filter_script_and_no_network():

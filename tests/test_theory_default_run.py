@@ -226,3 +226,28 @@ def test_exp_mech_erm_epsilon_dependence_contradicts_both_formulas(summary):
     assert stated["verdict"].iloc[0] == "steeper" and derived["verdict"].iloc[0] == "steeper"
     assert abs(stated["predicted_exponent"].iloc[0]) < 0.05
     assert derived["ci_high"].iloc[0] < derived["predicted_exponent"].iloc[0] - 0.1
+
+
+def test_readme_cost_section_is_the_default_runs_and_first(run_dir):
+    """README.md's first results table is the cost of privacy, exactly as `dpbench readme`
+    writes it from the default run's results/theory/cost_of_privacy.csv."""
+    from dpbench.reporting.cost_of_privacy import BEGIN, END, readme_cost_section
+    from dpbench.reporting.summary import BEGIN as R_BEGIN, replace_section
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert readme == replace_section(readme, readme_cost_section(run_dir / "results"), BEGIN, END)
+    assert readme.index(BEGIN) < readme.index(R_BEGIN) and readme.index(BEGIN) > readme.index("## Headline results")
+
+
+def test_cost_of_privacy_rows_of_the_default_run(run_dir):
+    """Every private learner of the default run has a row per ε; output perturbation's
+    excess-population-risk ratio lies in its derived range 1 + [λ/2, (¼+λ)/2]·E‖b‖²/e_twin
+    (a check that fails if the measured population risk or the noise law were off)."""
+    table = pd.read_csv(run_dir / "results" / "theory" / "cost_of_privacy.csv")
+    for exp in EXPERIMENTS:
+        results = pd.read_parquet(run_dir / "results" / f"{exp}.parquet")
+        private = results[(results["status"] == "ok") & results["private"] & np.isfinite(results["epsilon"])]
+        assert set(private["learner"]) == set(table.loc[table["experiment"] == exp, "learner"]), exp
+    out = table[(table["learner"] == "output_perturbation") & table["ratio_low"].notna()]
+    assert len(out) >= 4 and (out["position"] == "contains").all(), out[["setting", "epsilon", "ratio", "predicted_low", "predicted_ratio"]]
+    assert table["twin"].notna().all() and (table["position"] != "no twin").all()

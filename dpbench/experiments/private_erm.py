@@ -9,7 +9,8 @@ Learners ``output_perturbation``, ``objective_perturbation``, ``dp_gd``, ``dp_sg
 Per row: ``error`` (held-out classification error), ``train_error``, ``loss`` =
 :math:`J_\\lambda(\\hat\\theta; S)` and ``excess_loss`` = :math:`J_\\lambda(\\hat\\theta; S) -
 J_\\lambda(\\theta^*; S)` (θ* the exact minimiser on the same sample, with the learner's own
-λ), ``sigma`` (the learner's noise scale), ``updates`` (grid size for ``exp_mech_grid``) and
+λ), ``pop_excess_loss`` (the excess *population* risk of the same objective on the problem's
+law, by quadrature: :func:`population_metrics`), ``sigma`` (the learner's noise scale), ``updates`` (grid size for ``exp_mech_grid``) and
 ``fit_seconds`` (without the one-off noise calibrations of ``dp_gd``/``dp_sgd``, which are
 cached per process and run before the clock).
 
@@ -42,6 +43,8 @@ from dpbench.theory_check.fit import fit_slope
 from dpbench.experiments.base import Experiment, Figure, run_batch_cell
 from dpbench.foundation.cell import Cell
 from dpbench.theory.logistic_objective import DEFAULT_LAM, objective, optimum, projected
+from dpbench.theory.logistic_population import excess_population_risk
+from dpbench.problems.logistic import LogisticTarget
 from dpbench.foundation.registry import register_experiment
 
 BETA = theory.ERM_BETA
@@ -62,9 +65,25 @@ def risk_metrics(sample, hypothesis, learner) -> dict:
     return {"loss": loss, "excess_loss": max(loss - best, 0.0)}
 
 
+def population_metrics(target, hypothesis, learner) -> dict:
+    """``pop_excess_loss``: the excess **population** risk :math:`F_\\lambda(\\hat\\theta) -
+    \\min F_\\lambda` of the same regularised objective on the ``logistic`` problem's law, by
+    quadrature (:func:`dpbench.theory.logistic_population.excess_population_risk`: no sampling
+    error). Empty for another target or a hypothesis without ``theta``."""
+    theta = getattr(hypothesis, "theta", None)
+    if theta is None or not isinstance(target, LogisticTarget):
+        return {}
+    lam = float(getattr(learner, "lam", DEFAULT_LAM))
+    return {"pop_excess_loss": excess_population_risk(theta, target.w, rho=target.rho, noise=target.noise, lam=lam)}
+
+
 def run_cell(cell: Cell, target, root_seed: int) -> list[dict]:
     """Per repetition: sample n examples (common random numbers), fit, score (see module doc)."""
-    return run_batch_cell(cell, target, root_seed, metrics=risk_metrics)
+
+    def metrics(sample, hypothesis, learner) -> dict:
+        return {**risk_metrics(sample, hypothesis, learner), **population_metrics(target, hypothesis, learner)}
+
+    return run_batch_cell(cell, target, root_seed, metrics=metrics)
 
 
 # --------------------------------------------------------------------------- theory check

@@ -9,6 +9,7 @@ working directory (or, with ``--default-storage-provider``, to the storage prefi
 ``{root}/{experiment}.parquet``                 the experiment's results (rule ``summarise_*``)
 ``{root}/theory/{experiment}.csv|html``         its theory check
 ``{root}/theory/summary.csv|html``              theory vs practice, every experiment
+``{root}/theory/cost_of_privacy.csv|html``      private ÷ non-private twin, every experiment
 ``{root}/report/landing.html``                  the report's landing page (counts, links)
 ``{root}/report/{experiment}_gallery.html``     its figures, each caption beside it
 ``{root}/figures/{stem}.pdf|png``               its figures (:func:`figure_stem`)
@@ -102,6 +103,15 @@ class RunPaths:
     @property
     def summary_html(self) -> str:
         return f"{self.root}/theory/summary.html"
+
+    @property
+    def cost_of_privacy_csv(self) -> str:
+        """The cost of privacy over every experiment (rule ``cost_of_privacy``)."""
+        return f"{self.root}/theory/cost_of_privacy.csv"
+
+    @property
+    def cost_of_privacy_html(self) -> str:
+        return f"{self.root}/theory/cost_of_privacy.html"
 
     @property
     def landing_html(self) -> str:

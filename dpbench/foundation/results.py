@@ -66,6 +66,7 @@ SCHEMA = pa.schema(
         ("mistakes", _I64),
         ("loss", _F64),
         ("excess_loss", _F64),
+        ("pop_excess_loss", _F64),  # private_erm: excess population risk (dpbench.experiments.private_erm.population_metrics)
         # cost
         ("fit_seconds", _F64),
         # outcome

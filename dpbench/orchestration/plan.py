@@ -51,8 +51,13 @@ class Plan:
     @property
     def jobs(self) -> int:
         """Every job of the DAG: shards, aggregates, the theory summary, the report's landing
-        table, and `all`."""
-        return sum(e.shards + e.aggregate_jobs for e in self.experiments) + 3
+        table, the cost of privacy (where an experiment other than the privacy audit runs), and `all`."""
+        return sum(e.shards + e.aggregate_jobs for e in self.experiments) + 3 + self.cost_jobs
+
+    @property
+    def cost_jobs(self) -> int:
+        """1 if the workflow runs rule ``cost_of_privacy`` (an experiment with learning curves), else 0."""
+        return int(any(e.id != "privacy_audit" for e in self.experiments))
 
     @property
     def cpu_hours(self) -> float:
@@ -109,7 +114,7 @@ def format_plan(plan: Plan, source: str = "") -> str:
     aggregates = sum(e.aggregate_jobs for e in plan.experiments)
     lines.append(
         f"jobs: {plan.jobs} in the DAG = {plan.shard_jobs} run_shard (submitted to the cluster) "
-        f"+ {aggregates} summarise_* + theory_summary + report_landing + all (local rules)"
+        f"+ {aggregates} summarise_* + theory_summary + report_landing{' + cost_of_privacy' * plan.cost_jobs} + all (local rules)"
     )
     lines.append(
         f"CPU-hours are predicted by dpbench.orchestration.cost (calibrated per learner; per-family defaults for others) "

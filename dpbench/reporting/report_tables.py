@@ -243,17 +243,24 @@ def landing_counts(theory_csvs, summary_csvs) -> tuple[pd.DataFrame, str]:
 
 
 def cost_of_privacy_html(cost_csv) -> str:
-    """The landing page's cost-of-privacy section: the table of ``cost_csv`` where it exists
-    (sorted and filtered on the summary page's terms: the same :func:`table_html`), else a
-    marked place for it."""
+    """The landing page's cost-of-privacy section, short enough for one screen: per
+    experiment, how many (private learner, setting, ε) ratios lie below, inside or above the
+    theorems' predicted ratio (the ``position`` column of ``cost_csv``), and where the full
+    table is; else a marked place for it."""
     from pathlib import Path
 
     if cost_csv is not None and Path(cost_csv).is_file():
-        body = table_html(pd.read_csv(cost_csv), HIDDEN)
+        table = pd.read_csv(cost_csv)
+        counts = pd.crosstab(table["experiment"], table["position"].fillna("").astype(str)) if len(table) else pd.DataFrame()
+        if len(counts):
+            counts.loc["all"] = counts.sum()
+        body = (_counts_table(counts) + "<p>Measured ratio (private ÷ non-private twin: n*, regret, mistakes or excess "
+                "population risk) against the predicted one, per experiment. Every ratio with its interval: the "
+                "<b>cost of privacy</b> page (category <i>theory vs practice</i>).</p>")
     else:
         body = ("<p class='placeholder'>Not in this run: <code>results/theory/cost_of_privacy.csv</code> (the cost of "
                 "privacy per learner, from the theory check) is shown here when the run writes it.</p>")
-    return f"<!-- dpbench: cost-of-privacy table --><h3>Cost of privacy</h3>{body}<!-- /cost-of-privacy -->"
+    return f"<!-- dpbench: cost-of-privacy table --><h3>Cost of privacy: ratios per experiment and position</h3>{body}<!-- /cost-of-privacy -->"
 
 
 LANDING_STYLE = STYLE.replace("body{", ".dpbench-summary{") + (

@@ -147,4 +147,11 @@ def final_targets():
     return (
         [path for exp in GRID.experiments for path in PATHS.experiment_outputs(exp)]
         + [PATHS.summary_csv, PATHS.summary_html, PATHS.landing_html]
+        + ([PATHS.cost_of_privacy_csv, PATHS.cost_of_privacy_html] if cost_experiments() else [])
     )
+
+
+def cost_experiments():
+    """The experiments whose results the cost of privacy reads (the privacy audit has no
+    learning curves)."""
+    return [exp for exp in GRID.experiments if exp != "privacy_audit"]

@@ -57,6 +57,29 @@ rule theory_summary:
         "../scripts/summary.py"
 
 
+# The cost of privacy: per problem, private learner and ε, the private learner's n*, regret,
+# mistakes or excess population risk over its non-private twin's, beside the theorems'
+# predicted ratio (dpbench.theory_check.cost_of_privacy), and its report page.
+rule cost_of_privacy:
+    input:
+        [PATHS.results(experiment) for experiment in cost_experiments()],
+    output:
+        csv=PATHS.cost_of_privacy_csv,
+        html=report(
+            PATHS.cost_of_privacy_html,
+            caption="../report/cost_of_privacy.rst",
+            category="theory vs practice",
+            labels={"table": "cost of privacy"},
+        ),
+    log:
+        PATHS.summarise_log("cost_of_privacy"),
+    conda:
+        CONDA_ENV
+    localrule: True
+    script:
+        "../scripts/cost_of_privacy.py"
+
+
 # The report's landing page (results/report/landing.html, which workflow/report/workflow.rst
 # includes): the verdict counts, the cost-of-privacy table where the run has one, links; and
 # per experiment a gallery page, every figure with its caption beside it (dpbench.reporting.report_gallery).
@@ -64,6 +87,7 @@ rule report_landing:
     input:
         theory=[PATHS.theory_csv(experiment) for experiment in GRID.experiments],
         summary=PATHS.summary_csv,
+        cost=[PATHS.cost_of_privacy_csv] if cost_experiments() else [],
         # per experiment, per figure: its PNG then its caption (params.figures names them)
         figures=[files[kind] for experiment in GRID.experiments for files in PATHS.figure_files(experiment).values()
                  for kind in ("png", "caption")],
