@@ -113,11 +113,6 @@ class SVExperts(Learner):
     def supports_horizon(self, T: int, k: int) -> str | None:
         return None
 
-    @staticmethod
-    def cost(cell) -> float:
-        """Seconds per repetition (shard balancing)."""
-        return 4e-9 * cell.size * int(dict(cell.problem_params).get("k", 10)) + 1e-4
-
     def switch_mechanism(self, epsilon_step: float) -> ExponentialMechanism:
         """The switch: the exponential mechanism on ``−(cumulative loss)`` (sensitivity 1, one
         round's loss in [0, 1]) at the per-switch budget ``epsilon_step``."""
