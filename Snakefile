@@ -6,7 +6,8 @@ min_version("9.27.1")
 
 
 # The default grid, used only when no --configfile is given: a config given on the
-# command line replaces it (Snakemake would otherwise merge the two).
+# command line replaces it (Snakemake would otherwise merge the two). The paths given with
+# --configfile: Workflow.overwrite_configfiles (tests/test_snakemake_api.py checks it).
 if not workflow.overwrite_configfiles:
 
     configfile: "config/config.yaml"
