@@ -2,7 +2,7 @@
 # Parquet, check the theory and draw the figures in one job. See docs/configuration.md.
 from snakemake.utils import min_version, validate
 
-min_version("9.27.1")
+min_version("9.17.0")
 
 
 # The default grid, used only when no --configfile is given: a config given on the

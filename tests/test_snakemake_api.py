@@ -42,3 +42,18 @@ def test_it_gives_the_configfile_paths_in_order(tmp_path: Path):
         f"Snakemake {SNAKEMAKE}: workflow.overwrite_configfiles no longer lists the --configfile paths in "
         f"order ({USERS} rely on it):\n{given.stdout}{given.stderr}"
     )
+
+
+def test_the_oldest_supported_snakemake_is_declared_alike_everywhere():
+    """pyproject.toml (what CI's minimum-versions environment installs), environment.yml and
+    the Snakefile's min_version name the same oldest release."""
+    import re
+
+    repo = Path(__file__).resolve().parents[1]
+    found = {
+        "pyproject.toml": re.search(r'"snakemake>=([\d.]+),', (repo / "pyproject.toml").read_text(encoding="utf-8")),
+        "environment.yml": re.search(r"snakemake>=([\d.]+),", (repo / "environment.yml").read_text(encoding="utf-8")),
+        "Snakefile": re.search(r'^min_version\("([\d.]+)"\)', (repo / "Snakefile").read_text(encoding="utf-8"), re.M),
+    }
+    versions = {name: m.group(1) if m else None for name, m in found.items()}
+    assert len(set(versions.values())) == 1 and None not in versions.values(), versions
