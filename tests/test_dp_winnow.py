@@ -13,7 +13,7 @@ import pytest
 from dpbench import theory
 from dpbench.audits.engine import AUDIT_COLUMNS, audit, run_case, run_cases, run_many
 from dpbench.audits import cases_for
-from dpbench.audits import winnow as winnow_audits
+from dpbench.audits.cases import winnow as winnow_audits
 from dpbench.learners.confident_winnow import ConfidentWinnow
 from dpbench.learners.dp_winnow import DPWinnow, DPWinnowParams, calibrate, composed_privacy, reference_dp_winnow, run_dp_winnow
 from dpbench.learners.dp_winnow_batched import DPWinnowBatched
