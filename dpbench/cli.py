@@ -20,10 +20,6 @@ import sys
 
 import yaml
 
-# Every command imports the dpbench modules it needs inside its function (deferred on
-# purpose): a command loads only what it uses, and numpy, pandas, numba and matplotlib take
-# seconds to import.
-
 
 class UsageError(Exception):
     """Bad input from the command line: printed as one line, exit status 2."""

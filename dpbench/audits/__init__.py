@@ -18,8 +18,6 @@ import importlib
 import pkgutil
 from collections.abc import Callable
 
-from dpbench.foundation import registry
-
 AUDITS: dict[str, Callable[..., list]] = {}
 #: name → (ε, δ) audited when none is given (``dpbench audit NAME``).
 DEFAULTS: dict[str, tuple[float, float]] = {}
@@ -98,6 +96,7 @@ def audited_names() -> list[str]:
 
 def cases_for(name: str, *, epsilon: float, delta: float) -> list:
     """The audit cases of learner or mechanism ``name`` at the claimed (ε, δ)."""
+    from dpbench.foundation import registry
 
     if registry.is_learner(name):
         own = getattr(registry.learner(name), "audit_cases", None)

@@ -36,9 +36,6 @@ import numpy as np
 import numpy.typing as npt
 
 from dpbench.theory_check.fit import clopper_pearson
-from dpbench.foundation.seeding import make_rng
-from dpbench.foundation import registry
-from dpbench.audits import cases_for, default_claim, default_runs
 
 
 @dataclass(frozen=True)
@@ -144,7 +141,7 @@ class GaussianFamily:
 
     @staticmethod
     def epsilon(mu: float, delta: float) -> float:
-        from dpbench.mechanisms.gaussian import analytic_epsilon  # deferred: imports scipy
+        from dpbench.mechanisms.gaussian import analytic_epsilon
 
         return analytic_epsilon(sigma=1.0 / mu, delta=delta, sensitivity=1.0) if mu > 0 and delta > 0 else 0.0
 
@@ -323,6 +320,7 @@ class AuditCase:
 
 def run_case(case: AuditCase, *, runs: int, confidence: float = 0.95, seed: int = 0) -> dict[str, object]:
     """Audit one case with ``runs`` runs per side; a row with :data:`AUDIT_COLUMNS`."""
+    from dpbench.foundation.seeding import make_rng
 
     runs = min(runs, case.runs_cap) if case.runs_cap else runs
     key = {"learner": case.learner, "variant": case.variant, "epsilon": case.epsilon, "delta": case.delta}
@@ -394,6 +392,7 @@ def shortfall_note(row: dict, explain: Callable[[dict], str] | None = None) -> s
 def audit_kind(case: AuditCase) -> str:
     """``end_to_end`` (the learner's own entry point), ``component`` (one mechanism inside a
     learner, an extra row) or ``mechanism`` (a mechanism audited on its own)."""
+    from dpbench.foundation import registry
 
     if case.component:
         return "component"
@@ -502,6 +501,8 @@ def cli_audit(learner: str, *, epsilon: float | None, delta: float | None, runs:
     traceback).
     """
     import sys
+
+    from dpbench.audits import cases_for, default_claim, default_runs
 
     floor = minimum_runs(CLI_CONFIDENCE)
     if runs is not None and int(runs) < floor:

@@ -28,8 +28,6 @@ import numpy as np
 from dpbench.foundation import registry
 from dpbench.audits.engine import AuditCase
 from dpbench.learners.base import ADD_REMOVE
-from dpbench.problems.base import Sample
-from dpbench.problems.losses import ExpertsLosses
 
 BATCH_SIZE = 16
 PROBES = 5
@@ -54,6 +52,8 @@ def _flip(y: np.ndarray) -> np.ndarray:
 
 
 def _batch(cls: type, *, epsilon: float, delta: float) -> tuple[Callable, str]:
+    from dpbench.problems.base import Sample
+
     learner, target, where = _learner_and_target(cls, "batch", epsilon=epsilon, delta=delta)
     d = target.sample(BATCH_SIZE, rng=np.random.default_rng(1))
     if learner.guarantee().neighbours == ADD_REMOVE:
@@ -77,7 +77,7 @@ def _batch(cls: type, *, epsilon: float, delta: float) -> tuple[Callable, str]:
 
 
 def _online(cls: type, *, epsilon: float, delta: float) -> tuple[Callable, str]:
-    from dpbench.problems.halfspace import OnlineStream  # deferred: imports numba
+    from dpbench.problems.halfspace import OnlineStream
 
     learner, target, where = _learner_and_target(cls, "online", epsilon=epsilon, delta=delta)
     stream = target.stream(HORIZON, rng=np.random.default_rng(1))
@@ -103,6 +103,8 @@ def _online(cls: type, *, epsilon: float, delta: float) -> tuple[Callable, str]:
 
 
 def _experts(cls: type, *, epsilon: float, delta: float) -> tuple[Callable, str]:
+    from dpbench.problems.losses import ExpertsLosses
+
     learner, target, where = _learner_and_target(cls, "experts", epsilon=epsilon, delta=delta)
     losses = target.losses(HORIZON, rng=np.random.default_rng(1))
     top = int(round(1 / losses.scale))

@@ -73,7 +73,7 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
         label = f"n*(alpha={ALPHA}) vs epsilon" + (f", {setting_label(curve.key)}" if curve.key else "")
         rows.append(check_n_star(curve.rows, experiment=EXPERIMENT_ID, learner=curve.learner, regime=label, alpha=ALPHA,
                                  beta=BETA, x="epsilon", theory_n=theory_n, reconstructed=_reconstructed(rate)))
-    from dpbench.plotting.decision_lists import common_reps, feature_sweep  # the figure's |F| sweep, the same rows; deferred: imports matplotlib
+    from dpbench.plotting.decision_lists import common_reps, feature_sweep  # the figure's |F| sweep, the same rows
 
     for curve in curves(feature_sweep(ok), exclude=("d", "k", "n_features", "problem_id", "log_class_size")):
         if curve.rows["n_features"].nunique() < 3:

@@ -34,8 +34,6 @@ from dpbench.foundation.cell import Cell
 from dpbench.learners.peers import PeerMissing
 from dpbench.foundation.registry import register_experiment
 from dpbench.foundation.results import make_row
-from dpbench.foundation import registry
-from dpbench.audits import audited_names, cases_for, predicted_seconds
 
 DEFAULT_CONFIDENCE = 0.999
 
@@ -52,6 +50,8 @@ class AuditUnits:
     def check(name: str, epsilon: float, delta: float) -> None:
         """A registered audit, or a plugin learner declaring ``audit_cases`` (the cases are
         built when the cell runs: a claim the learner cannot make gives skipped rows)."""
+        from dpbench.foundation import registry
+        from dpbench.audits import audited_names
 
         if name in audited_names() or (registry.is_learner(name) and hasattr(registry.learner(name), "audit_cases")):
             return
@@ -60,6 +60,7 @@ class AuditUnits:
     @staticmethod
     def cost(cell: Cell) -> float:
         """Seconds: the audit's registered cost at ``n`` runs per side."""
+        from dpbench.audits import predicted_seconds
 
         return predicted_seconds(cell.learner, cell.size)
 
@@ -68,6 +69,8 @@ AUDIT_UNITS = AuditUnits()
 
 
 def run_audit_cell(cell: Cell, target, root_seed: int) -> list[dict]:
+    from dpbench.audits import cases_for
+
     confidence = float(dict(cell.options).get("confidence", DEFAULT_CONFIDENCE))
     common = dict(
         experiment=cell.experiment, problem=cell.problem, problem_id=cell.problem_id, private=True,

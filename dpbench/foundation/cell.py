@@ -16,7 +16,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from dpbench.foundation.seeding import canonical, key_hash, key_string
-from dpbench.foundation.registry import load_plugins
 
 Params = tuple[tuple[str, object], ...]
 
@@ -151,6 +150,8 @@ class Cell:
 
         plugins = tuple(data.get("plugins", ()))
         if plugins:
+            from dpbench.foundation.registry import load_plugins
+
             load_plugins(plugins)
         return cls(
             experiment=data["experiment"],

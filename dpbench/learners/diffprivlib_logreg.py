@@ -42,7 +42,6 @@ from dpbench.learners.logistic_common import DEFAULT_LAM, LinearClassifier, chec
 from dpbench.problems.base import Sample
 from dpbench.foundation.registry import register_learner
 from dpbench.foundation.validation import check_epsilon
-from dpbench.learners.peers import PeerMissing, diffprivlib
 
 #: Stand-in for ε = ∞ (diffprivlib requires a finite ε).
 EPSILON_INF_STANDIN = 1e12
@@ -69,6 +68,7 @@ class DiffprivlibLogReg(Learner):
 
     def supports(self, target: object) -> str | None:
         """The reason this peer cannot run (diffprivlib not installed), else None."""
+        from dpbench.learners.peers import PeerMissing, diffprivlib
 
         try:
             diffprivlib()
@@ -80,6 +80,8 @@ class DiffprivlibLogReg(Learner):
         return Guarantee(epsilon=self.epsilon, delta=0.0)
 
     def fit(self, sample: Sample, *, rng: np.random.Generator) -> LinearClassifier:
+        from dpbench.learners.peers import diffprivlib  # imported here: heavy, and the peer's own API
+
         LogisticRegression = diffprivlib().LogisticRegression
 
         X, y = projected(sample)[0], np.asarray(sample.y)

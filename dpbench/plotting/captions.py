@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import re
 
-from dpbench.foundation import registry
-
 #: Clause boundaries: a sentence end or a semicolon, followed by white space.
 _CLAUSE = re.compile(r"(?<=[.;])\s+")
 
@@ -31,6 +29,8 @@ def shown_text(fig) -> str:
 
 
 def _learners() -> list[str]:
+    from dpbench.foundation import registry
+
     registry.load_all()
     return list(registry.LEARNERS)
 

@@ -27,11 +27,8 @@ from dpbench.theory_check.analysis import setting_label, varying_identity, with_
 
 from dpbench.theory_check.fit import bootstrap_mean_ci, local_exponent
 
-from dpbench.theory_check.nstar import sample_complexity, sample_complexity_slope
-from dpbench.plotting.style import REFERENCE_GREY, color, order, palette, paper_style
-from dpbench.plotting.layout import deferred_grid_layout, grid_shape, panel_size, place_legend, place_panel_legends, tidy_log_ticks
-from dpbench.plotting.captions import add_note
-from dpbench.plotting.overlays import _data_extent, draw_theory, draw_trivial, mark_learning_starts, mark_off_axis, place_edge_marks
+from dpbench.theory_check.nstar import sample_complexity
+from dpbench.plotting.style import order
 
 if TYPE_CHECKING:
     from dpbench.plotting.overlays import TheoryLine
@@ -93,6 +90,11 @@ def learning_curves(
     :func:`dpbench.plotting.overlays.place_edge_marks`). The shared y range holds the means,
     the bands and the chance levels. One legend, outside the data."""
     import seaborn as sns
+
+    from dpbench.plotting.layout import deferred_grid_layout, grid_shape, panel_size, place_legend, tidy_log_ticks
+    from dpbench.plotting.captions import add_note
+    from dpbench.plotting.overlays import _data_extent, draw_theory, draw_trivial, mark_learning_starts, mark_off_axis, place_edge_marks
+    from dpbench.plotting.style import paper_style, palette
 
     ok = df[df["status"] == "ok"]
     ok = ok[np.isfinite(ok[y].astype(float))]
@@ -201,6 +203,7 @@ BAND_NOTE = ("Bands: 95 % percentile bootstrap interval of the mean over repetit
 def _reference_extent(ax) -> tuple[float, float]:
     """Smallest and largest positive y of the reference (chance-level) curves drawn in ``ax``
     (lines in :data:`dpbench.plotting.style.REFERENCE_GREY`): the axes show them whole."""
+    from dpbench.plotting.style import REFERENCE_GREY
 
     ys = [np.asarray(l.get_ydata(), dtype=float) for l in ax.get_lines() if l.get_color() == REFERENCE_GREY and l.get_transform() == ax.transData]
     y = np.concatenate(ys) if ys else np.array([])
@@ -230,6 +233,11 @@ def sample_complexity_figure(
     horizontal lines; an ε where the grid never reaches α as a hollow marker on the upper
     axis; ``theory(learner, row, eps) -> [TheoryLine]`` gives n(α, ε). The legend gives each
     learner's slope (bootstrap over repetitions) beside the theory's local exponent."""
+
+    from dpbench.theory_check.nstar import sample_complexity_slope
+    from dpbench.plotting.layout import grid_shape, panel_size, place_legend, place_panel_legends, tidy_log_ticks
+    from dpbench.plotting.overlays import draw_theory, mark_off_axis, place_edge_marks
+    from dpbench.plotting.style import paper_style, palette
 
     ok = with_learner_params(df[df["status"] == "ok"])
     settings = [c for c in varying_identity(ok, exclude=("epsilon", "delta", size)) if not c.startswith("lp_")]
@@ -309,6 +317,7 @@ def draw_levels(ax, level: float, learners: list[str], meaning: str) -> dict:
     """One horizontal level shared by ``learners``, in each learner's colour: with several,
     their dash-dot patterns interleave (each colour shows in turn along the line), so
     neither hides the other and each has its own legend entry ``"{learner}: {meaning}"``."""
+    from dpbench.plotting.style import color
 
     period = sum(LEVEL_DASH)
     entries = {}

@@ -20,13 +20,9 @@ import pandas as pd
 
 from dpbench import theory
 from dpbench.theory_check.trivial import dl_trivial_error_of
-from dpbench.plotting.common import BAND_NOTE, _band, draw_n_star, learning_curves, sample_complexity_figure
-from dpbench.plotting.overlays import TheoryLine, _data_extent, draw_theory, mark_off_axis, n_star_lines, place_edge_marks
-from dpbench.plotting.style import SINGLE_COLUMN, color, order, palette, paper_style
-from dpbench.theory_check.fit import local_exponent
-from dpbench.theory_check.nstar import sample_complexity as n_star_table, sample_complexity_slope
-from dpbench.plotting.layout import grid_shape, panel_size, place_legend, tidy_log_ticks
-from dpbench.plotting.captions import add_note
+from dpbench.plotting.common import draw_n_star, learning_curves, sample_complexity_figure
+from dpbench.plotting.overlays import TheoryLine, n_star_lines
+from dpbench.plotting.style import color
 
 ALPHA, BETA = theory.DL_ALPHA, theory.DL_BETA
 #: Columns that define the |F| sweep: problems that agree on them and differ in (d, k) only.
@@ -118,6 +114,14 @@ def sample_complexity_features(df: pd.DataFrame):
     |F|); an |F| at which the grid never reaches α as a hollow marker on the upper axis."""
     import matplotlib.pyplot as plt
 
+    from dpbench.theory_check.fit import local_exponent
+
+    from dpbench.theory_check.nstar import sample_complexity_slope
+    from dpbench.theory_check.nstar import sample_complexity as n_star_table
+    from dpbench.plotting.layout import grid_shape, panel_size, place_legend, tidy_log_ticks
+    from dpbench.plotting.overlays import draw_theory, mark_off_axis, place_edge_marks
+    from dpbench.plotting.style import order, paper_style
+
     sweep = feature_sweep(df)
     private = sweep[sweep["private"]]
     per_eps = private.groupby(["epsilon", "learner"])["n_features"].nunique().groupby("epsilon").max()
@@ -186,6 +190,12 @@ def runtime(df: pd.DataFrame):
     through its measured points, carried to the problems it skipped (crosses)."""
     import matplotlib.pyplot as plt
     import seaborn as sns
+
+    from dpbench.plotting.captions import add_note
+    from dpbench.plotting.common import BAND_NOTE, _band
+    from dpbench.plotting.layout import place_legend, tidy_log_ticks
+    from dpbench.plotting.overlays import _data_extent
+    from dpbench.plotting.style import SINGLE_COLUMN, order, paper_style, palette
 
     ok = _ok(df).dropna(subset=["fit_seconds"])
     top = ok[ok["n"] == ok.groupby(["learner", "problem_id"])["n"].transform("max")]

@@ -16,10 +16,7 @@ import pandas as pd
 from dpbench import theory
 from dpbench.plotting.common import learning_curves
 from dpbench.plotting.overlays import TheoryLine
-from dpbench.plotting.style import REFERENCE_GREY, SHARED_THEORY, color, paper_style
-from dpbench.plotting.layout import grid_shape, place_legend
-from dpbench.plotting.captions import add_note
-from dpbench.plotting.halfspaces_online import _note
+from dpbench.plotting.style import REFERENCE_GREY, SHARED_THEORY, color
 
 TRIVIAL_LABEL = "uniform play (chance regret)"
 ZERO_LABEL = "mean ≤ 0 (off the log axis)"
@@ -67,6 +64,9 @@ def _skipped_note(fig, skipped: pd.DataFrame) -> None:
     if skipped.empty:
         return
     from matplotlib.patches import Patch
+
+    from dpbench.plotting.layout import grid_shape, place_legend
+    from dpbench.plotting.style import paper_style
 
     legend = fig.legends[0]
     handles, labels = list(legend.legend_handles), [t.get_text() for t in legend.texts]
@@ -185,6 +185,7 @@ def _explain_trap(fig, ok: pd.DataFrame) -> None:
     """Caption note: why a private learner beats its non-private version on the trap — on it
     every expert loses about T/2, so uniform play is optimal and a smaller learning rate
     (closer to uniform) has less regret; the η ratio is the recorded one."""
+    from dpbench.plotting.captions import add_note
 
     eta = ok[np.isfinite(ok["eta"])].groupby(["learner", "T"])["eta"].first().unstack("learner")
     regret = ok.groupby(["learner", "T"])["expected_regret"].mean().unstack("learner")
@@ -205,6 +206,7 @@ def coin(df: pd.DataFrame):
     rows = _final(df)
     ok = _with_lines(rows[(rows["kind"] == "coin") & (rows["status"] == "ok")], "T")
     if ok.empty:  # a config without a fair-coin T sweep still gets the figure file
+        from dpbench.plotting.halfspaces_online import _note
 
         return _note("experts: no fair-coin T sweep in this config")
 

@@ -24,7 +24,7 @@ from dpbench import theory
 from dpbench.theory_check.trivial import trivial_mistake_rate_of
 from dpbench.plotting.common import learning_curves
 from dpbench.plotting.overlays import TheoryLine
-from dpbench.plotting.style import SINGLE_COLUMN, color, paper_style
+from dpbench.plotting.style import color
 
 BETA = 0.1
 TRIVIAL_RATE = "trivial predictor (½ mistake per round)"
@@ -39,6 +39,8 @@ def _note(message: str):
     """A one-column figure saying why there is nothing to draw (a config without, e.g., a
     d sweep still gets every figure file, so the workflow does not fail)."""
     import matplotlib.pyplot as plt
+
+    from dpbench.plotting.style import SINGLE_COLUMN, paper_style
 
     with paper_style():
         fig, ax = plt.subplots(figsize=(SINGLE_COLUMN, 1.0))

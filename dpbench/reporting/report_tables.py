@@ -224,7 +224,7 @@ def write_landing(theory_csvs, summary_csvs, out) -> int:
     """Write the landing page's HTML fragment (:func:`landing_table`); returns its rows."""
     from pathlib import Path
 
-    from dpbench.foundation.results import write_text  # deferred: imports pyarrow
+    from dpbench.foundation.results import write_text
 
     table, title = landing_table(theory_csvs, summary_csvs)
     write_text(Path(out), fragment_html(table, title) + "\n")

@@ -23,9 +23,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from dpbench.reporting.report_tables import page_html, summary_view
-from dpbench.theory_check.verdict import VERDICTS
-
 SUMMARY_COLUMNS = [
     "source",
     "theorem",
@@ -149,7 +146,7 @@ def read_theory(paths) -> pd.DataFrame:
 
 def write_summary(theory_csvs, out_csv: str | Path, out_html: str | Path | None = None) -> pd.DataFrame:
     """``results/theory/summary.csv`` (and its report page) from the experiments' theory CSVs."""
-    from dpbench.foundation.results import atomic_write, write_text  # deferred: imports pyarrow
+    from dpbench.foundation.results import atomic_write, write_text
 
     table = summary_table(read_theory(theory_csvs))
     atomic_write(Path(out_csv), lambda tmp: table.to_csv(tmp, index=False, float_format="%.6g"))
@@ -161,6 +158,7 @@ def write_summary(theory_csvs, out_csv: str | Path, out_html: str | Path | None 
 def summary_html(table: pd.DataFrame) -> str:
     """The report page of the summary: verdict counts, then every row, verdict first and
     coloured (:func:`dpbench.reporting.report_tables.page_html`)."""
+    from dpbench.reporting.report_tables import page_html, summary_view
 
     intro = ("<p>One row per (source theorem, learner, regime). verdict: agrees = the 95% bootstrap interval (the regime chosen "
              "in every resample) overlaps the predicted exponent ± 0.1 and is at most 0.5 wide, the estimate within 0.25; steeper / shallower = it "
@@ -171,6 +169,7 @@ def summary_html(table: pd.DataFrame) -> str:
 
 def verdict_counts(table: pd.DataFrame) -> pd.DataFrame:
     """Rows per experiment (index) and verdict (columns, in :data:`dpbench.theory_check.verdict.VERDICTS` order)."""
+    from dpbench.theory_check.verdict import VERDICTS
 
     counts = pd.crosstab(table["experiment"], table["verdict"]) if len(table) else pd.DataFrame()
     cols = [v for v in VERDICTS if v in counts.columns]

@@ -134,7 +134,7 @@ def private_sq_epsilon_per_query(epsilon: float, m: int, delta: float = 0.0) -> 
         return math.inf
     if delta == 0:
         return epsilon / m
-    from dpbench.mechanisms.composition import advanced_per_step  # deferred: imports scipy
+    from dpbench.mechanisms.composition import advanced_per_step
 
     return advanced_per_step(epsilon, m, delta)
 

@@ -67,11 +67,9 @@ from dpbench.learners.logistic_common import minimise
 from dpbench.learners.objective_perturbation import ObjectivePerturbation
 from dpbench.learners.output_perturbation import OutputPerturbation, sensitivity
 from dpbench.mechanisms.exponential import ExponentialMechanism
-from dpbench.mechanisms.gaussian import GaussianMechanism, analytic_epsilon
+from dpbench.mechanisms.gaussian import analytic_epsilon
 from dpbench.mechanisms.guarantee import REPLACE_ONE
 from dpbench.problems.base import Sample
-from dpbench.learners.peers import diffprivlib
-from dpbench.learners.diffprivlib_logreg import DiffprivlibLogReg
 
 VARIANTS = ("correct", "broken")
 
@@ -343,6 +341,7 @@ def output_perturbation_gaussian_cases(*, epsilon: float, delta: float) -> list[
     (Balle & Wang 2018, Thm 8), a formula of the calibrated σ (÷2 for the broken copy),
     not of the draws. Broken copy: noise halved, same claim. Rows carry the learner's name
     (``output_perturbation``); the claim's δ > 0 tells them from the ℓ2-Laplace rows."""
+    from dpbench.mechanisms.gaussian import GaussianMechanism
 
     optima = _optima()
     shift = float(np.linalg.norm(optima[0] - optima[1]))
@@ -390,6 +389,7 @@ def diffprivlib_noise(epsilon: float, n: int, lam: float, d: int, runs: int, rng
     its own ``Vector`` mechanism as ``LogisticRegression`` builds it (``alpha = 1/C = nλ``,
     function sensitivity ¼, data norm 1), read back from the perturbed function it returns:
     its gradient at 0 is ``b/n`` and at e₁ is ``b/n + Δe₁``."""
+    from dpbench.learners.peers import diffprivlib
 
     diffprivlib()  # importable on the installed scikit-learn (dpbench.learners.peers)
     from diffprivlib.mechanisms import Vector
@@ -441,6 +441,7 @@ def diffprivlib_end_to_end_cases(epsilon: float) -> list[AuditCase]:
     """``[correct, broken]`` through the peer's own ``fit`` (diffprivlib's
     ``LogisticRegression.fit``) on :func:`diffprivlib_pair`; statistic θ₁; broken copy: the
     peer run at :data:`DPL_BROKEN` × ε, claiming ε (its claim is diffprivlib's: ε-DP, replace-one)."""
+    from dpbench.learners.diffprivlib_logreg import DiffprivlibLogReg
 
     pair = diffprivlib_pair()
     claim = DiffprivlibLogReg(epsilon=epsilon, lam=DPL_LAM).guarantee()

@@ -23,12 +23,6 @@ from dpbench.learners.laws import recording_laws
 from dpbench.mechanisms.exact import epsilon_for_delta, product_law_epsilon
 from dpbench.problems.base import Sample
 from dpbench.problems.conjunction import ConjunctionClass
-from dpbench.learners.erm import class_mistakes
-from dpbench.learners.exp_mech_erm import ExpMechERM
-from dpbench.mechanisms.exponential import ExponentialMechanism
-from dpbench.learners.sq_conjunction import literal_queries, n_literals
-from dpbench.learners.private_sq_conjunction import PrivateSQConjunction
-from dpbench.audits.cases.experts import smallest_broken_factor
 
 CORRECT, BROKEN = "correct", "broken"
 
@@ -44,6 +38,10 @@ def exp_mech_erm_pair() -> tuple[Sample, Sample]:
 
 @register_audit("exp_mech_erm", delta=0.0, cost=per_run(4e-7))  # 3.9 s at 10⁷ runs (measured, see dpbench.audits)
 def exp_mech_erm_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
+    from dpbench.learners.erm import class_mistakes
+    from dpbench.learners.exp_mech_erm import ExpMechERM
+    from dpbench.mechanisms.exponential import ExponentialMechanism
+
     @dataclasses.dataclass(frozen=True, kw_only=True)
     class HalfSensitivity(ExpMechERM):
         """The learner with its score sensitivity halved (ε x2), claiming the same ε."""
@@ -104,6 +102,8 @@ def sq_exact(learner, pair, delta: float) -> float:
     ``(1/n)/ε_q``, τ = α/(2m)); the kept set's law is the product over literals."""
     from scipy import stats
 
+    from dpbench.learners.sq_conjunction import literal_queries, n_literals
+
     laws = []
     for sample in pair:
         m = n_literals(sample)
@@ -117,6 +117,8 @@ def sq_exact(learner, pair, delta: float) -> float:
 
 @register_audit("private_sq_conjunction", delta=0.0, cost=per_run(5e-7))  # 4.8 s at 10⁷
 def private_sq_conjunction_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
+    from dpbench.learners.private_sq_conjunction import PrivateSQConjunction
+
     pair = sq_pair()
     correct = PrivateSQConjunction(epsilon=epsilon, delta=delta, alpha=SQ_ALPHA)
 
@@ -142,7 +144,7 @@ def private_sq_conjunction_cases(*, epsilon: float, delta: float) -> list[AuditC
 def privdl_pair() -> tuple[Sample, Sample]:
     """D = {((1,1), 1)}, D' = {((1,1), 0)} over monotone 2-term features (d = 2): every
     feature covers (1,1)."""
-    from dpbench.problems.decision_list import DecisionListClass, FeatureClass  # deferred: imports numba
+    from dpbench.problems.decision_list import DecisionListClass, FeatureClass
 
     cls = DecisionListClass(FeatureClass(d=2, k=2, monotone=True))
     X = np.array([[1, 1]], dtype=np.uint8)
@@ -197,6 +199,7 @@ def _privdl_cases(name: str, learner, lam_of, epsilon: float, delta: float) -> l
     output is that of round 1's law as the learner's own code drew it (:func:`recorded_round`);
     the broken copy's λ error is the smallest power of two whose exact ε clears the claim
     (:func:`~dpbench.audits.cases.experts.smallest_broken_factor`)."""
+    from dpbench.audits.cases.experts import smallest_broken_factor
 
     pair = privdl_pair()
     g = learner.guarantee()
@@ -242,15 +245,15 @@ PRIVDL_SECONDS = {"privdl": 7e-5, "privdl_composition": 1.1e-4}
 
 @register_audit("privdl", runs=PRIVDL_RUNS, cost=lambda n: 4 * PRIVDL_SECONDS["privdl"] * n)
 def privdl_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
-    from dpbench.learners.privdl import PrivDL  # deferred: imports numba
+    from dpbench.learners.privdl import PrivDL
 
     return _privdl_cases("privdl", PrivDL(epsilon=epsilon, delta=delta), lambda lr: lr.lam(), epsilon, delta)
 
 
 @register_audit("privdl_composition", runs=PRIVDL_RUNS, cost=lambda n: 4 * PRIVDL_SECONDS["privdl_composition"] * n)
 def privdl_composition_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
-    from dpbench.learners.privdl import feature_class  # deferred: imports numba
-    from dpbench.learners.privdl_composition import PrivDLComposition  # deferred: imports numba
+    from dpbench.learners.privdl import feature_class
+    from dpbench.learners.privdl_composition import PrivDLComposition
 
     size = feature_class(privdl_pair()[0]).size
     return _privdl_cases("privdl_composition", PrivDLComposition(epsilon=epsilon, delta=delta), lambda lr: lr.lam(size), epsilon, delta)

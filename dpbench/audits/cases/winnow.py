@@ -61,16 +61,11 @@ import math
 import numpy as np
 from scipy import stats
 
-from dpbench.audits.engine import AuditCase, family_bound
+from dpbench.audits.engine import AuditCase
 from dpbench.audits import SMALL_PURE_EPSILON, VECTORISED, register_audit
 from dpbench.learners.dp_winnow import calibrate
 from dpbench.learners.laws import recording_laws
-from dpbench.mechanisms.exact import epsilon_for_delta, hedge_swap_log_pmfs, product_law_epsilon
-from dpbench.theory_check.fit import clopper_pearson
-from dpbench.learners import dp_winnow
-from dpbench.mechanisms.accounting import compose_bounded_range, compose_pure_dp, largest_per_step, zcdp_to_epsilon
-from dpbench.foundation import registry
-from dpbench.problems.halfspace import OnlineStream
+from dpbench.mechanisms.exact import epsilon_for_delta, product_law_epsilon
 
 #: The default grid's private stream (config.yaml, halfspaces_online sweep 1).
 STREAM = {"n_features": 2, "rho": 1.0, "T": 10**6, "beta": 0.1}
@@ -102,6 +97,7 @@ class ReleaseSwapFamily:
     def epsilon(self, eta: float, delta: float) -> float:
         """Exact ε(δ) of the member η′ (:func:`~dpbench.mechanisms.exact.hedge_swap_log_pmfs`
         is the Bin(T − 1, σ(±η′)) pair)."""
+        from dpbench.mechanisms.exact import hedge_swap_log_pmfs
 
         return float(epsilon_for_delta(*hedge_swap_log_pmfs(eta, self.n + 1), delta)) if eta > 0 else 0.0
 
@@ -113,6 +109,8 @@ class ReleaseSwapFamily:
         ``ε ≥ ε_{η̲′}(δ)``. No runs are spent choosing a test (the family fixes it). If
         :meth:`fit` rejects the family, the row takes the smaller of this and the model-free
         threshold bound (:func:`dpbench.audits.engine.audit`)."""
+        from dpbench.theory_check.fit import clopper_pearson
+        from dpbench.audits.engine import family_bound
 
         a, b = (np.asarray(x, dtype=np.int64) for x in (outputs_d, outputs_d_prime))
         favoured, trials = int(a.sum()) + int((self.n - b).sum()), self.n * (len(a) + len(b))
@@ -159,6 +157,7 @@ def first_firing(epsilon0: float, L: float, queries: np.ndarray, runs: int, rng:
     broken copy). The noise is drawn by the functions the learner's own loop calls
     (``dp_winnow.threshold_noise``, ``dp_winnow.query_noise``, looked up in the learner's
     module), so a calibration error there shows in this row."""
+    from dpbench.learners import dp_winnow
 
     tau = dp_winnow.threshold_noise(epsilon0 / noise_scale, rng=rng, size=(runs, 1))
     nu = dp_winnow.query_noise(epsilon0 / noise_scale, (runs, len(queries)), rng=rng)
@@ -206,6 +205,7 @@ def sparse_vector_budget(p, *, epsilon: float, delta: float) -> float:
     ``(M + 1)K · 2η²`` [Cesar & Rogers, "Bounding, concentrating, and truncating: unifying
     privacy loss composition for data analytics", ALT 2021], spread as ``ε₀²/2`` per
     instance [Bun & Steinke, "Concentrated differential privacy", TCC 2016, Prop. 1.4]."""
+    from dpbench.mechanisms.accounting import compose_bounded_range, compose_pure_dp, largest_per_step, zcdp_to_epsilon
 
     instances, draws = p.M + 1, (p.M + 1) * p.K
     if p.accountant == "advanced":
@@ -218,6 +218,7 @@ def sparse_vector_budget(p, *, epsilon: float, delta: float) -> float:
 def sparse_vector_cases(learner: str, *, epsilon: float, delta: float) -> list[AuditCase]:
     """``[correct, broken]`` audits of ``learner``'s AboveThreshold instance (module docstring),
     calibrated by the learner's own accountant and update rule."""
+    from dpbench.foundation import registry
 
     cls = registry.learner(learner)
     p = calibrate(epsilon=epsilon, delta=delta, accountant=cls.accountant, update=cls.update, **STREAM)
@@ -280,6 +281,7 @@ def release_pair(T: int):
     ``w₀ = σ(±2η)``. The released draws of coordinate 0 are ``Bin(MK, σ(2η))`` on D and
     ``Bin(MK, σ(−2η))`` on D′ — each draw the 4η-bounded-range step the claim composes —
     once the stream reaches the cap M."""
+    from dpbench.problems.halfspace import OnlineStream
 
     y = np.ones(T)
 
@@ -362,6 +364,7 @@ def release_cases(learner: str, *, epsilon: float, delta: float) -> list[AuditCa
     product of the release laws the copy's own ``run`` records on each side
     (:func:`release_exact`). Broken copy: η ×
     ``RELEASE_BROKEN_ETA`` (a calibration error of the EM layer), claiming the same (ε, δ)."""
+    from dpbench.foundation import registry
 
     cls = registry.learner(learner)
     correct = cls(epsilon=epsilon, delta=delta)
