@@ -2,11 +2,12 @@
 # Parquet, check the theory and draw the figures in one job. See docs/configuration.md.
 from snakemake.utils import min_version, validate
 
-min_version("9.27.1")
+min_version("9.17.0")
 
 
 # The default grid, used only when no --configfile is given: a config given on the
-# command line replaces it (Snakemake would otherwise merge the two).
+# command line replaces it (Snakemake would otherwise merge the two). The paths given with
+# --configfile: Workflow.overwrite_configfiles (tests/test_snakemake_api.py checks it).
 if not workflow.overwrite_configfiles:
     # a YAML syntax error names the file, line and column (Snakemake's own message has none)
     from dpbench.orchestration.config import exit_on_yaml_error

@@ -11,8 +11,9 @@ learners' per-round work, measured apart (process CPU time, one thread).
   number of learner features N and input type (int8 {−1,+1} / float64 cube).
 
 Prints one JSON line per measurement (seconds per round and per round × coordinate), the
-numbers :func:`dpbench.orchestration.cost.online_stream_seconds`, :func:`dpbench.orchestration.cost._online_nonprivate`
-and :meth:`dpbench.learners.dp_winnow.DPWinnow.cost` are fitted to.
+numbers :func:`dpbench.orchestration.cost.online_stream_seconds` and the ``online_rounds``
+entries of :data:`dpbench.orchestration.cost_table.COST_TABLE` (the non-private online learners,
+the DP-Winnows) are fitted to.
 """
 
 from __future__ import annotations

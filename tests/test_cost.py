@@ -7,11 +7,13 @@ import math
 
 import pytest
 
-from dpbench.orchestration.cost import DEFAULT_FIRST_USE, FIRST_USE, LIBRARY_SECONDS, cell_cost, job_costs, libraries_of, shard_seconds
+from dpbench.foundation import registry
+from dpbench.orchestration.cost_table import COST_TABLE, CostModel, Measurement
+from dpbench.orchestration.cost import FORMULAS, DEFAULT_FIRST_USE, FIRST_USE, LIBRARY_SECONDS, cell_cost, job_costs, libraries_of, shard_seconds
 from dpbench.foundation.cell import Cell, freeze
-
-
 from dpbench.orchestration.grid import shard
+
+
 def _cell(learner: str, size: int = 1000, reps: int = 10, eps: float = 1.0, experiment: str = "private_erm") -> Cell:
     params = freeze({"d": 10}) if experiment == "private_erm" else freeze({"d": 8, "k": 2, "l": 4, "r": 2, "p": 0.5, "noise": 0.0})
     problem = "halfspace" if experiment == "private_erm" else "decision_list"
@@ -104,18 +106,17 @@ def test_dp_sgd_accounting_is_paid_once_per_job_and_grows_with_n():
     assert shard_seconds([big, twin]) - shard_seconds([big]) < cell_cost(twin).alone - seconds + 1e-9
 
 
-class _FakeWithJobCost:
+class _FakeOnline:
     family = "online"
 
-    @classmethod
-    def job_cost(cls, cell):
-        return {("table", cell.size): 2.0}
 
-
-def test_job_cost_hook_is_paid_once_per_job_whatever_the_repetitions(monkeypatch):
-    from dpbench.foundation import registry
-
-    monkeypatch.setitem(registry.LEARNERS, "fake_job", _FakeWithJobCost)
+def _table(cell, c):
+    return {("job", "table", cell.size): c["table"]}
+def test_a_per_job_key_of_a_cost_formula_is_paid_once_per_job_whatever_the_repetitions(monkeypatch):
+    monkeypatch.setitem(registry.LEARNERS, "fake_job", _FakeOnline)
+    monkeypatch.setitem(FORMULAS, "fake_table", _table)
+    entry = CostModel("linear", {"per_rep": 0.0, "per_example_variable": 0.0, "table": 2.0}, Measurement("today", "here", "none"), shared=("fake_table",))
+    monkeypatch.setitem(COST_TABLE, "fake_job", entry)
     one, many = (Cell("conjunctions", "conjunction", freeze({"d": 8}), "fake_job", (), math.inf, 0.0, 100, r) for r in (1, 50))
     assert cell_cost(one).shared[("job", "table", 100)] == cell_cost(many).shared[("job", "table", 100)] == 2.0
     other = dataclasses.replace(one, epsilon=1.0)  # another cell, same table: paid once in a job

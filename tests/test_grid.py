@@ -13,6 +13,7 @@ import pytest
 
 from dpbench.foundation import registry
 from dpbench.orchestration.config import from_dict
+from dpbench.orchestration.cost_table import COST_TABLE, CostModel, Measurement
 from dpbench.orchestration.cost import PER_REP_SECONDS, FAMILY_DEFAULTS, cell_cost, job_costs, shard_seconds
 from dpbench.experiments.base import run_shard
 from dpbench.foundation.cell import Cell, cells_from_json, cells_to_json, freeze
@@ -138,12 +139,8 @@ class _FakeOnline:
     family = "online"
 
 
-class _FakeWithHook:
+class _FakeWithEntry:
     family = "batch"
-
-    @classmethod
-    def cost(cls, cell):
-        return 0.25 + 1e-6 * cell.size
 
 
 def _fake_cell(learner: str, size: int, reps: int) -> Cell:
@@ -152,7 +149,9 @@ def _fake_cell(learner: str, size: int, reps: int) -> Cell:
 
 def test_unknown_learners_get_family_default_and_hook_overrides(monkeypatch):
     monkeypatch.setitem(registry.LEARNERS, "fake_online", _FakeOnline)
-    monkeypatch.setitem(registry.LEARNERS, "fake_hook", _FakeWithHook)
+    monkeypatch.setitem(registry.LEARNERS, "fake_hook", _FakeWithEntry)
+    entry = CostModel("linear", {"per_rep": 0.25, "per_example_variable": 1e-6 / 8}, Measurement("today", "here", "none"))
+    monkeypatch.setitem(COST_TABLE, "fake_hook", entry)  # a learner's own entry overrides its family's default
     per_rep, per_unit = FAMILY_DEFAULTS["online"]
     c = cell_cost(_fake_cell("fake_online", 10_000, 3))
     assert {k: v for k, v in c.shared.items() if k[0] != "job"} == {}  # online: no shared sample

@@ -1,8 +1,10 @@
-"""numba's caches of dpbench's kernels are stamped with the compiled code they use
-(dpbench/kernels/numba_cache.py): editing a module a kernel calls into makes numba recompile it."""
+"""numba's caches of dpbench's kernels live in a directory keyed by the fingerprint of the
+package's compiled code (dpbench/kernels/numba_cache.py): editing a module a kernel calls into
+makes numba recompile it."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -10,12 +12,13 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numba
 import pytest
 
 import dpbench
+from dpbench.foundation import sources
 from dpbench.kernels import numba_cache
 
-from dpbench.foundation import provenance
 PACKAGE = Path(dpbench.__file__).parent
 
 
@@ -23,7 +26,8 @@ def _modules_with_cached_kernels() -> list[Path]:
     return sorted(p for p in PACKAGE.rglob("*.py") if "cache=True" in p.read_text(encoding="utf-8") and p.name != "numba_cache.py")
 
 
-def test_every_module_with_cached_kernels_registers_the_locator_first():
+def test_every_module_with_cached_kernels_sets_the_cache_directory_first():
+    """numba picks a function's cache directory when the function is decorated."""
     paths = _modules_with_cached_kernels()
     assert len(paths) >= 10
     for path in paths:
@@ -33,49 +37,43 @@ def test_every_module_with_cached_kernels_registers_the_locator_first():
         assert imported.start() < text.index("cache=True"), path
 
 
+def test_numba_caches_in_the_keyed_directory():
+    path = numba_cache.cache_dir()
+    assert path.name == f"dpbench-{numba_cache.package_stamp()}" and re.fullmatch(r"dpbench-[0-9a-f]{16}", path.name)
+    assert numba.config.CACHE_DIR == os.environ["NUMBA_CACHE_DIR"] == str(path)
+
+
 @pytest.mark.parametrize(
-    ("module", "dependency"),
-    [
-        ("dpbench.learners.experts_common", "dpbench.learners.hedge_pass"),
-        ("dpbench.learners.logistic_common", "dpbench.kernels.lane_dot"),
-        ("dpbench.learners.online", "dpbench.kernels.simd_dot"),
-        ("dpbench.learners.online", "dpbench.kernels.pcg64"),
-    ],
+    "dependency",
+    ["dpbench.learners.hedge_pass", "dpbench.kernels.lane_dot", "dpbench.kernels.simd_dot", "dpbench.kernels.pcg64"],
 )
-def test_a_dependency_s_content_is_in_the_kernel_stamp(module, dependency, monkeypatch):
-    assert dependency in numba_cache.compiled_modules(module)
-    before = numba_cache.kernel_stamp(module)
-    digest = provenance.file_digest
-    target = provenance.module_file(dependency)
-    monkeypatch.setattr(provenance, "file_digest", lambda path: digest(path) + ("edited" if path == target else ""))
-    numba_cache.kernel_stamp.cache_clear()
+def test_a_dependency_s_content_is_in_the_stamp(dependency, monkeypatch):
+    assert dependency in numba_cache.compiled_modules()
+    before = numba_cache.package_stamp()
+    digest = sources.file_digest
+    target = sources.module_file(dependency)
+    monkeypatch.setattr(sources, "file_digest", lambda path: digest(path) + ("edited" if path == target else ""))
+    numba_cache.package_stamp.cache_clear()
     try:
-        assert numba_cache.kernel_stamp(module) != before
+        assert numba_cache.package_stamp() != before
     finally:
-        numba_cache.kernel_stamp.cache_clear()
+        numba_cache.package_stamp.cache_clear()
 
 
 def test_modules_a_kernel_module_imports_names_from_are_in_the_stamp():
     """A global constant a kernel reads is frozen into its machine code: the module it is
     imported from (here ``dpbench.problems.losses`` for the Hedge kernel's module) is stamped
     even though it defines no compiled code."""
-    module = "dpbench.learners.experts_common"
-    assert "dpbench.problems.losses" not in numba_cache.compiled_modules(module)
-    assert "dpbench.problems.losses" in numba_cache.stamped_modules(module)
+    assert "dpbench.problems.losses" not in numba_cache.compiled_modules()
+    assert "dpbench.problems.losses" in numba_cache.stamped_modules()
 
 
 def test_modules_without_compiled_code_are_not_in_the_stamp():
     """Only modules that import numba can put code into a kernel: editing the plotting or
-    the cost model must not recompile the Hedge kernel."""
-    modules = numba_cache.stamped_modules("dpbench.learners.experts_common")
+    the cost model must not recompile the kernels."""
+    modules = numba_cache.stamped_modules()
     assert "dpbench.orchestration.cost" not in modules and "dpbench.theory_check.analysis" not in modules
-
-
-def test_dpbench_kernels_use_the_stamped_locator():
-    from dpbench.learners import experts_common, logistic_common
-
-    for kernel in (experts_common._hedge_kernel, logistic_common._full_batch_clipped_sums):
-        assert isinstance(kernel._cache._impl._locator, numba_cache.DependencyStampedLocator)
+    assert not any(m.startswith(("dpbench.plotting", "dpbench.reporting")) for m in modules)
 
 
 _RUN = textwrap.dedent(
@@ -92,19 +90,27 @@ _RUN = textwrap.dedent(
 @pytest.mark.slow
 def test_editing_only_a_called_module_recompiles_the_kernel(tmp_path):
     """A copy of the package: the kernel (the float32 Bernoulli stream of ``pcg64_float32``)
-    compiles and is cached; run again, it is loaded; after an edit of ``pcg64.py`` alone, the
-    compiled module it imports (not ``pcg64_float32.py``), it is compiled again. Without the
-    locator the third run is a cache hit (checked when it was written)."""
+    compiles and is cached, under the keyed directory of the default base; run again, it is
+    loaded; after an edit of a module without compiled code, still loaded; after an edit of
+    ``pcg64.py`` alone, the compiled module it imports (not ``pcg64_float32.py``), it is
+    compiled again. Without the keyed directory the fourth run is a cache hit (checked when
+    it was written: numba's own stamp is ``pcg64_float32.py``'s)."""
     shutil.copytree(PACKAGE, tmp_path / "dpbench", ignore=shutil.ignore_patterns("__pycache__"))
+    home = tmp_path / "home"
 
     def run() -> str:
-        out = subprocess.run([sys.executable, "-c", _RUN], cwd=tmp_path, env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"},
-                             capture_output=True, text=True, check=True)
+        env = {"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin", "HOME": str(home)}
+        out = subprocess.run([sys.executable, "-c", _RUN], cwd=tmp_path, env=env, capture_output=True, text=True, check=True)
         return out.stdout.strip()
 
     assert run() == "miss"
+    assert run() == "hit"
+    assert list((home / ".cache" / "dpbench" / "numba").glob("dpbench-*/**/pcg64_float32*.nbi"))
+    other = tmp_path / "dpbench" / "orchestration" / "cost.py"
+    other.write_text(other.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
     assert run() == "hit"
     edited = tmp_path / "dpbench" / "kernels" / "pcg64.py"
     edited.write_text(edited.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
     assert run() == "miss"
     assert run() == "hit"
+    assert len(list((home / ".cache" / "dpbench" / "numba").glob("dpbench-*"))) == 2

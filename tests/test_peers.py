@@ -10,12 +10,13 @@ import math
 import sys
 from pathlib import Path
 
+import importlib
+import importlib.util
+
 import pytest
 
 from dpbench.learners import peers
 from tests.peers.make_diffprivlib_reference import CASES, OUT, fits
-
-import importlib.util
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("diffprivlib") is None, reason="the peers extra is not installed")
 
@@ -47,6 +48,26 @@ def test_layer_patches_only_what_is_missing():
     else:
         assert "sklearn.tree._tree.DOUBLE" in peers.PATCHED and any("multi_class" in p for p in peers.PATCHED)
     assert _tree.DOUBLE.__name__ == "float64" and _tree.DTYPE.__name__ == "float32"
+
+
+def test_the_private_sklearn_names_diffprivlib_imports_are_there():
+    """No public way exists to give diffprivlib the private scikit-learn names it imports:
+    this fails, with the message saying what moved, the day scikit-learn moves them."""
+    peers.diffprivlib()
+    module = importlib.import_module(peers.PRIVATE_TREE_MODULE)
+    missing = [name for name in peers.PRIVATE_TREE_NAMES if not hasattr(module, name)]
+    assert not missing, f"{peers.PRIVATE_TREE_MODULE} lacks {missing}: dpbench.learners.peers must adapt it"
+
+
+def test_a_moved_private_name_stops_with_the_reason(monkeypatch):
+    """The check above can fail, and the layer says why instead of skipping the peer."""
+    module = importlib.import_module(peers.PRIVATE_TREE_MODULE)
+    monkeypatch.delattr(module, "NODE_DTYPE")
+    with pytest.raises(peers.PeerIncompatible, match=r"sklearn\.tree\._tree has no NODE_DTYPE.*update its compatibility layer"):
+        peers._restore_tree_dtypes()
+    monkeypatch.setattr(peers, "PRIVATE_TREE_MODULE", "sklearn.tree._no_such_module")
+    with pytest.raises(peers.PeerIncompatible, match="no module sklearn.tree._no_such_module"):
+        peers._restore_tree_dtypes()
 
 
 def test_reference_can_fail(monkeypatch):

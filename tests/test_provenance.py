@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from dpbench.foundation import provenance
+from dpbench.foundation import provenance, sources
 from dpbench.orchestration.config import from_dict
 from dpbench.experiments.base import run_shard
 from dpbench.foundation.results import read_results
@@ -29,10 +29,10 @@ def _hashes(grid):
 
 def _edited(monkeypatch, module: str):
     """Pretend ``module``'s source was edited: its file digest changes."""
-    path = provenance.module_file(module)
+    path = sources.module_file(module)
     assert path is not None, module
-    real = provenance.file_digest
-    monkeypatch.setattr(provenance, "file_digest", lambda p: real(p) + "-edited" if p == path else real(p))
+    real = sources.file_digest
+    monkeypatch.setattr(sources, "file_digest", lambda p: real(p) + "-edited" if p == path else real(p))
     provenance._modules_hash.cache_clear()
 
 
@@ -94,7 +94,7 @@ def test_relative_and_function_level_imports_are_followed(tmp_path, monkeypatch)
     for name in ("sub/b.py", "c.py", "d.py", "e.py"):
         (pkg / name).write_text("import numpy\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    found = provenance.closure(["provpkg.sub.a"], {"provpkg"})
+    found = sources.closure(["provpkg.sub.a"], {"provpkg"})
     assert found == ["provpkg", "provpkg.c", "provpkg.d", "provpkg.sub", "provpkg.sub.a", "provpkg.sub.b"]
 
 

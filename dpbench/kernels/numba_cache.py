@@ -1,4 +1,4 @@
-"""numba's on-disk caches of dpbench's kernels, invalidated when any compiled code they use changes.
+"""numba's on-disk caches of dpbench's kernels, in a directory keyed by the compiled code.
 
 numba stamps a cached function with its own source file only (its time and size, or its
 contents in recent versions). A kernel that calls a compiled function or an LLVM intrinsic
@@ -8,95 +8,91 @@ and :mod:`dpbench.kernels.lane_dot`, the online learners and
 (or a ``git pull``) of the other module alone numba would load the old machine code: rows
 labelled with the new code's fingerprint (``code_hash``) computed by the old code.
 
-Importing this module registers a cache locator, first in numba's list, for functions
-defined in dpbench: it finds the cache where numba would (``__pycache__`` beside the file,
-or ``NUMBA_CACHE_DIR``) and stamps it with numba's own stamp plus the fingerprint
-(:func:`dpbench.foundation.provenance.fingerprint`) of :func:`stamped_modules` — the modules the
-function's module imports, transitively, that define compiled code, and the modules those
-import names from (a constant numba freezes into the code). Editing any of them makes numba
-recompile on next use. Every dpbench module that declares ``cache=True`` imports this module
-before its first kernel (a test checks). A plugin's own cached kernels keep numba's stamp
-(their own file): the locator only stamps functions defined in dpbench.
+Importing this module points numba's documented cache directory (``numba.config.CACHE_DIR``,
+the ``NUMBA_CACHE_DIR`` environment variable) at ``BASE/dpbench-FINGERPRINT``, where
+FINGERPRINT (:func:`package_stamp`) is the fingerprint of :func:`stamped_modules` — every
+dpbench module whose source imports numba (compiled functions and intrinsics need it), and
+every dpbench module one of them imports names from (numba freezes the global constants a
+kernel reads into its machine code). Editing any of them gives a new directory, so every
+kernel compiles again on next use; editing other code (plotting, the cost model) changes
+nothing. ``BASE`` is the ``NUMBA_CACHE_DIR`` the process started with, else
+``$XDG_CACHE_HOME/dpbench/numba`` (``~/.cache/dpbench/numba``); old directories are not
+removed (delete ``BASE`` to reclaim the space). Every dpbench module that declares
+``cache=True`` imports this module before its first kernel (a test checks), since numba
+picks a function's cache directory when the function is decorated. The directory holds the
+process's other cached numba functions too (a plugin's): they keep numba's own stamp of
+their file, and are compiled again when dpbench's compiled code changes.
+
+The mechanism is public numba API only: the ``NUMBA_CACHE_DIR`` setting
+(https://numba.readthedocs.io/en/stable/reference/envvars.html#envvar-NUMBA_CACHE_DIR).
 """
 
 from __future__ import annotations
 
 import functools
+import os
 import re
 from pathlib import Path
 
-from numba.core import caching
+import numba
 
-from dpbench.foundation import provenance
+from dpbench.foundation.sources import fingerprint, imported_modules
 
-#: numba ≥ 0.62 calls it ``CacheImpl``; 0.61 ``_CacheImpl`` (the list of locator classes is
-#: the documented way to add a cache locator).
-_CACHE_IMPL = getattr(caching, "CacheImpl", None) or caching._CacheImpl
-
+#: Environment variable holding the base directory the first dpbench process of a tree of
+#: processes found (``NUMBA_CACHE_DIR`` is set to the keyed directory for its children).
+BASE_VARIABLE = "DPBENCH_NUMBA_CACHE_BASE"
 
 _IMPORTS_NUMBA = re.compile(r"^[ \t]*(?:import|from)[ \t]+numba\b", re.M)
+_PACKAGE = Path(__file__).resolve().parents[1]
 
 
-@functools.cache
-def _defines_compiled_code(module: str) -> bool:
-    """``module``'s source imports numba (compiled functions and intrinsics need it)."""
-    path = provenance.module_file(module)
-    return path is not None and _IMPORTS_NUMBA.search(Path(path).read_text(encoding="utf-8")) is not None
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(_PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def compiled_modules(module: str) -> list[str]:
-    """The dpbench modules reachable from ``module`` through imports
-    (:func:`dpbench.foundation.provenance.closure`) whose source imports numba, ``module`` included:
-    the modules whose compiled code a kernel of ``module`` can have compiled into it."""
-    return [m for m in provenance.closure([module], ["dpbench"]) if m == module or _defines_compiled_code(m)]
+def compiled_modules() -> list[str]:
+    """The dpbench modules whose source imports numba: the modules whose compiled code a
+    kernel can have compiled into it (sorted)."""
+    return sorted(_module_name(p) for p in _PACKAGE.rglob("*.py") if _IMPORTS_NUMBA.search(p.read_text(encoding="utf-8")))
 
 
-def stamped_modules(module: str) -> list[str]:
+def stamped_modules() -> list[str]:
     """:func:`compiled_modules` and every dpbench module one of them imports directly: numba
     also freezes the global constants a kernel reads into its machine code, and those come
     from the modules its own module imports names from."""
-    compiled = compiled_modules(module)
-    return sorted({*compiled, *(m for c in compiled for m in provenance.imported_modules(c, ["dpbench"]))})
+    compiled = compiled_modules()
+    return sorted({*compiled, *(m for c in compiled for m in imported_modules(c, ["dpbench"]))})
 
 
 @functools.cache
-def kernel_stamp(module: str) -> str:
-    """The fingerprint of :func:`stamped_modules` (16 hex digits of their contents; computed
-    once per module and process: numba asks for it per kernel)."""
-    return provenance.fingerprint(stamped_modules(module))
+def package_stamp() -> str:
+    """The fingerprint (:func:`dpbench.foundation.sources.fingerprint`, 16 hex digits) of
+    :func:`stamped_modules`: computed once per process."""
+    return fingerprint(stamped_modules())
 
 
-class DependencyStampedLocator:
-    """The locator numba would use for a dpbench function, its source stamp extended by
-    :func:`kernel_stamp` of the function's module; every other call goes to that locator."""
-
-    def __init__(self, inner, module: str):
-        self._inner = inner
-        self._module = module
-
-    def __getattr__(self, name):
-        return getattr(self._inner, name)
-
-    def get_source_stamp(self):
-        return (self._inner.get_source_stamp(), kernel_stamp(self._module))
-
-    @classmethod
-    def from_function(cls, py_func, py_file):
-        module = getattr(py_func, "__module__", None) or ""
-        if module != "dpbench" and not module.startswith("dpbench."):
-            return None
-        for other in _CACHE_IMPL._locator_classes:
-            if other is not cls:
-                inner = other.from_function(py_func, py_file)
-                if inner is not None:
-                    return cls(inner, module)
-        return None
+def base_dir() -> Path:
+    """Where the keyed cache directories live (module docstring)."""
+    base = os.environ.get(BASE_VARIABLE) or os.environ.get("NUMBA_CACHE_DIR")
+    if not base:
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "dpbench" / "numba"
+    return Path(base)
 
 
-def register() -> None:
-    """Put :class:`DependencyStampedLocator` first in numba's locators (once)."""
-    if DependencyStampedLocator not in _CACHE_IMPL._locator_classes:
-        _CACHE_IMPL._locator_classes.insert(0, DependencyStampedLocator)
+def cache_dir() -> Path:
+    """``base_dir() / dpbench-{package_stamp()}``: numba's cache directory in this process."""
+    return base_dir() / f"dpbench-{package_stamp()}"
+
+
+def register() -> Path:
+    """Set numba's cache directory to :func:`cache_dir` (idempotent; returns it). The
+    environment variable too: numba re-reads ``NUMBA_*`` variables when one changes, and
+    child processes (the workflow's jobs) start from it."""
+    base, path = base_dir(), cache_dir()
+    os.environ.setdefault(BASE_VARIABLE, str(base))
+    os.environ["NUMBA_CACHE_DIR"] = numba.config.CACHE_DIR = str(path)
+    return path
 
 
 register()

@@ -73,38 +73,6 @@ class DPSGD(NoisyGradientDescent):
         yield {"epsilon": 1.0, "delta": 1e-5, "steps": 20, "batch_size": 32}
         yield {"epsilon": math.inf, "delta": 0.0, "steps": 20, "batch_size": 32}
 
-    @classmethod
-    def cost(cls, cell) -> float:
-        """Seconds per repetition (shard balancing): the fit — per step the Poisson batch
-        (:func:`.logistic_common.poisson_mask`: ≈ nq geometric gaps and an n-entry mask), the
-        clipped gradients of the batch (batch × d multiply-adds) and ~50 µs of numpy calls.
-        Recalibrated 2026-11-26 on measured fits (T = 300, d = 50, B = 256, n = 10³ / 10⁴ /
-        10⁵: 18.5 / 24 / 35 ms, process CPU on an idle 2-core machine). The noise
-        calibration is :meth:`shared_cost`."""
-        d = int(dict(cell.problem_params).get("d", 10))
-        params = dict(cell.learner_params)
-        steps, batch = int(params.get("steps", 300)), int(params.get("batch_size", 256))
-        return 1e-3 + steps * (5.5e-5 + 3.5e-10 * cell.size + 1e-9 * min(batch, cell.size) * d)
-
-    @classmethod
-    def shared_cost(cls, cell) -> dict:
-        """Seconds per repetition of work shared with other cells: the PLD calibration, once
-        per job and (ε, δ, q, T) (cached per process, :func:`.calibrate_sgd`), a per-job key;
-        it grows with ``L = log10(1/q)`` from ε ≈ 0.3 on: ``0.22 + 0.12 L²·[ε ≥ 0.3]`` CPU-s
-        (measured 2026-11-26, T = 300, δ = 1e-6, idle 2-core machine: 0.21–0.26 s at n = 10³,
-        0.22–0.70 s at 10⁴, 0.23–1.3 s at 10⁵ for ε from 0.03 to 30 — the accountant's
-        resolution is relative to ε); and θ* (:func:`dpbench.orchestration.cost.logistic_optimum`)."""
-        from dpbench.orchestration.cost import dimension
-
-        params = dict(cell.learner_params)
-        steps, batch = int(params.get("steps", 300)), int(params.get("batch_size", 256))
-        q = sampling_rate(batch, max(cell.size, 1))
-        shared = {("logistic_optimum", cell.problem_id, cell.size): 1e-3 + 3e-8 * cell.size * dimension(cell)}
-        if not math.isinf(cell.epsilon):
-            seconds = 0.22 + 0.12 * math.log10(1 / q) ** 2 * (cell.epsilon >= 0.3)
-            shared[("job", "dp_sgd_calibration", cell.epsilon, cell.delta, q, steps)] = seconds / cell.repetitions
-        return shared
-
     def calibration(self, n: int) -> tuple[float, float]:
         """``(z, ε_achieved)`` for a sample of size ``n``."""
         if math.isinf(self.epsilon):

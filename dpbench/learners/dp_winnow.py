@@ -404,21 +404,6 @@ class DPWinnow(Learner):
         return reference_dp_winnow(stream, self.calibrate(stream), rng=rng)
 
     @classmethod
-    def cost(cls, cell: Any) -> float:
-        """Seconds per repetition without the stream (:func:`dpbench.orchestration.cost.online_stream_cost`:
-        generated once per shard for every cell that reads it), ``7e-4 + T·(1.5e-8 +
-        N·(3.7e-10`` int8 ``| 2.35e-9`` float64 ``))`` over the N learner features. Measured
-        2026-11-26 by ``python benchmarks/bench_stream_cost.py`` (process CPU time of the run
-        over a stored stream at ε = 1, the three DP-Winnows alike within 1.3× except the
-        source's rule at N = 2 (2.5×, its extra firings), N = 2 … 1024, T = 1e6 at N ≤ 42;
-        2-core build machine, load ≈ 2.4; the constant: the rows' bookkeeping, as
-        :func:`dpbench.orchestration.cost._online_nonprivate`)."""
-        from dpbench.orchestration.cost import online_float_inputs, online_n_features
-
-        per_feature = 2.35e-9 if online_float_inputs(cell) else 3.7e-10
-        return 7e-4 + cell.size * (1.5e-8 + per_feature * online_n_features(cell))
-
-    @classmethod
     def test_params(cls) -> Iterator[dict[str, object]]:
         yield {"epsilon": 1.0, "delta": 1e-6}
         yield {"epsilon": 10.0, "delta": 1e-6, "beta": 0.05}

@@ -81,26 +81,6 @@ class ExpMechGrid(Learner):
         yield {"epsilon": 1.0, "points": 5}
         yield {"epsilon": math.inf, "points": 5}
 
-    @classmethod
-    def cost(cls, cell) -> float:
-        """Own seconds per repetition (shard balancing): the Gumbel-max draw over the grid."""
-        return 2e-8 * cls._candidates(cell)
-
-    @classmethod
-    def shared_cost(cls, cell) -> dict:
-        """The scores, computed once per sample for every ε (cached on the sample): ~5 ns per
-        (example, candidate) of the compiled loss sums (``benchmarks/bench_exp_mech_grid.py``)."""
-        params = dict(cell.learner_params)
-        key = ("exp_mech_grid_scores", cell.problem_id, cell.size, params.get("points", 7), params.get("radius", 4.0), params.get("lam", DEFAULT_LAM))
-        return {key: 5e-9 * cell.size * cls._candidates(cell)}
-
-    @classmethod
-    def _candidates(cls, cell) -> float:
-        d = int(dict(cell.problem_params).get("d", 10))
-        points = int(dict(cell.learner_params).get("points", 7))
-        limit = int(dict(cell.learner_params).get("max_candidates", 20_000))
-        return 0.0 if d * math.log(points) > math.log(limit) + 1e-9 else float(points**d)
-
     def guarantee(self) -> Guarantee:
         return Guarantee(epsilon=self.epsilon, delta=0.0)
 

@@ -370,53 +370,6 @@ class HedgeLearner:
 
     track_p: bool = False
 
-    #: Cost model (seconds, one CPU). The kernel: measured 2026-11-26 on the 2-core shared
-    #: build machine (Xeon, AVX-512; loaded, load average 4-5) by process CPU time of
-    #: ``run`` at T = 10⁶, k = 10 and 100 (stochastic; rwm, ftl, private_rwm,
-    #: private_rwm_tight, private_mw_001: 0.05-0.07 s and 0.12-0.14 s), after the
-    #: eight-lane kernel: ≈ 0.8 ns per loss entry + 52 ns per round (run_hedge's uniforms
-    #: and table included) + 0.5 ms per run. Drawing the losses (compiled PCG64 stream,
-    #: measured 2026-11-24) ≈ 1.7 ns per entry + 3 ns per round.
-    KERNEL_ENTRY_SECONDS = 8e-10
-    KERNEL_ROUND_SECONDS = 5.2e-8
-    RUN_SECONDS = 5e-4
-    LOSS_ENTRY_SECONDS = 1.7e-9
-    LOSS_ROUND_SECONDS = 3e-9
-
-    @staticmethod
-    def _shape(cell) -> tuple[int, int]:
-        params = dict(cell.problem_params)
-        return int(cell.size), int(params.get("k") or params.get("d") or 10)
-
-    @classmethod
-    def _losses_shared(cls, cell) -> bool:
-        """The cell's sequences fit the experiments' loss cache, so the cells of a shard with
-        the same problem and T draw them once (else every cell redraws them)."""
-        from dpbench.experiments.experts import CACHE_ENTRIES
-
-        T, k = cls._shape(cell)
-        return T * k * cell.repetitions <= CACHE_ENTRIES
-
-    @classmethod
-    def _loss_seconds(cls, cell) -> float:
-        T, k = cls._shape(cell)
-        return cls.LOSS_ENTRY_SECONDS * T * k + cls.LOSS_ROUND_SECONDS * T
-
-    @classmethod
-    def cost(cls, cell) -> float:
-        """Own seconds per repetition (shard balancing): the kernel, plus drawing the losses
-        where the cache cannot share them (:meth:`shared_cost` otherwise)."""
-        T, k = cls._shape(cell)
-        own = cls.KERNEL_ENTRY_SECONDS * T * k + cls.KERNEL_ROUND_SECONDS * T + cls.RUN_SECONDS
-        return own + (0.0 if cls._losses_shared(cell) else cls._loss_seconds(cell))
-
-    @classmethod
-    def shared_cost(cls, cell) -> dict:
-        """Drawing the loss sequences, once per shard for the cells of one problem and T."""
-        if not cls._losses_shared(cell):
-            return {}
-        return {("losses", cell.problem_id, cell.size): cls._loss_seconds(cell)}
-
     def eta(self, T: int, k: int) -> float:  # pragma: no cover - abstract
         raise NotImplementedError
 

@@ -37,10 +37,6 @@ class LinearLearner(PrivateHedge):
     name: ClassVar[str] = "linear_learner"
     problems: ClassVar[tuple[str, ...]] = ("linear_loss",)
     track_p: ClassVar[bool] = True
-    #: the kernel with Σ_t p_t (measured as HedgeLearner's, 2026-11-26, d = 16 and 64 at
-    #: T = 10⁶: 0.06-0.08 s and 0.13 s of process CPU)
-    KERNEL_ENTRY_SECONDS: ClassVar[float] = 1.1e-9
-    KERNEL_ROUND_SECONDS: ClassVar[float] = 5.5e-8
 
     @staticmethod
     def theta(trace: ExpertsTrace) -> npt.NDArray[np.float64]:

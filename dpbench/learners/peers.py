@@ -12,6 +12,13 @@ they are missing (on scikit-learn 1.7 nothing is touched):
   ``multi_class = 'ovr'`` kept as an attribute. diffprivlib fits one-vs-rest itself and
   never reads it, so its fits are unchanged.
 
+There is no public way to do the first: diffprivlib itself imports these private names of
+scikit-learn (``from sklearn.tree._tree import Tree, DOUBLE, DTYPE, NODE_DTYPE``, its
+``models/forest.py``) when its package is imported, so they must be where it looks. If
+scikit-learn moves or renames that private module or the names it still has,
+:func:`diffprivlib` raises :class:`PeerIncompatible` naming them (not a skipped cell: a
+peer that used to run must not silently stop), and ``tests/test_peers.py`` fails with it.
+
 ``tests/test_peers.py`` checks that ``diffprivlib_logreg``'s fits on the installed
 scikit-learn are identical to a reference made with the unpatched library on scikit-learn
 1.7 (``tests/peers/``; its environment is ``requirements/reference-sklearn-1.7.lock``).
@@ -39,15 +46,39 @@ def missing_reason(package: str) -> str:
     return f"{package} is not installed (pip install -e '.[{EXTRA}]')"
 
 
+class PeerIncompatible(RuntimeError):
+    """The installed scikit-learn changed a private name diffprivlib imports, in a way the
+    compatibility layer does not know; the message names it."""
+
+
+#: scikit-learn's private module diffprivlib imports from, and the names it imports.
+PRIVATE_TREE_MODULE = "sklearn.tree._tree"
+PRIVATE_TREE_NAMES = ("Tree", "DOUBLE", "DTYPE", "NODE_DTYPE")
+
+
+def _incompatible(what: str) -> PeerIncompatible:
+    import sklearn
+
+    return PeerIncompatible(f"scikit-learn {sklearn.__version__}: {what}; diffprivlib imports "
+                            f"{', '.join(PRIVATE_TREE_NAMES)} from {PRIVATE_TREE_MODULE} (private) and "
+                            "dpbench.learners.peers cannot adapt it: update its compatibility layer")  # fmt: skip
+
+
 def _restore_tree_dtypes() -> list[str]:
     import numpy as np
-    from sklearn.tree import _tree
 
+    try:
+        _tree = importlib.import_module(PRIVATE_TREE_MODULE)
+    except ImportError:
+        raise _incompatible(f"no module {PRIVATE_TREE_MODULE}") from None
     restored = []
     for name, dtype in (("DOUBLE", np.float64), ("DTYPE", np.float32)):
         if not hasattr(_tree, name):
             setattr(_tree, name, dtype)
-            restored.append(f"sklearn.tree._tree.{name}")
+            restored.append(f"{PRIVATE_TREE_MODULE}.{name}")
+    missing = [name for name in PRIVATE_TREE_NAMES if not hasattr(_tree, name)]
+    if missing:
+        raise _incompatible(f"{PRIVATE_TREE_MODULE} has no {', '.join(missing)}")
     return restored
 
 
@@ -76,7 +107,8 @@ def _accept_multi_class(cls: type) -> list[str]:
 def diffprivlib() -> ModuleType:
     """``diffprivlib.models`` (the whole package imported: ``diffprivlib.mechanisms`` too),
     importable and constructible on the installed scikit-learn
-    (see the module docstring); :class:`PeerMissing` if diffprivlib is not installed."""
+    (see the module docstring); :class:`PeerMissing` if diffprivlib is not installed,
+    :class:`PeerIncompatible` if scikit-learn moved a private name it imports."""
     if importlib.util.find_spec("diffprivlib") is None:
         raise PeerMissing(missing_reason("diffprivlib"))
     PATCHED.extend(_restore_tree_dtypes())

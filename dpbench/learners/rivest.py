@@ -24,7 +24,6 @@ References
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -62,47 +61,6 @@ def feature_counts(sample: Sample) -> npt.NDArray[np.int64]:
         return sums[:, : feature_class(sample).size]
 
     return sample.cached("dl_feature_counts", count)
-
-
-def _n_features(cell: Any) -> int:
-    return _n_features_of(cell.problem, cell.problem_params)
-
-
-@functools.lru_cache(maxsize=1024)
-def _n_features_of(problem: str, problem_params: tuple) -> int:
-    """|F| of a problem (cached: the plan asks once per cell)."""
-    from dpbench.foundation import registry
-
-    return registry.problem(problem)(**dict(problem_params)).n_features()
-
-
-def cover_cost(cell: Any) -> float:
-    """Predicted own seconds per repetition of a covering learner (:mod:`dpbench.orchestration.cost` hook):
-    the rounds and the training error (≈ 1e-9 s per example × feature) and the held-out
-    error (≈ 3e-3 s); Φ and its starting counts are :func:`feature_matrix_cost`, shared. Measured by CPU time on
-    paper-grid cells (n = 1024 … 262144, |F| = 201 and 1153), 2-core shared build
-    machine, 2026-11-24, after the compiled Φ and covering passes."""
-    f = _n_features(cell)
-    return 3e-3 + 1e-9 * cell.size * f + 1e-9 * f * f
-
-
-def feature_matrix_cost(cell: Any) -> dict:
-    """Φ and its starting counts (:func:`feature_matrix`, :func:`feature_counts`, cached on
-    the sample): ≈ 1.1e-9 s per example × feature, once per sample for the covering cells
-    of a shard that see it."""
-    return {("dl_feature_matrix", cell.problem_id, cell.size): 1.1e-9 * cell.size * _n_features(cell)}
-
-
-def cover_memory_mb(cell: Any) -> float:
-    """Working memory (MB) of a covering learner's shard beyond the libraries
-    (:mod:`dpbench.orchestration.cost` hook): the runner keeps up to 256 samples alive, each with its
-    packed ``Φ`` — ``n·(d + 1 + ceil(|F|/8))`` bytes — doubled for temporaries."""
-    from dpbench.foundation import registry
-
-    params = dict(cell.problem_params)
-    problem = registry.problem(cell.problem)(**params)
-    per_sample = cell.size * (problem.d + 1 + -(-problem.n_features() // 8))
-    return 2 * min(cell.repetitions, 256) * per_sample / 1e6
 
 
 def unsupported_features(target: Any) -> str | None:
@@ -166,22 +124,11 @@ def _accumulate(packed, rows, y, pos, neg, sign):
 
 class CoverLearner(Learner):
     """Shared by the covering learners (``rivest``, ``privdl``, ``privdl_composition``): they
-    need the problem's feature class, and their cost and memory come from |F| and n."""
+    need the problem's feature class (their cost model: ``cover`` in
+    :data:`dpbench.orchestration.cost_table.COST_TABLE`, from |F| and n)."""
 
     def supports(self, target: Any) -> str | None:
         return unsupported_features(target)
-
-    @classmethod
-    def cost(cls, cell: Any) -> float:
-        return cover_cost(cell)
-
-    @classmethod
-    def shared_cost(cls, cell: Any) -> dict:
-        return feature_matrix_cost(cell)
-
-    @classmethod
-    def memory_mb(cls, cell: Any) -> float:
-        return cover_memory_mb(cell)
 
 
 class CoverState:

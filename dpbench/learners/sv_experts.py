@@ -113,11 +113,6 @@ class SVExperts(Learner):
     def supports_horizon(self, T: int, k: int) -> str | None:
         return None
 
-    @staticmethod
-    def cost(cell) -> float:
-        """Seconds per repetition (shard balancing)."""
-        return 4e-9 * cell.size * int(dict(cell.problem_params).get("k", 10)) + 1e-4
-
     def privacy_of(self, epsilon_step: float, mechanisms: int) -> float:
         """The learner's accountant: total ε at its δ of ``mechanisms`` ε_s-DP mechanisms (the
         sparse-vector instances and switches): basic, or for δ > 0 the better of basic and

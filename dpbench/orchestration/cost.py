@@ -20,14 +20,14 @@ job pays :data:`JOB_OVERHEAD_SECONDS` for the runner itself.
 
 Where the prediction comes from, in order:
 
-1. a classmethod ``cost(cell) -> float`` on the learner class (seconds per repetition, own
-   work only) — the override hook for learners whose cost the model below gets wrong —
-   and optionally ``shared_cost(cell) -> {key: seconds per repetition}`` for work the
-   learner caches on the sample (shared with the shard's other cells of the same sample)
-   and ``job_cost(cell) -> {key: seconds}`` for work it caches per process, paid once by a
-   job that runs the cell whatever its repetitions (``dp_sgd``'s privacy accounting);
-2. :data:`MODELS`, per learner, calibrated on measured times (see below);
-3. :data:`FAMILY_DEFAULTS`, per learner family, for learners the model does not know:
+1. the learner's entry of :data:`dpbench.orchestration.cost_table.COST_TABLE` — data keyed
+   by learner name: the formula its own seconds per repetition feed (one of
+   :data:`FORMULAS`, e.g. :func:`linear`, :func:`hedge`, :func:`cover`), its coefficients,
+   the formulas of its shared work (:func:`class_enumeration`, :func:`logistic_optimum`,
+   per-job keys such as :func:`dp_sgd_calibration`) and of its memory, and the date,
+   machine and benchmark of the measurement. A plugin learner registers its own entry
+   (:func:`dpbench.orchestration.cost_table.register_cost_model`); learners carry no cost code;
+2. :data:`FAMILY_DEFAULTS`, per learner family, for learners the table does not know:
    linear in the size (n or T) × the problem's dimension, with a per-family constant.
    These are deliberately generous guesses, not measurements.
 
@@ -58,12 +58,11 @@ import functools
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Any
 
 from dpbench.foundation import registry  # imports no dpbench module itself (learners are imported by name, later)
-
-if TYPE_CHECKING:  # dpbench.orchestration.grid imports this module (to size shards), not the reverse
-    from dpbench.foundation.cell import Cell
+from dpbench.foundation.cell import Cell
+from dpbench.orchestration.cost_table import COST_TABLE
 
 #: CPU seconds a shard job spends before its first cell and after its last, whatever its
 #: cells: the interpreter, imports of numpy, pandas, pyarrow and the runner, the first
@@ -259,16 +258,7 @@ def _sample_cost(cell: Cell) -> dict[tuple, float]:
     return {_sample_key(cell): SAMPLE_SECONDS * cell.size * dimension(cell) * cell.repetitions}
 
 
-# --------------------------------------------------------------------------- per-learner models
-
-
-def _linear(per_rep: float, per_example_var: float) -> Callable[[Cell], float]:
-    """Own seconds per repetition = ``per_rep + per_example_var · n · d``."""
-
-    def model(cell: Cell) -> float:
-        return per_rep + per_example_var * cell.size * dimension(cell)
-
-    return model
+# --------------------------------------------------------------------------- features of a cell
 
 
 def _enumerated_class_size(cell: Cell) -> float | None:
@@ -276,37 +266,6 @@ def _enumerated_class_size(cell: Cell) -> float | None:
     size = math.exp(min(log_class_size(cell), 700.0))
     limit = dict(cell.learner_params).get("max_hypotheses", getattr(registry.learner(cell.learner), "max_hypotheses", math.inf))
     return None if isinstance(limit, (int, float)) and size > limit * (1 + 1e-9) else size  # exp(ln|C|) rounds
-
-
-def _class_enumeration(cell: Cell) -> dict[tuple, float]:
-    """Shared: mistakes of every hypothesis, once per sample (``erm.class_mistakes``):
-    conjunctions by the subcube transform of the sample's histogram
-    (:data:`CONJUNCTION_TRANSFORM_SECONDS` per hypothesis × variable, plus
-    :data:`HISTOGRAM_SECONDS` per example × variable), other classes bit-packed per word."""
-    size = _enumerated_class_size(cell)
-    if size is None:
-        return {}  # the learner skips the cell
-    if cell.problem == "conjunction":
-        d = dimension(cell)
-        seconds = CONJUNCTION_TRANSFORM_SECONDS * d * size + HISTOGRAM_SECONDS * cell.size * d + 2e-4
-    else:
-        seconds = CLASS_WORD_SECONDS * size * _words(cell.size) + 5e-4
-    return {("class_mistakes", cell.problem_id, cell.size, cell.first_rep): seconds * cell.repetitions}
-
-
-def logistic_optimum(cell: Cell) -> dict[tuple, float]:
-    """Shared: θ*, the exact minimiser of the sample's regularised logistic objective (damped
-    Newton), once per sample — the excess-risk metric of every private-ERM cell needs it and
-    ``output_perturbation`` releases it plus noise. ≈ 1 ms + 3e-8 s per example × variable
-    (2026-11-24, see :data:`MODELS`)."""
-    return {("logistic_optimum", cell.problem_id, cell.size, cell.first_rep): (1e-3 + 3e-8 * cell.size * dimension(cell)) * cell.repetitions}
-
-
-def _exp_mech_own(cell: Cell) -> float:
-    # Gumbel-max over the whole class: ≈ 1.5 ms at |C| = 3^10 (measured); a class above
-    # max_hypotheses is skipped (a row with the reason), which costs nothing.
-    size = _enumerated_class_size(cell)
-    return 2e-4 if size is None else 2.5e-8 * size + 2e-4
 
 
 def online_n_features(cell: Cell) -> int:
@@ -356,7 +315,7 @@ def online_stream_cost(cell: Cell) -> tuple[float, dict[tuple, float]]:
     a shard with the same problem, T and repetitions (``dpbench.experiments.base.shared_stream``,
     key ``("stream", problem_id, T, first_rep)``, all repetitions), unless it is larger than
     ``SHARED_STREAM_BYTES``: then every cell generates its own."""
-    from dpbench.experiments.base import SHARED_STREAM_BYTES
+    from dpbench.experiments.base import SHARED_STREAM_BYTES  # deferred: the shard loop imports pandas
 
     seconds = online_stream_seconds(cell)
     if online_stream_bytes(cell) > SHARED_STREAM_BYTES:
@@ -364,39 +323,219 @@ def online_stream_cost(cell: Cell) -> tuple[float, dict[tuple, float]]:
     return 0.0, {("stream", cell.problem_id, cell.size, cell.first_rep): seconds * cell.repetitions}
 
 
-def _online_nonprivate(cell: Cell) -> float:
-    """perceptron / winnow / confident_winnow, seconds per repetition without the stream
-    (:func:`online_stream_cost`): ``7e-4 + T·(6e-9 + N·(2.3e-10`` int8 ``| 6.5e-10`` float64
-    ``))``. Measured 2026-11-26 by ``python benchmarks/bench_stream_cost.py`` (process CPU
-    time of the run over a stored stream, N = 2 … 1024, T = 1e6 at N ≤ 42; 2-core build
-    machine, load ≈ 2.4; the constant: bookkeeping of the rows, kept from the 2026-11-24 fit)."""
-    per_feature = 6.5e-10 if online_float_inputs(cell) else 2.3e-10
-    return 7e-4 + cell.size * (6e-9 + per_feature * online_n_features(cell))
+# --------------------------------------------------------------------------- formulas
+
+#: Cost formulas by name, the functions the entries of
+#: :data:`dpbench.orchestration.cost_table.COST_TABLE` feed: ``formula(cell, coefficients)``
+#: is own seconds per repetition (a ``CostModel.formula``), a dict of shared keys (seconds for
+#: all the cell's repetitions, keys ending with its first repetition; a ``CostModel.shared``
+#: entry) or MB (a ``CostModel.memory``).
+FORMULAS: dict[str, Callable[[Cell, Mapping[str, float]], Any]] = {}
 
 
-#: learner name → (own seconds per repetition, shared-cost function or None).
-#: Fitted on the quick conjunctions run (module docstring); n·d in examples × variables.
-MODELS: dict[str, tuple[Callable[[Cell], float], Callable[[Cell], dict] | None]] = {
-    "elimination": (_linear(1.0e-4, 5e-9), None),  # 1.3 ms at n·d = 3.3e5
-    "sq_conjunction": (_linear(1.2e-4, 7e-9), None),  # 2.1 ms at n·d = 3.3e5
-    "private_sq_conjunction": (_linear(1.4e-4, 7e-9), None),
-    "decision_tree": (_linear(9e-4, 3.4e-8), None),  # 11 ms at n·d = 3.3e5
-    "erm": (_linear(1e-4, 0.0), _class_enumeration),
-    "exp_mech_erm": (_exp_mech_own, _class_enumeration),
-    # Private ERM (issue 22, recalibrated 2026-11-24): per-repetition CPU seconds of fit and
-    # scoring measured at n = 10³, 10⁴, 10⁵ (d = 50, ε = 1, samples and θ* shared as in a
-    # shard) on the 2-core build machine under load ≈ 15, divided by 1.5 — the factor by which
-    # dp_gd's times before the change, in the same runs, exceeded its model calibrated on idle
-    # cores (2026-11-23). dp_gd: its previous 1.6e-7 times the measured after/before ratio
-    # (0.74–0.75 at n = 10⁴, 10⁵: the vectorised gradient pass, the projection shared).
-    "dp_gd": (_linear(1e-3, 1.2e-7), logistic_optimum),  # steps (200) × n × d multiply-adds, one pass over X a step
-    "output_perturbation": (_linear(2e-3, 1.3e-9), logistic_optimum),  # noise and scoring: θ* is the shared one
-    "objective_perturbation": (_linear(2e-3, 2.5e-8), logistic_optimum),  # its own Newton solve
-    "diffprivlib_logreg": (_linear(4e-3, 1.3e-8), logistic_optimum),  # the peer's fit (its own solver)
-    "perceptron": (_online_nonprivate, None),
-    "winnow": (_online_nonprivate, None),
-    "confident_winnow": (_online_nonprivate, None),
-}
+def cost_formula(fn: Callable[[Cell, Mapping[str, float]], Any]) -> Callable[[Cell, Mapping[str, float]], Any]:
+    """Decorator: add ``fn`` to :data:`FORMULAS` under its name (a plugin's own formula too)."""
+    old = FORMULAS.get(fn.__name__)
+    if old is not None and old is not fn:
+        raise ValueError(f"cost formula {fn.__name__!r} defined twice")
+    FORMULAS[fn.__name__] = fn
+    return fn
+
+
+def formula(name: str) -> Callable[[Cell, Mapping[str, float]], Any]:
+    """The formula ``name`` of :data:`FORMULAS` (a ``ValueError`` naming the known ones if none)."""
+    fn = FORMULAS.get(name)
+    if fn is None:
+        raise ValueError(f"unknown cost formula {name!r}; known: {', '.join(sorted(FORMULAS))}")
+    return fn
+
+
+@cost_formula
+def linear(cell: Cell, c: Mapping[str, float]) -> float:
+    """Own seconds per repetition = ``per_rep + per_example_variable · n · d``."""
+    return c["per_rep"] + c["per_example_variable"] * cell.size * dimension(cell)
+
+
+@cost_formula
+def class_draw(cell: Cell, c: Mapping[str, float]) -> float:
+    """A draw over the whole enumerated class |C| (the exponential mechanism's Gumbel-max):
+    ``per_hypothesis · |C| + per_rep``; a class above ``max_hypotheses`` is skipped (a row
+    with the reason), which costs ``per_rep``."""
+    size = _enumerated_class_size(cell)
+    return c["per_rep"] if size is None else c["per_hypothesis"] * size + c["per_rep"]
+
+
+@cost_formula
+def class_enumeration(cell: Cell, c: Mapping[str, float]) -> dict[tuple, float]:
+    """Shared: mistakes of every hypothesis, once per sample (``erm.class_mistakes``):
+    conjunctions by the subcube transform of the sample's histogram
+    (:data:`CONJUNCTION_TRANSFORM_SECONDS` per hypothesis × variable, plus
+    :data:`HISTOGRAM_SECONDS` per example × variable), other classes bit-packed per word."""
+    size = _enumerated_class_size(cell)
+    if size is None:
+        return {}  # the learner skips the cell
+    if cell.problem == "conjunction":
+        d = dimension(cell)
+        seconds = CONJUNCTION_TRANSFORM_SECONDS * d * size + HISTOGRAM_SECONDS * cell.size * d + 2e-4
+    else:
+        seconds = CLASS_WORD_SECONDS * size * _words(cell.size) + 5e-4
+    return {("class_mistakes", cell.problem_id, cell.size, cell.first_rep): seconds * cell.repetitions}
+
+
+@cost_formula
+def logistic_optimum(cell: Cell, c: Mapping[str, float] | None = None) -> dict[tuple, float]:
+    """Shared: θ*, the exact minimiser of the sample's regularised logistic objective (damped
+    Newton), once per sample — the excess-risk metric of every private-ERM cell needs it and
+    ``output_perturbation`` releases it plus noise. ≈ 1 ms + 3e-8 s per example × variable
+    (2026-11-24, with the private-ERM entries of the cost table)."""
+    return {("logistic_optimum", cell.problem_id, cell.size, cell.first_rep): (1e-3 + 3e-8 * cell.size * dimension(cell)) * cell.repetitions}
+
+
+@cost_formula
+def online_rounds(cell: Cell, c: Mapping[str, float]) -> float:
+    """An online learner's run over a stored stream, seconds per repetition without the
+    stream (:func:`online_stream_cost`): ``per_rep + T·(per_round + N·per_feature)`` over
+    the N learner features, ``per_feature_int8`` or ``per_feature_float64`` by the inputs."""
+    per_feature = c["per_feature_float64"] if online_float_inputs(cell) else c["per_feature_int8"]
+    return c["per_rep"] + cell.size * (c["per_round"] + per_feature * online_n_features(cell))
+
+
+def _hedge_shape(cell: Cell) -> tuple[int, int]:
+    """(T, k) of an experts cell: k is the problem's ``k`` (else ``d``, else 10)."""
+    params = dict(cell.problem_params)
+    return int(cell.size), int(params.get("k") or params.get("d") or 10)
+
+
+def _hedge_losses_shared(cell: Cell) -> bool:
+    """The cell's sequences fit the experts experiments' loss cache
+    (``dpbench.experiments.experts.CACHE_ENTRIES``), so the cells of a shard with the same
+    problem and T draw them once (else every cell redraws them)."""
+    from dpbench.experiments.experts import CACHE_ENTRIES  # deferred: the experiment modules import pandas
+
+    T, k = _hedge_shape(cell)
+    return T * k * cell.repetitions <= CACHE_ENTRIES
+
+
+def _hedge_loss_seconds(cell: Cell, c: Mapping[str, float]) -> float:
+    T, k = _hedge_shape(cell)
+    return c["loss_entry"] * T * k + c["loss_round"] * T
+
+
+@cost_formula
+def hedge(cell: Cell, c: Mapping[str, float]) -> float:
+    """A Hedge-family run, seconds per repetition: the kernel, ``kernel_entry·T·k +
+    kernel_round·T + per_run``, plus drawing the losses (``loss_entry·T·k + loss_round·T``)
+    where the loss cache cannot share them (:func:`hedge_losses` otherwise)."""
+    T, k = _hedge_shape(cell)
+    own = c["kernel_entry"] * T * k + c["kernel_round"] * T + c["per_run"]
+    return own + (0.0 if _hedge_losses_shared(cell) else _hedge_loss_seconds(cell, c))
+
+
+@cost_formula
+def hedge_losses(cell: Cell, c: Mapping[str, float]) -> dict[tuple, float]:
+    """Shared: drawing the loss sequences, once per shard for the cells of one problem and T."""
+    if not _hedge_losses_shared(cell):
+        return {}
+    return {("losses", cell.problem_id, cell.size, cell.first_rep): _hedge_loss_seconds(cell, c) * cell.repetitions}
+
+
+@cost_formula
+def sv_rounds(cell: Cell, c: Mapping[str, float]) -> float:
+    """Seconds per repetition ``per_entry · T · k + per_rep`` (k: the problem's ``k``, else 10)."""
+    return c["per_entry"] * cell.size * int(dict(cell.problem_params).get("k", 10)) + c["per_rep"]
+
+
+@functools.lru_cache(maxsize=1024)
+def _problem_record(problem: str, problem_params: tuple) -> Any:
+    """The problem of a cell (cached: the plan asks once per cell)."""
+    return registry.problem(problem)(**dict(problem_params))
+
+
+def _n_features(cell: Cell) -> int:
+    """|F| of the cell's decision-list feature class."""
+    return _problem_record(cell.problem, cell.problem_params).n_features()
+
+
+@cost_formula
+def cover(cell: Cell, c: Mapping[str, float]) -> float:
+    """A covering learner (rivest, privdl), seconds per repetition: ``per_rep`` (the
+    held-out error) ``+ per_example_feature · n·|F| + per_feature_pair · |F|²`` (the rounds
+    and the training error); Φ is :func:`feature_matrix`, shared."""
+    f = _n_features(cell)
+    return c["per_rep"] + c["per_example_feature"] * cell.size * f + c["per_feature_pair"] * f * f
+
+
+@cost_formula
+def feature_matrix(cell: Cell, c: Mapping[str, float]) -> dict[tuple, float]:
+    """Shared: Φ and its starting counts (cached on the sample), once per sample for the
+    covering cells of a shard that see it: ``feature_matrix_per_example_feature · n·|F|``."""
+    seconds = c["feature_matrix_per_example_feature"] * cell.size * _n_features(cell)
+    return {("dl_feature_matrix", cell.problem_id, cell.size, cell.first_rep): seconds * cell.repetitions}
+
+
+@cost_formula
+def cover_memory(cell: Cell, c: Mapping[str, float]) -> float:
+    """Working memory (MB) of a covering learner's shard beyond the libraries: the runner
+    keeps up to 256 samples alive, each with its packed ``Φ`` — ``n·(d + 1 + ceil(|F|/8))``
+    bytes — doubled for temporaries (an estimate, not a measurement)."""
+    problem = _problem_record(cell.problem, cell.problem_params)
+    per_sample = cell.size * (problem.d + 1 + -(-problem.n_features() // 8))
+    return 2 * min(cell.repetitions, 256) * per_sample / 1e6
+
+
+def _sgd_shape(cell: Cell) -> tuple[int, int]:
+    params = dict(cell.learner_params)
+    return int(params.get("steps", 300)), int(params.get("batch_size", 256))
+
+
+@cost_formula
+def dp_sgd_steps(cell: Cell, c: Mapping[str, float]) -> float:
+    """DP-SGD's fit, seconds per repetition: ``per_rep + T·(per_step + per_step_example·n +
+    per_batch_entry·min(B, n)·d)`` over T steps of Poisson batches of mean size B."""
+    d = int(dict(cell.problem_params).get("d", 10))
+    steps, batch = _sgd_shape(cell)
+    return c["per_rep"] + steps * (c["per_step"] + c["per_step_example"] * cell.size + c["per_batch_entry"] * min(batch, cell.size) * d)
+
+
+@cost_formula
+def dp_sgd_calibration(cell: Cell, c: Mapping[str, float]) -> dict[tuple, float]:
+    """Per job: DP-SGD's PLD noise calibration, once per (ε, δ, q, T) (cached per process):
+    ``calibration + calibration_per_log_q_squared · log10(1/q)² · [ε ≥ calibration_epsilon_from]``
+    CPU-s (the accountant's resolution is relative to ε); none at ε = ∞."""
+    from dpbench.learners.dp_sgd import sampling_rate  # deferred: the learner module imports numba and scipy
+
+    if math.isinf(cell.epsilon):
+        return {}
+    steps, batch = _sgd_shape(cell)
+    q = sampling_rate(batch, max(cell.size, 1))
+    seconds = c["calibration"] + c["calibration_per_log_q_squared"] * math.log10(1 / q) ** 2 * (cell.epsilon >= c["calibration_epsilon_from"])
+    return {("job", "dp_sgd_calibration", cell.epsilon, cell.delta, q, steps, cell.first_rep): seconds / cell.repetitions * cell.repetitions}
+
+
+def _grid_candidates(cell: Cell) -> float:
+    """``points^d`` candidates of ``exp_mech_grid``, 0 above ``max_candidates`` (skipped)."""
+    d = int(dict(cell.problem_params).get("d", 10))
+    points = int(dict(cell.learner_params).get("points", 7))
+    limit = int(dict(cell.learner_params).get("max_candidates", 20_000))
+    return 0.0 if d * math.log(points) > math.log(limit) + 1e-9 else float(points**d)
+
+
+@cost_formula
+def grid_draw(cell: Cell, c: Mapping[str, float]) -> float:
+    """The Gumbel-max draw over the grid, seconds per repetition: ``per_candidate · g^d``."""
+    return c["per_candidate"] * _grid_candidates(cell)
+
+
+@cost_formula
+def grid_scores(cell: Cell, c: Mapping[str, float]) -> dict[tuple, float]:
+    """Shared: the grid's scores, once per sample for every ε (cached on the sample):
+    ``score_per_example_candidate · n · g^d``."""
+    from dpbench.theory.logistic_objective import DEFAULT_LAM  # deferred: imports scipy
+
+    params = dict(cell.learner_params)
+    key = ("exp_mech_grid_scores", cell.problem_id, cell.size, params.get("points", 7), params.get("radius", 4.0), params.get("lam", DEFAULT_LAM))
+    return {(*key, cell.first_rep): c["score_per_example_candidate"] * cell.size * _grid_candidates(cell) * cell.repetitions}
+
 
 #: Uncalibrated defaults per learner family: (seconds per repetition, per size × dimension).
 #: Online learners are numba loops over T rounds of d features; experts touch k experts
@@ -409,33 +548,26 @@ FAMILY_DEFAULTS: dict[str, tuple[float, float]] = {
 
 
 def cell_cost(cell: Cell) -> CellCost:
-    """Predicted seconds of ``cell`` (all its repetitions)."""
+    """Predicted seconds of ``cell`` (all its repetitions): the learner's entry of
+    :data:`dpbench.orchestration.cost_table.COST_TABLE` (own formula, shared formulas), else
+    its family's default; plus the cell's sample or stream, bookkeeping and per-job keys."""
     units = registry.experiment(cell.experiment).units
     if units is not None:  # not a learner (privacy_audit's audits)
         return CellCost(own=(max(float(units.cost(cell)), 0.0) + PER_REP_SECONDS) * cell.repetitions, shared=dict(job_costs(cell.experiment)))
     learner_cls = registry.learner(cell.learner)
-    hook = getattr(learner_cls, "cost", None)
     shared = _sample_cost(cell) if learner_cls.family == "batch" else {}  # a new dict, added to below
     stream_own = 0.0
     if learner_cls.family == "online" and registry.experiment(cell.experiment).run_repetition is not None:
         stream_own, stream_shared = online_stream_cost(cell)
         shared = dict(stream_shared)
-    if callable(hook):
-        own = float(hook(cell))
-    elif cell.learner in MODELS:
-        own_model, shared_model = MODELS[cell.learner]
-        own = own_model(cell)
-        if shared_model is not None:
-            shared.update(shared_model(cell))
+    model = COST_TABLE.get(cell.learner)
+    if model is not None:
+        own = formula(model.formula)(cell, model.coefficients)
+        for name in model.shared:
+            shared.update(formula(name)(cell, model.coefficients))
     else:
         per_rep, per_unit = FAMILY_DEFAULTS.get(learner_cls.family, FAMILY_DEFAULTS["batch"])
         own = per_rep + per_unit * cell.size * dimension(cell)
-    shared_hook = getattr(learner_cls, "shared_cost", None)
-    if callable(shared_hook):  # seconds per repetition of work shared with other cells
-        shared.update({(*key, cell.first_rep): seconds * cell.repetitions for key, seconds in shared_hook(cell).items()})
-    job_hook = getattr(learner_cls, "job_cost", None)
-    if callable(job_hook):  # seconds once per job (a calibration cached in the process)
-        shared.update({("job", *key): seconds for key, seconds in job_hook(cell).items()})
     own = (max(own, 0.0) + stream_own + PER_REP_SECONDS) * cell.repetitions
     shared.update(job_costs(cell.learner))
     return CellCost(own=own, shared=shared)
@@ -473,7 +605,7 @@ def shard_memory_mb(cells: Iterable[Cell]) -> float:
     y: n, plus a class's int64 mistakes where computed); per-cell temporaries are bounded
     by the largest sample. Doubled for safety: the numbers are estimates, not
     measurements. Online and experts cells (streams, not cached samples): a flat
-    :data:`STREAM_MEMORY_MB`, or the learner's own ``memory_mb(cell)`` hook if it has one.
+    :data:`STREAM_MEMORY_MB`, or the memory formula of the learner's cost-table entry.
     """
     per_sample: dict[tuple, float] = {}
     reps: dict[tuple, int] = {}
@@ -497,15 +629,15 @@ def shard_memory_mb(cells: Iterable[Cell]) -> float:
 
 def _memory_rule(experiment: str, learner: str) -> object:
     """How :func:`shard_memory_mb` counts a cell of ``experiment`` and ``learner``: MB (an
-    audit: :data:`STREAM_MEMORY_MB`), the learner's ``memory_mb(cell)`` hook, MB (another
-    non-batch learner: :data:`STREAM_MEMORY_MB`), or None (a batch cell: its sample)."""
+    audit: :data:`STREAM_MEMORY_MB`), the memory formula of the learner's cost-table entry
+    (a function of the cell), MB (another non-batch learner: :data:`STREAM_MEMORY_MB`), or
+    None (a batch cell: its sample)."""
     if registry.experiment(experiment).units is not None:
         return STREAM_MEMORY_MB
-    learner_cls = registry.learner(learner)
-    hook = getattr(learner_cls, "memory_mb", None)
-    if callable(hook):
-        return hook
-    return STREAM_MEMORY_MB if learner_cls.family != "batch" else None
+    model = COST_TABLE.get(learner)
+    if model is not None and model.memory is not None:
+        return functools.partial(formula(model.memory), c=model.coefficients)
+    return STREAM_MEMORY_MB if registry.learner(learner).family != "batch" else None
 
 
 def machine_memory_mb() -> float:

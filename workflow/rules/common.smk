@@ -13,8 +13,10 @@ from dpbench.foundation.cell import cells_to_json
 from dpbench.foundation.paths import figure_stems
 from dpbench.foundation.paths import OutputClash, RunPaths, check_owner, output_root
 from dpbench.foundation.provenance import shard_code_hash, summary_code_hash
-from snakemake.common import get_function_params, overwrite_function_params
 
+# The --configfile paths: Workflow.overwrite_configfiles, Snakemake's own name for them, not in
+# its documentation (nothing documented gives the paths); tests/test_snakemake_api.py fails,
+# naming this file, the day it changes.
 CONFIG_SOURCE = ", ".join(map(str, workflow.overwrite_configfiles)) or "config/config.yaml"
 
 # Ctrl-C: one line and the command that resumes (dpbench.orchestration.interrupt)
@@ -44,16 +46,6 @@ if LOCAL_OUTPUTS:
         sys.exit(2)
 
 
-def job_function(func):
-    """``func`` with its parameters recorded once: Snakemake reads a job function's
-    parameters (which of wildcards, input, attempt, … to pass) by inspect.signature at
-    every call, several calls per job, unless they are recorded as its own wrappers record
-    them (snakemake.common.overwrite_function_params)."""
-    overwrite_function_params(func, get_function_params(func))
-    return func
-
-
-@job_function
 def shard_code(wildcards):
     """Fingerprint of the source the shard's cells run (dpbench.foundation.provenance): a parameter,
     so editing a learner re-runs exactly the shards that run it."""
@@ -80,20 +72,17 @@ wildcard_constraints:
 CONDA_ENV = "../../environment.yml"
 
 
-@job_function
 def shard_cells(wildcards):
     """The shard's cells as JSON (a parameter: a changed grid re-runs the shard)."""
     return cells_to_json(SHARDS[wildcards.experiment][int(wildcards.shard)])
 
 
-@job_function
 def shard_runtime(wildcards, attempt):
     """Minutes: 5 + 3 × the cost model's predicted minutes for the shard, × attempt."""
     seconds = SHARD_SECONDS[wildcards.experiment][int(wildcards.shard)]
     return attempt * (5 + math.ceil(3 * seconds / 60))
 
 
-@job_function
 def shard_priority(wildcards):
     """The shard's predicted seconds: the longest shards start first (LPT order), so the
     cores finish together instead of one idling while the last long shard runs."""
@@ -104,7 +93,6 @@ def shard_priority(wildcards):
 SUMMARISE_PRIORITY = 10**9
 
 
-@job_function
 def shard_mem_mb(wildcards, attempt):
     """MB: the predicted peak of the shard (libraries + cached samples), × attempt."""
     return attempt * math.ceil(_shard_memory(wildcards.experiment, int(wildcards.shard)))
@@ -121,7 +109,6 @@ def experiment_shards(experiment):
     return PATHS.shards(experiment, len(SHARDS[experiment]))
 
 
-@job_function
 def config_hash(wildcards):
     return GRID.experiments[wildcards.experiment].config_hash
 
