@@ -41,7 +41,7 @@ from dpbench.learners.base import Guarantee, Learner
 from dpbench.learners.logistic_common import DEFAULT_LAM, LinearClassifier, check_lam, projected
 from dpbench.problems.base import Sample
 from dpbench.foundation.registry import register_learner
-from dpbench.foundation.validation import check_epsilon
+from dpbench.foundation.validation import check_epsilon, normalise
 
 #: Stand-in for ε = ∞ (diffprivlib requires a finite ε).
 EPSILON_INF_STANDIN = 1e12
@@ -58,8 +58,7 @@ class DiffprivlibLogReg(Learner):
     lam: float = DEFAULT_LAM
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        object.__setattr__(self, "lam", check_lam(self.lam))
+        normalise(self, epsilon=check_epsilon(self.epsilon), lam=check_lam(self.lam))
 
     @classmethod
     def test_params(cls) -> Iterator[dict]:

@@ -48,7 +48,7 @@ from dpbench.learners.logistic_common import (
 )
 from dpbench.problems.base import Sample
 from dpbench.foundation.registry import register_learner
-from dpbench.foundation.validation import check_positive_int
+from dpbench.foundation.validation import check_positive_int, normalise
 
 
 def sampling_rate(batch_size: int, n: int) -> float:
@@ -65,7 +65,7 @@ class DPSGD(NoisyGradientDescent):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        object.__setattr__(self, "batch_size", check_positive_int(self.batch_size, name="batch_size"))
+        normalise(self, batch_size=check_positive_int(self.batch_size, name="batch_size"))
 
     @classmethod
     def test_params(cls) -> Iterator[dict]:

@@ -37,7 +37,7 @@ from dpbench.learners.logistic_common import DEFAULT_LAM, LinearClassifier, chec
 from dpbench.mechanisms.exponential import ExponentialMechanism
 from dpbench.problems.base import Sample
 from dpbench.foundation.registry import register_learner
-from dpbench.foundation.validation import check_epsilon, check_positive, check_positive_int
+from dpbench.foundation.validation import check_epsilon, check_positive, check_positive_int, normalise
 
 
 def grid_axis(points: int, radius: float) -> np.ndarray:
@@ -70,11 +70,14 @@ class ExpMechGrid(Learner):
     max_candidates: int = 20_000
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        object.__setattr__(self, "lam", check_lam(self.lam))
-        object.__setattr__(self, "points", check_positive_int(self.points, name="points"))
-        object.__setattr__(self, "radius", check_positive(self.radius, name="radius"))
-        object.__setattr__(self, "max_candidates", check_positive_int(self.max_candidates, name="max_candidates"))
+        normalise(
+            self,
+            epsilon=check_epsilon(self.epsilon),
+            lam=check_lam(self.lam),
+            points=check_positive_int(self.points, name="points"),
+            radius=check_positive(self.radius, name="radius"),
+            max_candidates=check_positive_int(self.max_candidates, name="max_candidates"),
+        )
 
     @classmethod
     def test_params(cls) -> Iterator[dict]:

@@ -28,7 +28,7 @@ from dpbench.theory.logistic_objective import DEFAULT_LAM, LOGISTIC_SMOOTHNESS, 
 from dpbench.mechanisms.accounting import calibrate_noise_multiplier, compose_gaussian, poisson_gaussian_epsilon
 from dpbench.mechanisms.gaussian import analytic_sigma
 from dpbench.mechanisms.guarantee import REPLACE_ONE
-from dpbench.foundation.validation import check_delta, check_epsilon, check_positive_int
+from dpbench.foundation.validation import check_delta, check_epsilon, check_positive_int, normalise
 
 
 @dataclass(frozen=True)
@@ -233,13 +233,15 @@ class NoisyGradientDescent(Learner):
     lr: float = 0.0
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        object.__setattr__(self, "delta", check_delta(self.delta))
+        normalise(self, epsilon=check_epsilon(self.epsilon), delta=check_delta(self.delta))
         if not math.isinf(self.epsilon) and self.delta == 0:
             raise ValueError(f"delta must be > 0 for {self.name} at finite epsilon, got 0.0")
-        object.__setattr__(self, "lam", check_lam(self.lam))
-        object.__setattr__(self, "steps", check_positive_int(self.steps, name="steps"))
-        object.__setattr__(self, "clip", check_clip(self.clip))
+        normalise(
+            self,
+            lam=check_lam(self.lam),
+            steps=check_positive_int(self.steps, name="steps"),
+            clip=check_clip(self.clip),
+        )
         if isinstance(self.lr, bool) or not isinstance(self.lr, (int, float)) or not (self.lr >= 0 and math.isfinite(self.lr)):
             raise ValueError(f"lr must be a finite number >= 0, got {self.lr!r}")
 

@@ -41,7 +41,7 @@ from dpbench.learners.logistic_common import (
 )
 from dpbench.problems.base import Sample
 from dpbench.foundation.registry import register_learner
-from dpbench.foundation.validation import check_epsilon
+from dpbench.foundation.validation import check_epsilon, normalise
 
 
 def calibration(epsilon: float, n: int, lam: float, c: float = LOGISTIC_SMOOTHNESS) -> tuple[float, float]:
@@ -64,8 +64,7 @@ class ObjectivePerturbation(Learner):
     lam: float = DEFAULT_LAM
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        object.__setattr__(self, "lam", check_lam(self.lam))
+        normalise(self, epsilon=check_epsilon(self.epsilon), lam=check_lam(self.lam))
 
     @classmethod
     def test_params(cls) -> Iterator[dict]:

@@ -46,6 +46,7 @@ from dpbench.learners.private_rwm import check_private_params
 from dpbench.mechanisms.accounting import compose_bounded_range
 from dpbench.mechanisms.bounded_range import bounded_range_delta
 from dpbench.foundation.registry import register_learner
+from dpbench.foundation.validation import normalise
 
 
 @dataclass(frozen=True)
@@ -83,8 +84,7 @@ class PrivateMW001(HedgeLearner, Learner):
 
     def __post_init__(self) -> None:
         epsilon, delta = check_private_params(self.epsilon, self.delta)
-        object.__setattr__(self, "epsilon", epsilon)
-        object.__setattr__(self, "delta", delta)
+        normalise(self, epsilon=epsilon, delta=delta)
 
     @classmethod
     def test_params(cls) -> Iterator[dict]:

@@ -35,7 +35,7 @@ from dpbench.learners.experts_common import HedgeLearner, rwm_eta
 from dpbench.mechanisms.accounting import exponential_mechanism_event, largest_per_step
 from dpbench.mechanisms.composition import advanced
 from dpbench.foundation.registry import register_learner
-from dpbench.foundation.validation import check_delta, check_epsilon
+from dpbench.foundation.validation import check_delta, check_epsilon, normalise
 
 
 @dataclass(frozen=True)
@@ -96,8 +96,7 @@ class PrivateHedge(HedgeLearner, Learner):
 
     def __post_init__(self) -> None:
         epsilon, delta = check_private_params(self.epsilon, self.delta)
-        object.__setattr__(self, "epsilon", epsilon)
-        object.__setattr__(self, "delta", delta)
+        normalise(self, epsilon=epsilon, delta=delta)
 
     @classmethod
     def test_params(cls) -> Iterator[dict]:

@@ -45,7 +45,7 @@ from dpbench.mechanisms.composition import advanced, advanced_per_step, basic
 from dpbench.problems.base import Sample
 from dpbench.problems.decision_list import DecisionList
 from dpbench.foundation.registry import register_learner
-from dpbench.foundation.validation import check_delta, check_epsilon
+from dpbench.foundation.validation import check_delta, check_epsilon, normalise
 
 
 def composition_calibration(epsilon: float, delta: float, rounds: int) -> tuple[float, float, float]:
@@ -79,8 +79,7 @@ class PrivDLComposition(CoverLearner):
     delta: float = 0.0
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        object.__setattr__(self, "delta", check_delta(self.delta))
+        normalise(self, epsilon=check_epsilon(self.epsilon), delta=check_delta(self.delta))
 
     @classmethod
     def test_params(cls) -> Iterator[dict]:

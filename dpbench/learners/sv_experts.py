@@ -49,7 +49,7 @@ from dpbench.learners.experts_common import ExpertsLosses, ExpertsTrace, check_l
 from dpbench.mechanisms.accounting import compose_pure_dp, largest_per_step
 from dpbench.mechanisms.exponential import ExponentialMechanism
 from dpbench.foundation.registry import register_learner
-from dpbench.foundation.validation import check_delta, check_epsilon
+from dpbench.foundation.validation import check_delta, check_epsilon, normalise
 
 BETA = 0.1
 CHUNK = 1 << 14
@@ -98,8 +98,7 @@ class SVExperts(Learner):
     delta: float = 0.0
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        object.__setattr__(self, "delta", check_delta(self.delta))
+        normalise(self, epsilon=check_epsilon(self.epsilon), delta=check_delta(self.delta))
 
     @classmethod
     def test_params(cls) -> Iterator[dict]:

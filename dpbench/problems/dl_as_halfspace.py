@@ -32,7 +32,7 @@ from dpbench.kernels.block_kernels import decision_list_block
 from dpbench.kernels.pcg64 import random_below
 from dpbench.problems.halfspace import OnlineStream
 from dpbench.foundation.registry import register_problem
-from dpbench.foundation.validation import check_positive_int, check_probability
+from dpbench.foundation.validation import check_positive_int, check_probability, normalise
 
 HOLDOUT_SIZE = 50_000
 
@@ -140,13 +140,12 @@ class DlAsHalfspace(Problem):
     p: float = 0.3
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "d", check_positive_int(self.d, name="d"))
+        normalise(self, d=check_positive_int(self.d, name="d"))
         l = check_positive_int(self.l, name="l")  # noqa: E741
         if l > self.d:
             raise ValueError(f"l must be <= d={self.d}, got {self.l!r}")
-        object.__setattr__(self, "l", l)
-        p = check_probability(self.p, name="p", closed=False)
-        object.__setattr__(self, "p", p)
+        normalise(self, l=l)
+        normalise(self, p=check_probability(self.p, name="p", closed=False))
 
     @classmethod
     def test_params(cls) -> Iterator[Mapping[str, object]]:

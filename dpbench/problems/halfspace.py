@@ -42,7 +42,7 @@ from dpbench.problems.base import Problem, Sample
 from dpbench.kernels.pcg64 import skip_coin_flips
 from dpbench.kernels.block_kernels import signs_from_bytes, single_coordinate_labels
 from dpbench.foundation.registry import register_problem
-from dpbench.foundation.validation import check_positive_int, check_probability
+from dpbench.foundation.validation import check_positive_int, check_probability, normalise
 
 HOLDOUT_SIZE = 50_000
 #: Rows × features generated per block of a stream (bounds memory; see ``order``).
@@ -280,14 +280,14 @@ class Halfspace(Problem):
     monotone: bool = True
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "d", check_positive_int(self.d, name="d"))
+        normalise(self, d=check_positive_int(self.d, name="d"))
         if isinstance(self.s, bool) or not isinstance(self.s, (int, np.integer)) or not 0 <= self.s <= self.d:
             raise ValueError(f"s must be an integer in [0, d={self.d}], got {self.s!r}")
-        object.__setattr__(self, "s", int(self.s))
+        normalise(self, s=int(self.s))
         rho = check_probability(self.rho, name="rho")
         if rho <= 0:
             raise ValueError(f"rho must be in (0, 1], got {self.rho!r}")
-        object.__setattr__(self, "rho", rho)
+        normalise(self, rho=rho)
         if self.order not in ORDERS:
             raise ValueError(f"order must be one of {list(ORDERS)}, got {self.order!r}")
         if self.domain not in DOMAINS:

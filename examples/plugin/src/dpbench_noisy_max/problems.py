@@ -26,6 +26,7 @@ import numpy as np
 
 from dpbench.foundation.registry import register_problem
 from dpbench.problems.conjunction import ConjunctionProblem, ConjunctionTarget
+from dpbench.foundation.validation import normalise
 
 
 @register_problem
@@ -41,7 +42,7 @@ class SpreadConjunctionProblem(ConjunctionProblem):
         super().__post_init__()
         if isinstance(self.spread, bool) or not isinstance(self.spread, (int, float)) or not 0 <= self.spread < 0.5:
             raise ValueError(f"spread must be in [0, 0.5), got {self.spread!r}")
-        object.__setattr__(self, "spread", float(self.spread))
+        normalise(self, spread=float(self.spread))
 
     @classmethod
     def test_params(cls) -> Iterator[dict]:
