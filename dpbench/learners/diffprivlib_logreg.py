@@ -37,11 +37,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from dpbench.learners.base import Guarantee, Learner
-from dpbench.learners.logistic_common import DEFAULT_LAM, LinearClassifier, check_lam, projected
+from dpbench.learners.logistic_common import LinearClassifier, PureDPLogistic, projected
 from dpbench.problems.base import Sample
 from dpbench.foundation.registry import register_learner
-from dpbench.foundation.validation import check_epsilon, normalise
 
 #: Stand-in for ε = ∞ (diffprivlib requires a finite ε).
 EPSILON_INF_STANDIN = 1e12
@@ -49,16 +47,8 @@ EPSILON_INF_STANDIN = 1e12
 
 @register_learner
 @dataclass(frozen=True, kw_only=True)
-class DiffprivlibLogReg(Learner):
+class DiffprivlibLogReg(PureDPLogistic):
     name: ClassVar[str] = "diffprivlib_logreg"
-    family: ClassVar[str] = "batch"
-    private: ClassVar[bool] = True
-    problems: ClassVar[tuple[str, ...]] = ("logistic", "halfspace")
-    epsilon: float
-    lam: float = DEFAULT_LAM
-
-    def __post_init__(self) -> None:
-        normalise(self, epsilon=check_epsilon(self.epsilon), lam=check_lam(self.lam))
 
     @classmethod
     def test_params(cls) -> Iterator[dict]:
@@ -74,9 +64,6 @@ class DiffprivlibLogReg(Learner):
         except PeerMissing as exc:
             return str(exc)
         return super().supports(target)
-
-    def guarantee(self) -> Guarantee:
-        return Guarantee(epsilon=self.epsilon, delta=0.0)
 
     def fit(self, sample: Sample, *, rng: np.random.Generator) -> LinearClassifier:
         from dpbench.learners.peers import diffprivlib  # imported here: heavy, and the peer's own API

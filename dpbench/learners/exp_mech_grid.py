@@ -31,13 +31,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from dpbench.learners.base import Guarantee, Learner
 from dpbench.learners.log_loss_kernel import grid_log_loss_sums, log_loss_sums
-from dpbench.learners.logistic_common import DEFAULT_LAM, LinearClassifier, check_lam, projected
+from dpbench.learners.logistic_common import DEFAULT_LAM, LinearClassifier, PureDPLogistic, projected
 from dpbench.mechanisms.exponential import ExponentialMechanism
 from dpbench.problems.base import Sample
 from dpbench.foundation.registry import register_learner
-from dpbench.foundation.validation import check_epsilon, check_positive, check_positive_int, normalise
+from dpbench.foundation.validation import check_positive, check_positive_int, normalise
 
 
 def grid_axis(points: int, radius: float) -> np.ndarray:
@@ -58,22 +57,16 @@ def score_sensitivity(d: int, radius: float) -> float:
 
 @register_learner
 @dataclass(frozen=True, kw_only=True)
-class ExpMechGrid(Learner):
+class ExpMechGrid(PureDPLogistic):
     name: ClassVar[str] = "exp_mech_grid"
-    family: ClassVar[str] = "batch"
-    private: ClassVar[bool] = True
-    problems: ClassVar[tuple[str, ...]] = ("logistic", "halfspace")
-    epsilon: float
-    lam: float = DEFAULT_LAM
     points: int = 7
     radius: float = 4.0
     max_candidates: int = 20_000
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         normalise(
             self,
-            epsilon=check_epsilon(self.epsilon),
-            lam=check_lam(self.lam),
             points=check_positive_int(self.points, name="points"),
             radius=check_positive(self.radius, name="radius"),
             max_candidates=check_positive_int(self.max_candidates, name="max_candidates"),
@@ -103,9 +96,6 @@ class ExpMechGrid(Learner):
         points = int(dict(cell.learner_params).get("points", 7))
         limit = int(dict(cell.learner_params).get("max_candidates", 20_000))
         return 0.0 if d * math.log(points) > math.log(limit) + 1e-9 else float(points**d)
-
-    def guarantee(self) -> Guarantee:
-        return Guarantee(epsilon=self.epsilon, delta=0.0)
 
     def supports(self, target: Any) -> str | None:
         d = getattr(target, "d", None)

@@ -157,8 +157,41 @@ class LinearHypothesis:
         return (np.asarray(X, dtype=np.float64) @ self.w > 0).astype(np.uint8)
 
 
+#: examples per draw of a batch sample (:meth:`MarginTarget.sample`)
+SAMPLE_BLOCK = 4096
+
+
+class MarginTarget:
+    """Shared by the targets whose learners see margin-ρ halfspace features (``halfspace``,
+    ``dl_as_halfspace``): the online stream over blocks of :meth:`_block` and the batch
+    sample over blocks of :meth:`_draw`. A subclass provides ``n_features``, ``rho``,
+    ``_block(b, rng) -> (features, labels)`` and ``_draw(b, rng) -> (X, y)``, ``y ∈ {−1, +1}``;
+    :attr:`sample_dtype` is the dtype of a sample's ``X``."""
+
+    sample_dtype: ClassVar[type] = np.float64
+
+    def stream(self, T: int, *, rng: np.random.Generator, checkpoints: npt.ArrayLike | None = None) -> OnlineStream:
+        """A length-``T`` stream over the learner features (see the module docstring)."""
+        cps = None if checkpoints is None else np.asarray(checkpoints, dtype=np.int64)
+        return OnlineStream(T=int(T), n_features=self.n_features, rho=self.rho, make_block=self._block, rng=rng, checkpoints=cps)
+
+    def sample(self, n: int, *, rng: np.random.Generator) -> Sample:
+        """``n`` iid examples: ``X`` of :attr:`sample_dtype`, ``y ∈ {0,1}`` (1 ⇔ +1).
+
+        Generated in blocks of :data:`SAMPLE_BLOCK` examples, so a size-m sample is the prefix
+        of a size-n one drawn with the same seed."""
+        Xs, ys, done = [], [], 0
+        while done < n:
+            X, y = self._draw(SAMPLE_BLOCK, rng)
+            Xs.append(X)
+            ys.append(y)
+            done += SAMPLE_BLOCK
+        X, y = np.concatenate(Xs)[:n], np.concatenate(ys)[:n]
+        return Sample(X=X.astype(self.sample_dtype), y=(y > 0).astype(np.uint8))
+
+
 @dataclass(frozen=True)
-class HalfspaceTarget:
+class HalfspaceTarget(MarginTarget):
     """A drawn halfspace ``u`` with its input distribution and stream order."""
 
     u: npt.NDArray[np.float64]
@@ -225,25 +258,6 @@ class HalfspaceTarget:
             idx = np.argsort(y * (X[:, support] @ self.u[support]), kind="stable")
             X, y = X[idx], y[idx]
         return self._features(X), y
-
-    def stream(self, T: int, *, rng: np.random.Generator, checkpoints: npt.ArrayLike | None = None) -> OnlineStream:
-        """A length-``T`` stream over the learner features (see the module docstring)."""
-        cps = None if checkpoints is None else np.asarray(checkpoints, dtype=np.int64)
-        return OnlineStream(T=int(T), n_features=self.n_features, rho=self.rho, make_block=self._block, rng=rng, checkpoints=cps)
-
-    def sample(self, n: int, *, rng: np.random.Generator) -> Sample:
-        """``n`` iid examples: ``X ∈ [−1,1]^d`` float, ``y ∈ {0,1}`` (1 ⇔ +1).
-
-        Generated in blocks of a fixed size, so a size-m sample is the prefix of a size-n
-        one drawn with the same seed."""
-        Xs, ys, done = [], [], 0
-        while done < n:
-            X, y = self._draw(4096, rng)
-            Xs.append(X)
-            ys.append(y)
-            done += 4096
-        X, y = np.concatenate(Xs)[:n], np.concatenate(ys)[:n]
-        return Sample(X=X.astype(np.float64), y=(y > 0).astype(np.uint8))
 
     def population_error(self, hypothesis: Any) -> float:
         """Error on a held-out sample of HOLDOUT_SIZE drawn once from the target's seed."""
