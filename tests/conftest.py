@@ -34,6 +34,7 @@ SLOW_FIRST = (
     "tiny_run",  # the tiny config end to end, its report, Chromium, a second run, publish
     "tests/test_shrink.py",  # the shrunk paper grid end to end
     "tests/test_s3.py",
+    "tests/test_wheel.py",  # builds and installs the wheel into a fresh environment (~1 min)
     "plugin_example_run",  # examples/plugin/config.yaml end to end
     "tests/test_outputs.py",
     "tests/test_plugins.py",
