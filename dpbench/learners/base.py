@@ -65,7 +65,6 @@ class Learner:
         yield {}
 
 
-
 def check_claim(epsilon: float, delta: float) -> tuple[float, float]:
     """(ε, δ) of a private learner's claim, checked: ε > 0 (``inf``: the non-private limit), 0 ≤ δ < 1."""
     return check_epsilon(epsilon), check_delta(delta)
