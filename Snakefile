@@ -8,6 +8,10 @@ min_version("9.27.1")
 # The default grid, used only when no --configfile is given: a config given on the
 # command line replaces it (Snakemake would otherwise merge the two).
 if not workflow.overwrite_configfiles:
+    # a YAML syntax error names the file, line and column (Snakemake's own message has none)
+    from dpbench.orchestration.config import exit_on_yaml_error
+
+    exit_on_yaml_error("config/config.yaml")
 
     configfile: "config/config.yaml"
 

@@ -6,7 +6,7 @@
 :func:`dpbench.learners.logistic_common.full_batch_clipped_gradient_sum`). Baselines timed in
 the same run, one BLAS thread as in the workflow: T × one ``X @ v`` (a matrix–vector product
 with one BLAS thread: a pass over X at memory bandwidth), and the fit with the previous
-numpy gradient (two BLAS passes and ~8 temporaries per step). Target: fit ≤ 1.3 × T passes.
+numpy gradient (two BLAS passes and ~8 temporaries per step). Target: fit ≤ 1.2 × T passes (issue 32).
 The noise calibration (accountant, cached per process) is outside the timings; the projection
 of the sample onto the unit ball too (cached on the sample, shared by the cells that see it).
 CPU seconds of this process (the build machine is shared: wall time measures the other jobs too).
@@ -62,7 +62,7 @@ def main() -> None:
     print(f"{'dp_gd fit (compiled pass)':<34} {t['fit']:8.3f} s  {gb / t['fit']:6.1f} GB/s   {t['fit'] / t['passes']:.2f}")
     print(f"{'dp_gd fit (numpy gradient, before)':<34} {t['before']:8.3f} s  {gb / t['before']:6.1f} GB/s   {t['before'] / t['passes']:.2f}")
     ratio = t["fit"] / t["passes"]
-    print(f"fit / passes at memory bandwidth: {ratio:.2f} (target <= 1.3: {'met' if ratio <= 1.3 else 'NOT met'}); "
+    print(f"fit / passes at memory bandwidth: {ratio:.2f} (target <= 1.2: {'met' if ratio <= 1.2 else 'NOT met'}); "
           f"speed-up over before: {t['before'] / t['fit']:.2f}x")  # fmt: skip
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from dpbench.audits.engine import run_cases
 from dpbench.audits import cases_for
-from dpbench.audits import experts
+from dpbench.audits.cases import experts
 
 
 @pytest.mark.slow

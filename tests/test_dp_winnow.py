@@ -13,7 +13,7 @@ import pytest
 from dpbench import theory
 from dpbench.audits.engine import AUDIT_COLUMNS, audit, run_case, run_cases, run_many
 from dpbench.audits import cases_for
-from dpbench.audits import winnow as winnow_audits
+from dpbench.audits.cases import winnow as winnow_audits
 from dpbench.learners.confident_winnow import ConfidentWinnow
 from dpbench.learners.dp_winnow import DPWinnow, DPWinnowParams, calibrate, composed_privacy, reference_dp_winnow, run_dp_winnow
 from dpbench.learners.dp_winnow_batched import DPWinnowBatched
@@ -355,7 +355,7 @@ def test_the_release_laws_are_recorded_where_the_learner_draws_them():
     (``(K, N)`` rows of ``log(w/Σw)``), the compiled loop and the reference alike; the run's
     results are the same inside and outside the block (the hook only reads the law)."""
     from dpbench.audits.cases.winnow import release_horizon, release_pair
-    from dpbench.learners.laws import recording_laws
+    from dpbench.mechanisms.laws import recording_laws
 
     learner = DPWinnowBatched(epsilon=1.0, delta=1e-6)
     stream = release_pair(release_horizon(learner))[0]

@@ -1,5 +1,7 @@
 """Every figure recipe of every registered experiment, rendered from a small results fixture
-(tests/data/tiny.yaml run in-process, once per session), checked as a referee would:
+(tests/data/tiny.yaml run in-process, once per session), from the default run and from the
+shrunk paper grid (``dpbench shrink config/paper.yaml``; both slow), checked as a referee
+would:
 
 - layout (:func:`layout_problems`): no legend or text box over another text or over an
   axes' plotting area, no empty panel, text ≥ 7 pt at the printed size, legend text no
@@ -11,7 +13,14 @@
   learning-start markers) whose markers sit on another artist's markers;
 - identity (:func:`identity_problems`): no two legend entries with different labels drawn
   alike (same line style and marker, colours closer than :data:`MIN_DELTA_E` in CIELAB seen
-  normally or :data:`MIN_DELTA_E_CVD` with deuteranopia or protanopia);
+  normally or :data:`MIN_DELTA_E_CVD` with deuteranopia or protanopia); every learner has
+  its own marker as well as its colour;
+- text and legends (:func:`text_and_legend_problems`, renderer extents): no legend entry
+  over another or over any text, no legend over any panel or its labels, no legend larger
+  than its panel;
+- legend samples (:func:`undrawn_legend_entries`): every sample stands for something drawn;
+- caption text (:func:`caption_sentence_problems`): balanced parentheses, no sentence cut
+  to a lower-case start, no range with equal ends ("3.8–3.8×");
 - view (:func:`view_problems`): every data marker and reference level inside the axes; a
   log axis has ≥ 3 labelled ticks;
 - caption (:func:`caption_problems`): every learner the caption names is in the legend or
@@ -37,8 +46,11 @@ import dpbench.experiments  # noqa: F401
 from dpbench.foundation import registry
 from dpbench.orchestration.config import from_dict
 from dpbench.experiments.base import draw_target
-from dpbench.plotting.style import MIN_FONT_PT
-from tests.conftest import TINY_CONFIG
+from dpbench.plotting.style import DOUBLE_COLUMN, LEARNER_MARKER_SHAPES, MIN_FONT_PT, PLUGIN_MARKERS
+from tests.conftest import REPO, TINY_CONFIG
+
+#: The markers of learners' data points (:data:`dpbench.plotting.style.MARKERS`).
+DATA_MARKERS = {*LEARNER_MARKER_SHAPES, *PLUGIN_MARKERS}
 
 #: Overlaps smaller than this many pixels (at 100 dpi) are rounding, not a defect.
 TOLERANCE_PX = 1.0
@@ -140,6 +152,165 @@ def layout_problems(fig) -> list[str]:
     for y0 in rows:
         if sum(round(ax.get_position().y0, 3) == y0 for ax in axes if ax.get_visible()) > 4:
             problems.append("more than 4 panels in a row")
+    return problems
+
+
+def _legend_panel(leg, areas):
+    """The panel a legend belongs to: the axes it shares most of its width with."""
+    box = leg.get_window_extent()
+    return max(areas, key=lambda item: max(0.0, min(box.x1, item[1].x1) - max(box.x0, item[1].x0)), default=None)
+
+
+def text_and_legend_problems(fig) -> list[str]:
+    """Text over text and legends over panels, measured with the renderer's extents
+    (``get_window_extent``, ``get_tightbbox``) after a draw:
+
+    - two legend entries (of one legend or two) whose texts overlap, or a legend entry over
+      any other text (titles, tick and axis labels, annotations);
+    - a legend over any part of an axes (its plotting area, tick labels, axis labels, title:
+      ``Axes.get_tightbbox``) — e.g. a panel's legend printed over the next row of panels;
+    - a legend larger than its panel: with one legend per panel, taller or wider than the
+      panel it shares most of its width with; a single legend taller (by more than a fifth)
+      than the block of panels with their labels, or wider than a double column."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    problems = []
+    legends = [leg for leg in fig.findobj(Legend) if leg.get_visible()]
+    entries = [(leg, t, t.get_window_extent(renderer)) for leg in legends for t in leg.get_texts() if t.get_visible() and t.get_text().strip()]
+    others = [(t, t.get_window_extent(renderer)) for t in _texts(fig)]
+    for (la, ta, ba), (lb, tb, bb) in itertools.combinations(entries, 2):
+        if _shrink(ba).overlaps(_shrink(bb)):
+            where = "in one legend" if la is lb else "of two legends"
+            problems.append(f"legend entries {ta.get_text()!r} and {tb.get_text()!r} ({where}) overlap")
+    for (_, ta, ba), (tb, bb) in itertools.product(entries, others):
+        if _shrink(ba).overlaps(_shrink(bb)):
+            problems.append(f"legend entry {ta.get_text()!r} overlaps text {tb.get_text()!r}")
+    axes = [(f"axes {i} ({ax.get_title()!r})", ax) for i, ax in enumerate(fig.axes) if ax.get_visible() and ax.axison]
+    areas = [(name, ax.get_window_extent(renderer)) for name, ax in axes]
+    for leg in legends:
+        box = leg.get_window_extent(renderer)
+        label = f"legend ({len(leg.get_texts())} entries)"
+        for name, ax in axes:
+            if leg.axes is ax:
+                continue  # an axes' own legend inside it: the plotting-area check of layout_problems
+            if _shrink(box).overlaps(_shrink(ax.get_tightbbox(renderer))):
+                problems.append(f"{label} overlaps {name} or its labels")
+        if len(legends) > 1:
+            own = _legend_panel(leg, areas)
+            if own is not None and (box.height > own[1].height * 1.02 or box.width > own[1].width * 1.15):
+                problems.append(f"{label} ({box.width:.0f}×{box.height:.0f} px) is larger than its panel {own[0]} ({own[1].width:.0f}×{own[1].height:.0f} px)")
+        elif axes:
+            panels = Bbox.union([ax.get_tightbbox(renderer) for _, ax in axes])
+            if box.height > 1.2 * panels.height or box.width > DOUBLE_COLUMN * fig.dpi + 1:
+                problems.append(f"{label} ({box.width:.0f}×{box.height:.0f} px) is larger than the panels with their labels "
+                                f"({panels.width:.0f}×{panels.height:.0f} px)")
+    return problems
+
+
+def _grey(colour) -> bool:
+    from matplotlib.colors import to_rgb
+
+    r, g, b = to_rgb(colour)
+    return abs(r - g) < 1e-6 and abs(g - b) < 1e-6
+
+
+def _has_line(ls) -> bool:
+    return ls not in (None, "None", "none", "", " ")
+
+
+def _in_view(artist) -> bool:
+    """Whether a drawn line or scatter has a finite point inside its axes."""
+    from matplotlib.collections import PathCollection
+
+    ax = artist.axes
+    box = ax.get_window_extent()
+    if isinstance(artist, PathCollection):
+        xy = artist.get_offset_transform().transform(np.asarray(artist.get_offsets(), dtype=float))
+    else:
+        xy = np.column_stack([np.asarray(artist.get_xdata(), dtype=float), np.asarray(artist.get_ydata(), dtype=float)])
+        xy = artist.get_transform().transform(xy[np.isfinite(xy).all(axis=1)]) if len(xy) else xy
+    xy = xy[np.isfinite(xy).all(axis=1)] if len(xy) else xy
+    pad = 8.0  # markers on the axis lines (zeros, n* beyond the grid) sit on the edge
+    return bool(len(xy) and ((xy[:, 0] >= box.x0 - pad) & (xy[:, 0] <= box.x1 + pad) & (xy[:, 1] >= box.y0 - pad) & (xy[:, 1] <= box.y1 + pad)).any())
+
+
+def _matches(handle, artist) -> bool:
+    """Whether the drawn ``artist`` looks like the legend ``handle``: the same marker (or
+    both none) and, for a handle with a line, a line with the same dash pattern; the same
+    colour, unless the handle is grey (an entry standing for markers of every colour)."""
+    from matplotlib.collections import PathCollection
+    from matplotlib.colors import to_hex
+
+    h_marker = handle.get_marker() if handle.get_marker() not in (None, "None", "", " ") else None
+    h_colour = handle.get_markeredgecolor() if h_marker and not _has_line(handle.get_linestyle()) else handle.get_color()
+    if isinstance(artist, PathCollection):
+        return h_marker is not None and not _has_line(handle.get_linestyle()) and (_grey(h_colour) or any(
+            to_hex(c) == to_hex(h_colour) for c in (*artist.get_facecolor(), *artist.get_edgecolor())))
+    a_marker = artist.get_marker() if artist.get_marker() not in (None, "None", "", " ") else None
+    if a_marker != h_marker or _has_line(handle.get_linestyle()) != _has_line(artist.get_linestyle()):
+        return False
+    if _has_line(handle.get_linestyle()) and (handle._dash_pattern[1] is None) != (artist._dash_pattern[1] is None):
+        return False  # a solid sample for a dashed line or the reverse (interleaved dash patterns differ in phase)
+    a_colour = artist.get_markeredgecolor() if a_marker and not _has_line(artist.get_linestyle()) else artist.get_color()
+    return _grey(h_colour) or to_hex(a_colour) == to_hex(h_colour)
+
+
+def undrawn_legend_entries(fig) -> list[str]:
+    """Legend entries whose sample (a line or marker) stands for nothing drawn: no visible
+    line or scatter of any panel with a point in view looks like it (:func:`_matches`), or
+    its label says "not drawn" while it shows a sample."""
+    from matplotlib.collections import PathCollection
+    from matplotlib.lines import Line2D
+
+    fig.canvas.draw()
+    drawn = [a for ax in fig.axes if ax.get_visible() for a in (*ax.get_lines(), *ax.collections)
+             if a.get_visible() and isinstance(a, (Line2D, PathCollection)) and _in_view(a)]
+    problems = []
+    for leg in fig.findobj(Legend):
+        for handle, text in zip(leg.legend_handles, leg.get_texts()):
+            if not isinstance(handle, Line2D) or not handle.get_visible():
+                continue
+            shows = _has_line(handle.get_linestyle()) or handle.get_marker() not in (None, "None", "", " ")
+            if not shows:
+                continue
+            if "not drawn" in text.get_text():
+                problems.append(f"legend entry {text.get_text()!r} says it is not drawn but shows a sample")
+            elif not any(_matches(handle, a) for a in drawn):
+                problems.append(f"legend entry {text.get_text()!r}: nothing drawn looks like its sample")
+    return problems
+
+
+#: Abbreviations after which a full stop does not end a sentence.
+ABBREVIATIONS = ("w.p.", "e.g.", "i.e.", "cf.", "al.", "vs.", "resp.", "approx.", "Thm.", "Eq.", "Fig.", "Sec.", "No.", "Ref.")
+
+
+def caption_sentence_problems(caption: str) -> list[str]:
+    """A caption that does not parse: parentheses or brackets that do not balance (a closing
+    one before its opening one, or one left open), a sentence starting in lower case after
+    a full stop (a clause cut out of its sentence) unless it starts with a learner's name or
+    a code identifier, and a range whose two ends print alike ("3.8–3.8×")."""
+    problems = []
+    for opening, closing in ("()", "[]"):
+        depth = 0
+        for i, ch in enumerate(caption):
+            depth += (ch == opening) - (ch == closing)
+            if depth < 0:
+                problems.append(f"unbalanced {closing!r} at …{caption[max(0, i - 40):i + 1]!r}")
+                depth = 0
+        if depth > 0:
+            problems.append(f"{depth} {opening!r} never closed")
+    names = set(_learner_names())
+    for m in re.finditer(r"(\S+)\.\s+([^\s]+)", caption):
+        before, word = m.group(1) + ".", m.group(2)
+        if any(before.endswith(a) for a in ABBREVIATIONS) or not word[0].islower():
+            continue
+        core = word.strip("(),;:*'’")
+        if core in names or "_" in core or any(core.startswith(n) for n in names) or re.fullmatch(r"[a-zA-Z]", core):
+            continue  # a learner's name, an identifier or a symbol may start a sentence
+        problems.append(f"a sentence starts in lower case: …{caption[max(0, m.start(2) - 40):m.end(2) + 20]!r}")
+    for m in re.finditer(r"(?<![\d.])(\d+(?:\.\d+)?)\s*–\s*(\d+(?:\.\d+)?)(?![\d.])", caption):  # an en dash: a range
+        if m.group(1) == m.group(2):
+            problems.append(f"a range with equal ends: {m.group(0)!r}")
     return problems
 
 
@@ -271,6 +442,8 @@ def _style_key(handle):
     from matplotlib.colors import to_hex
     from matplotlib.lines import Line2D
 
+    if not handle.get_visible():
+        return None, None  # a label without a sample
     if isinstance(handle, Line2D):
         ls = handle.get_linestyle()
         dashes = "none" if ls in ("None", "", " ") else str(handle._dash_pattern if hasattr(handle, "_dash_pattern") else ls)
@@ -318,7 +491,7 @@ def view_problems(fig) -> list[str]:
             y = y[np.isfinite(y) & ((y > 0) | (not _log_y(ax)))]
             if not len(y):
                 continue
-            is_data = line.get_marker() == "o"
+            is_data = line.get_marker() in DATA_MARKERS
             is_level = line.get_color() in (REFERENCE_GREY,) and len(set(np.round(y, 12))) == 1
             if (is_data or is_level) and ((y < lo * (1 - 1e-9)).any() or (y > hi * (1 + 1e-9)).any()):
                 what = "data points" if is_data else f"the reference level {y[0]:.3g}"
@@ -347,7 +520,7 @@ def caption_problems(fig, caption: str) -> list[str]:
                      + [ax.get_title() for ax in fig.axes] + [t.get_text() for t in fig.texts])
     problems = []
     for name in _learner_names():
-        pattern = re.compile(rf"(?<![\w]){re.escape(name)}(?![\w])")
+        pattern = re.compile(rf"(?<![\w]){re.escape(name)}(?![\w*])")  # name* names a family
         if pattern.search(caption) and not pattern.search(shown):
             problems.append(f"the caption names {name}, which the figure does not show")
     return problems
@@ -362,8 +535,9 @@ def _caption(experiment: str, name: str, fig) -> str:
 
 def referee(fig, caption: str) -> list[str]:
     """Every check of this module on one drawn figure and its caption."""
-    return (layout_problems(fig) + band_problems(fig) + marker_overlaps(fig) + identity_problems(fig)
-            + view_problems(fig) + caption_problems(fig, caption))
+    return (layout_problems(fig) + text_and_legend_problems(fig) + band_problems(fig) + marker_overlaps(fig)
+            + identity_problems(fig) + undrawn_legend_entries(fig) + view_problems(fig) + caption_problems(fig, caption)
+            + caption_sentence_problems(caption))
 
 
 @pytest.mark.parametrize("experiment,figure", list(_figure_params()))
@@ -373,6 +547,59 @@ def test_figure_layout(tiny_results, experiment, figure):
         assert referee(fig, _caption(experiment, figure, fig)) == []
     finally:
         plt.close(fig)
+
+
+def _run_figures(config_file):
+    """``(experiment, figure)`` of every figure a run of ``config_file`` draws."""
+    for exp_id in yaml.safe_load(config_file.read_text())["experiments"]:
+        for name in registry.experiment(exp_id).figures:
+            yield pytest.param(exp_id, name, id=f"{exp_id}_{name}")
+
+
+def _referee_run(workdir, config_file, experiment: str, figure: str) -> list[str]:
+    """The referee's objections to one figure drawn from the results of a finished run of
+    ``config_file`` in ``workdir``."""
+    from dpbench.foundation.paths import DEFAULT_CONFIG, RunPaths, output_root
+
+    root = RunPaths(output_root(None, None if config_file == DEFAULT_CONFIG else config_file)).root
+    return _referee_results(workdir / root, experiment, figure)
+
+
+def _referee_results(run_dir, experiment: str, figure: str) -> list[str]:
+    """The referee's objections to one figure drawn from ``run_dir/{experiment}.parquet``."""
+    df = pd.read_parquet(run_dir / f"{experiment}.parquet")
+    fig = registry.experiment(experiment).figures[figure](df)
+    try:
+        return referee(fig, _caption(experiment, figure, fig))
+    finally:
+        plt.close(fig)
+
+
+#: Figures of the shrunk paper grid and the default run with a known objection left to a later change.
+KNOWN = {("privacy_audit", ""): "a lower bound of 0 sits inside its hollow exact-ε diamond where both are ≈ 0 (privdl, "
+                                "dp_winnow): the marker check, older than issue 31, counts it"}
+
+
+def _known(params):
+    for param in params:
+        reason = KNOWN.get(tuple(param.values))
+        yield pytest.param(*param.values, id=param.id, marks=pytest.mark.xfail(reason=reason, strict=False)) if reason else param
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("experiment,figure", list(_known(_run_figures(REPO / "config" / "paper.yaml"))))
+def test_shrunk_paper_figure(shrunk_paper_run, experiment, figure):
+    """Every figure of the paper grid (``dpbench shrink config/paper.yaml``): its panels,
+    legends and captions at the paper's shape."""
+    workdir, small = shrunk_paper_run
+    assert _referee_run(workdir, small, experiment, figure) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("experiment,figure", list(_known(_run_figures(REPO / "config" / "config.yaml"))))
+def test_default_run_figure(default_run, experiment, figure):
+    """Every figure of the default run (config/config.yaml)."""
+    assert _referee_run(default_run, REPO / "config" / "config.yaml", experiment, figure) == []
 
 
 # --------------------------------------------------------------------------- the checker itself
@@ -536,16 +763,200 @@ def test_view_check_flags_a_chance_level_out_of_view():
     assert any("reference level" in p for p in problems)
 
 
-def test_catalogue_colours_are_distinct_within_each_group_and_plugins_never_collide():
-    """Every pair of learners drawn together differs by the identity check's ΔE limits; the
-    example plugin's two learners get two colours (they once hashed to the same orange)."""
-    from dpbench.plotting.style import LEARNER_GROUPS, palette
+def test_catalogue_colours_and_markers_are_distinct_within_each_group_and_plugins_never_collide():
+    """Two cues per learner: every pair of learners drawn together differs by the identity
+    check's ΔE limits (seen normally, and under simulated deuteranopia and protanopia) AND
+    by its marker, so a pair whose colours read alike to a colour-blind reader (erm and
+    exp_mech_erm: ΔE 15 under deuteranopia) still differs in shape; markers are stable
+    (keyed by name, as the palette); the example plugin's two learners get two colours and
+    two markers (they once hashed to the same orange)."""
+    from dpbench.plotting.style import LEARNER_GROUPS, MARKERS, marker, markers, palette
 
     for group in LEARNER_GROUPS:
-        colours = {name: c for name, c in group.items() if name != "dp_winnow_tight"}  # old name of dp_winnow_batched_tight
-        for (a, ca), (b, cb) in itertools.combinations(colours.items(), 2):
-            normal, cvd = delta_e(ca, cb)
+        names = [name for name in group if name != "dp_winnow_tight"]  # old name of dp_winnow_batched_tight
+        for a, b in itertools.combinations(names, 2):
+            normal, cvd = delta_e(group[a], group[b])
             assert normal >= MIN_DELTA_E and cvd >= MIN_DELTA_E_CVD, (a, b, normal, cvd)
-    plugins = palette(["elimination", "erm", "kconj_erm", "kconj_noisy_max"])
+            assert MARKERS[a] != MARKERS[b], (a, b, MARKERS[a])
+    assert marker("erm") == MARKERS["erm"] == markers(["private_rwm", "erm"])["erm"]  # the same in every figure
+    names = ["elimination", "erm", "kconj_erm", "kconj_noisy_max"]
+    plugins, shapes = palette(names), markers(names)
     assert plugins["kconj_erm"] != plugins["kconj_noisy_max"]
-    assert len(set(plugins.values())) == 4
+    assert len(set(plugins.values())) == 4 and len(set(shapes.values())) == 4
+
+
+def test_identity_check_tells_learners_apart_by_marker_when_colours_read_alike():
+    """The drawn legends: two learners whose colours read alike (ΔE below the limits) are
+    flagged with one marker and pass with two (the second cue)."""
+    from dpbench.plotting.style import learner_handle
+
+    for shapes, expected in ((("o", "o"), 1), (("o", "s"), 0)):
+        fig, ax = plt.subplots(figsize=(3.3, 2.5))
+        fig.legend([learner_handle("a", "#AA4499", shapes[0]), learner_handle("b", "#AA4477", shapes[1])], ["a", "b"])
+        assert len(identity_problems(fig)) == expected, shapes
+        plt.close(fig)
+
+
+# --------------------------------------------------------------------------- issue 31: the new checks can fail
+
+
+def test_text_check_flags_overlapping_legend_entries_and_tick_labels():
+    """Two per-panel legends on top of each other, and a legend entry over a title."""
+    fig, (a, b) = plt.subplots(1, 2, figsize=(4, 2.5))
+    for ax in (a, b):
+        ax.plot([1, 2], [1, 2], label="a curve with a long label")
+    a.set_title("the left panel's title")
+    fig.tight_layout()
+    fig.legend(*a.get_legend_handles_labels(), loc="upper left", bbox_to_anchor=(0.1, 0.1))
+    fig.legend(*b.get_legend_handles_labels(), loc="upper left", bbox_to_anchor=(0.12, 0.1))
+    title = a.title.get_window_extent(fig.canvas.get_renderer()).transformed(fig.transFigure.inverted())
+    fig.legend(*a.get_legend_handles_labels(), loc="upper left", bbox_to_anchor=(title.x0 - 0.05, title.y1), borderaxespad=0, borderpad=0)
+    problems = text_and_legend_problems(fig)
+    plt.close(fig)
+    assert any("of two legends" in p for p in problems)
+    assert any("overlaps text \"the left panel's title\"" in p for p in problems), problems
+
+
+def test_legend_check_flags_a_panel_legend_over_the_next_row_and_larger_than_its_panel():
+    """The old place_panel_legends: each legend under its panel, over the panel below it."""
+    fig, axes = plt.subplots(2, 2, figsize=(7, 4))
+    for ax in axes.flat:
+        ax.plot([1, 2], [1, 2])
+    fig.tight_layout()
+    for ax in axes[0]:
+        box = ax.get_position()
+        labels = [f"entry {i} of a legend with many entries" for i in range(8)]
+        fig.legend([plt.Line2D([], [])] * 8, labels, loc="upper left", bbox_to_anchor=(box.x0, box.y0 - 0.05), frameon=False)
+    problems = text_and_legend_problems(fig)
+    plt.close(fig)
+    assert any("overlaps axes 2" in p for p in problems)
+    assert any("larger than its panel" in p for p in problems)
+
+
+def test_legend_check_accepts_a_shared_legend_below_the_grid():
+    from dpbench.plotting.layout import place_legend
+
+    fig, axes = plt.subplots(2, 2, figsize=(7, 4))
+    for ax in axes.flat:
+        ax.plot([1, 2], [1, 2], marker="o", color="C0")
+    fig.tight_layout()
+    place_legend(fig, list(axes.flat), [plt.Line2D([], [], marker="o", color="C0")], ["a curve"], n_panels=4, cols=2)
+    problems = text_and_legend_problems(fig) + undrawn_legend_entries(fig)
+    plt.close(fig)
+    assert problems == []
+
+
+@pytest.mark.parametrize(("caption", "expected"), [
+    ("Lines on the lower axis. compared with the data in the theory check) and the notes.", ["unbalanced ')'", "lower case"]),
+    ("A bound (holds w.p. ≥ 0.9; the run's.", ["never closed"]),
+    ("Its learning rate is 3.8–3.8× smaller.", ["equal ends: '3.8–3.8'"]),
+])
+def test_caption_check_flags_sentences_that_do_not_parse(caption, expected):
+    problems = caption_sentence_problems(caption)
+    for what in expected:
+        assert any(what in p for p in problems), (what, problems)
+
+
+def test_caption_check_accepts_abbreviations_learner_names_and_ranges():
+    text = ("Dashed: the bound (holds w.p. ≥ 0.9, e.g. at ε = 1; cf. Blumer et al. 1987). exp_mech_erm is drawn "
+            "dotted. dp_winnow* are calibrated. A ratio of 2.1–3.8×, ε ∈ [0.1, 10].")
+    assert caption_sentence_problems(text) == []
+
+
+def test_caption_splitter_keeps_parentheses_and_abbreviations_whole():
+    """The old splitter cut "(dashed; compared with the data …)" after the semicolon and
+    "holds w.p. ≥ 0.9" after "w.p.": dropping a clause then left half a parenthesis."""
+    from dpbench.plotting.captions import clauses, figure_caption
+
+    text = ("Lines on the lower axis. Theory: rivest: Occam bound; exp_mech_erm: a bound (dashed; compared with the data) "
+            "and the notes' 8 ln|C| (dotted); privdl: a shape. The DP-Winnows (dp_winnow*) use a bound that holds w.p. ≥ 0.9; "
+            "a bounded number of mistakes.")
+    assert "exp_mech_erm: a bound (dashed; compared with the data) and the notes' 8 ln|C| (dotted);" in clauses(text)
+    assert "The DP-Winnows (dp_winnow*) use a bound that holds w.p. ≥ 0.9;" in clauses(text)
+    fig, ax = plt.subplots(figsize=(3.3, 2.5))
+    ax.plot([1, 2], [1, 2], label="rivest")
+    ax.plot([1, 2], [2, 1], label="privdl")
+    ax.plot([1, 2], [2, 2], label="dp_winnow_batched")
+    fig.legend()
+    caption = figure_caption(text, fig)
+    plt.close(fig)
+    assert "exp_mech_erm" not in caption and "compared" not in caption and "dp_winnow*" in caption
+    assert caption_sentence_problems(caption) == [], caption
+
+
+def test_undrawn_entry_check_flags_a_sample_with_nothing_drawn():
+    fig, ax = plt.subplots(figsize=(3.3, 2.5))
+    ax.plot([1, 2], [1, 2], color="#332288", marker="s")
+    ax.plot([1, 2], [np.nan, np.nan], color="#CC3311", ls="--")  # a bound above the range: nothing drawn
+    handles = [plt.Line2D([], [], color="#332288", marker="s"), plt.Line2D([], [], color="#CC3311", ls="--"),
+               plt.Line2D([], [], color="#228833", ls="--")]
+    fig.legend(handles, ["drawn", "bound", "bound > T (vacuous, not drawn)"], loc="upper left", bbox_to_anchor=(1, 1))
+    problems = undrawn_legend_entries(fig)
+    plt.close(fig)
+    assert not any("'drawn'" in p for p in problems)
+    assert any("'bound': nothing drawn" in p for p in problems)
+    assert any("says it is not drawn" in p for p in problems)
+
+
+# --------------------------------------------------------------------------- the published paper figures
+
+PAPER_DIR = REPO / "docs" / "paper"
+
+
+def _published_captions() -> dict[str, str]:
+    """Figure file → its caption, as ``dpbench publish`` wrote them into docs/paper/README.md
+    (each image, a blank line, the caption with Markdown's backslash escapes)."""
+    text = (PAPER_DIR / "README.md").read_text()
+    found = re.findall(r"!\[[^\]]*\]\((figures/[^)]+\.png)\)\n\n(.+)", text)
+    return {path: re.sub(r"\\(.)", r"\1", caption) for path, caption in found}
+
+
+def test_published_captions_are_read_back():
+    """The reader of the next test finds every published figure's caption."""
+    captions = _published_captions()
+    assert set(captions) == {f"figures/{p.name}" for p in (PAPER_DIR / "figures").glob("*.png")}
+    assert all(len(c) > 40 and "\\" not in c for c in captions.values())
+
+
+@pytest.mark.xfail(reason="republished by the paper run (issue 32)", strict=False)
+def test_published_paper_figures_pass_the_checks():
+    """docs/paper/ passes the referee: every published caption parses
+    (:func:`caption_sentence_problems`), and — where the paper run's directory is given as
+    ``DPBENCH_PAPER_RUN`` (its results; docs/paper/ holds only PNGs, which the renderer
+    checks cannot read; the run's output directory, holding ``{experiment}.parquet``) — every
+    figure drawn from its results passes :func:`referee`.
+    The figures published before issue 31 fail (decision_lists_error_vs_n's caption has a
+    clause cut out of a parenthesis)."""
+    import os
+
+    problems = [f"{path}: {p}" for path, caption in _published_captions().items() for p in caption_sentence_problems(caption)]
+    run = os.environ.get("DPBENCH_PAPER_RUN")
+    if run:
+        from pathlib import Path
+
+        config = PAPER_DIR / "config.yaml"
+        for param in _run_figures(config):
+            experiment, figure = param.values
+            problems += [f"{experiment}/{figure}: {p}" for p in _referee_results(Path(run), experiment, figure)]
+    assert problems == []
+
+
+def test_panel_legends_get_room_below_their_row():
+    """place_panel_legends (the fix of issue 31): the old helper put each legend under its
+    panel without reserving room, over the next row (the check above flags that); now each
+    row of panels moves down by its tallest legend, so none overlaps a panel or a label."""
+    from dpbench.plotting.layout import place_panel_legends
+
+    fig, axes = plt.subplots(2, 2, figsize=(7, 4))
+    entries = []
+    for i, ax in enumerate(axes.flat):
+        ax.plot([1, 2], [1, 2], color="#332288", marker="s")
+        ax.set_title(f"panel {i}")
+        entries.append({f"learner {i}: slope {i}.5 [0.1, 0.9]; theory 1.00": plt.Line2D([], [], color="#332288", marker="s"),
+                        f"learner {i} level": plt.Line2D([], [], color="#332288", marker="s")})
+    fig.tight_layout()
+    height = fig.get_figheight()
+    place_panel_legends(fig, list(axes.flat), entries)
+    problems = text_and_legend_problems(fig)
+    plt.close(fig)
+    assert fig.get_figheight() > height and problems == []

@@ -1,6 +1,8 @@
 """The compiled full-batch gradient pass of dp_gd (:func:`full_batch_clipped_gradient_sum`)
-and its four-lane margins (:func:`dpbench.learners.lane_dot.block_dots`): the same bits as the
-scalar pass it replaced, the numpy gradient up to rounding."""
+and its four-lane margins (:func:`dpbench.kernels.lane_dot.block_dots`): the same bits as the
+plain numba loop :func:`~dpbench.learners.logistic_common.plain_clipped_sums` (the scalar pass it
+replaced, and the baseline ``benchmarks/bench_intrinsics.py`` times it against), the numpy
+gradient up to rounding."""
 
 from __future__ import annotations
 
@@ -10,36 +12,8 @@ import numba
 import numpy as np
 import pytest
 
-from dpbench.learners.lane_dot import block_dots
-from dpbench.learners.logistic_common import clipped_gradient_sum, full_batch_clipped_gradient_sum
-
-
-@numba.njit
-def scalar_pass(theta, X, s, x_norms, clip):
-    """The scalar pass of dp_gd before the vectorised one (four interleaved partial sums of
-    the margin, the running sum row by row), kept here as the bit-for-bit reference."""
-    runs, d = theta.shape
-    out = np.zeros((runs, d))
-    for r in range(runs):
-        for i in range(X.shape[0]):
-            m0 = m1 = m2 = m3 = 0.0
-            k = 0
-            while k + 4 <= d:
-                m0 += theta[r, k] * X[i, k]
-                m1 += theta[r, k + 1] * X[i, k + 1]
-                m2 += theta[r, k + 2] * X[i, k + 2]
-                m3 += theta[r, k + 3] * X[i, k + 3]
-                k += 4
-            while k < d:
-                m0 += theta[r, k] * X[i, k]
-                k += 1
-            m = (m0 + m1) + (m2 + m3)
-            c = -s[i] / (1.0 + math.exp(s[i] * m))
-            if clip > 0:
-                c *= min(1.0, clip / max(abs(c) * x_norms[i], 1e-300))
-            for k in range(d):
-                out[r, k] += c * X[i, k]
-    return out
+from dpbench.kernels.lane_dot import block_dots
+from dpbench.learners.logistic_common import clipped_gradient_sum, full_batch_clipped_gradient_sum, plain_clipped_sums
 
 
 @numba.njit
@@ -72,10 +46,10 @@ def _data(n, d, seed=0):
 
 @pytest.mark.parametrize("d", [1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 20, 33, 47, 50, 67])
 @pytest.mark.parametrize("clip", [None, 1.0, 0.05])
-def test_gradient_pass_is_the_scalar_pass_bit_for_bit(d, clip):
+def test_gradient_pass_is_the_plain_loop_bit_for_bit(d, clip):
     X, s, norms, theta = _data(133, d)  # 133 rows: blocks of 16 and a remainder
     got = full_batch_clipped_gradient_sum(theta, X, s, norms, clip)
-    want = scalar_pass(theta, X, s, norms, -1.0 if clip is None else clip)
+    want = plain_clipped_sums(theta, X, s, norms, -1.0 if clip is None else clip)
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(full_batch_clipped_gradient_sum(theta[1], X, s, norms, clip), want[1])
     np.testing.assert_allclose(got, clipped_gradient_sum(theta, X, s, norms, clip), rtol=1e-12, atol=1e-12)
@@ -134,3 +108,25 @@ def test_gradient_pass_refuses_a_clip_that_is_not_positive(clip):
     X, s, norms, theta = _data(20, 5)
     with pytest.raises(ValueError, match="clip must be > 0"):
         full_batch_clipped_gradient_sum(theta, X, s, norms, clip)
+
+
+def test_gradient_pass_is_the_plain_loop_on_random_shapes_and_awkward_values():
+    """d = 1 … 70, n = 0 … 133 (blocks of 16 and every remainder), 1–3 runs, strided inputs,
+    and NaN, ±inf and huge entries (overflowing margins and products): the same bits, NaN
+    where NaN (a NaN's sign bit may differ: x86 gives the NaN of one operand, which the vector
+    and scalar orders of operands pick differently)."""
+    rng = np.random.default_rng(7)
+    for case in range(120):
+        d, n, runs = int(rng.integers(1, 71)), int(rng.integers(0, 134)), int(rng.integers(1, 4))
+        X = rng.standard_normal((n, 2 * d))[:, ::2]  # strided: the pass takes a contiguous copy
+        theta = rng.standard_normal((runs, d)) * 10.0 ** rng.integers(-3, 4)
+        if case % 4 == 0 and n:
+            X.flat[rng.integers(0, X.size, 3)] = rng.choice([np.nan, np.inf, -np.inf, 1e308, -1e308], 3)
+        s = np.where(rng.random(n) < 0.5, -1.0, 1.0)
+        norms = np.linalg.norm(X, axis=1) if n else np.zeros(0)
+        for clip in (None, 0.3):
+            got = full_batch_clipped_gradient_sum(theta, X, s, norms, clip)
+            want = plain_clipped_sums(theta, np.ascontiguousarray(X), s, norms, -1.0 if clip is None else clip)
+            nan = np.isnan(got)
+            assert np.array_equal(nan, np.isnan(want)), (d, n, runs, clip)
+            assert np.where(nan, 0.0, got).tobytes() == np.where(nan, 0.0, want).tobytes(), (d, n, runs, clip)

@@ -37,8 +37,8 @@ def test_every_module_with_cached_kernels_registers_the_locator_first():
     ("module", "dependency"),
     [
         ("dpbench.learners.experts_common", "dpbench.learners.hedge_pass"),
-        ("dpbench.learners.logistic_common", "dpbench.learners.lane_dot"),
-        ("dpbench.learners.online", "dpbench.learners.simd_dot"),
+        ("dpbench.learners.logistic_common", "dpbench.kernels.lane_dot"),
+        ("dpbench.learners.online", "dpbench.kernels.simd_dot"),
         ("dpbench.learners.online", "dpbench.kernels.pcg64"),
     ],
 )

@@ -11,7 +11,7 @@ from dpbench.cli import main
 from dpbench.orchestration.config import ConfigError, from_dict, load
 from dpbench.foundation.paths import RunPaths, output_root
 from dpbench.orchestration.shrink import MAX_SIZES, predicted_seconds, shrink, shrink_sizes
-from tests.conftest import REPO, run_snakemake
+from tests.conftest import REPO
 
 PAPER = REPO / "config" / "paper.yaml"
 SHAPE_KEYS = ("problem", "problem_params", "learners", "learner_params", "epsilon", "delta", "options")
@@ -68,15 +68,12 @@ def test_shrink_rejects_bad_input(tmp_path, capsys):
 
 
 @pytest.mark.slow
-def test_shrunk_paper_grid_runs_end_to_end(tmp_path):
-    """`dpbench shrink config/paper.yaml` + snakemake on its output: every Parquet file,
-    theory CSV and figure of the paper grid, in minutes on 2 cores — the paper grid's
-    shape is run before anyone spends cluster hours on it."""
-    small = tmp_path / "paper_small.yaml"
-    assert main(["shrink", str(PAPER), "-o", str(small)]) == 0
-    proc = run_snakemake(tmp_path, "--keep-going", configfile=small)
-    failed = sorted(set(line.split("Error in rule ")[1].rstrip(":") for line in (proc.stdout + proc.stderr).splitlines() if "Error in rule " in line))
-    assert proc.returncode == 0, f"failed rules: {failed}\n" + proc.stderr[-4000:]
+def test_shrunk_paper_grid_runs_end_to_end(shrunk_paper_run):
+    """`dpbench shrink config/paper.yaml` + snakemake on its output (the shared
+    :func:`tests.conftest.shrunk_paper_run`): every Parquet file, theory CSV and figure of
+    the paper grid, in minutes on 2 cores — the paper grid's shape is run before anyone
+    spends cluster hours on it."""
+    tmp_path, small = shrunk_paper_run
     paths = RunPaths(output_root(None, small))  # results/paper_small: its own directory
     for exp_id in yaml.safe_load(small.read_text())["experiments"]:
         assert len(pd.read_parquet(tmp_path / paths.results(exp_id))) > 0

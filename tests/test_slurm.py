@@ -1,7 +1,8 @@
 """The workflow through a real SLURM scheduler (issue 7).
 
-A single-node cluster on localhost is started by ``../shared/tools/slurm_local_setup.sh``
-(beside the repository, as in CI; Debian's slurmctld/slurmd/munge, accounting off, so the
+A single-node cluster on localhost is started by ``tests/tools/slurm_local_setup.sh`` (in
+the repository; it installs Debian's slurmctld/slurmd/munge with apt-get where they are
+missing; accounting off, so the
 profile polls with ``squeue``) and stopped by the script's ``stop`` — which kills only the
 daemons it started, by PID — in a finalizer that runs even when a test fails.
 
@@ -33,7 +34,7 @@ from dpbench.orchestration.config import load
 from dpbench.foundation.results import TIMING_COLUMNS
 
 REPO = Path(__file__).resolve().parents[1]
-SETUP = REPO.parent / "shared" / "tools" / "slurm_local_setup.sh"
+SETUP = REPO / "tests" / "tools" / "slurm_local_setup.sh"
 CONFIG = REPO / "tests" / "data" / "tiny_slurm.yaml"
 PROFILE = REPO / "workflow" / "profiles" / "slurm_local"
 EXPERIMENT = "conjunctions"
@@ -46,7 +47,7 @@ def _unavailable() -> str | None:
     if os.geteuid() != 0:
         return "needs root to start slurmctld, slurmd and munge"
     if not SETUP.is_file():
-        return f"{SETUP} not found (../shared beside the repository)"
+        return f"{SETUP} not found"
     if shutil.which("sbatch") is None and shutil.which("apt-get") is None:
         return "SLURM is not installed and apt-get is not available to install it"
     return None

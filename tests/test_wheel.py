@@ -48,7 +48,10 @@ def test_wheel_installs_and_runs_without_a_checkout(tmp_path):
     assert built.returncode == 0, built.stderr[-3000:]
     (wheel,) = (tmp_path / "dist").glob("dpbench_learning-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    assert "dpbench/orchestration/schema.yaml" in names, "package data missing from the wheel"
+    data = sorted(str(path.relative_to(REPO)) for path in (REPO / "dpbench").rglob("*")
+                  if path.is_file() and path.suffix not in (".py", ".pyc", ".nbi", ".nbc"))
+    assert "dpbench/orchestration/schema.yaml" in data
+    assert [path for path in data if path not in names] == [], "package data missing from the wheel"
 
     venv = tmp_path / "venv"
     made = _run([*uv, "venv", "-q", "--python", sys.executable, str(venv)], tmp_path, env)

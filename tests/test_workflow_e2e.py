@@ -88,15 +88,16 @@ def test_rerun_does_nothing(first_run):
 
 def test_report_renders(tiny_report):
     """The report builds (the fixture checks snakemake's exit status), every caption is valid
-    reStructuredText (no Docutils system message), it opens on the list of experiments, and
-    every theory table is in it."""
+    reStructuredText (no Docutils system message), it opens on the links to the experiments, and
+    every theory table and every gallery (figures with captions) is in it."""
     html = tiny_report.read_text()
     assert len(html) > 10_000
     assert "system-message" not in html and "System Message" not in html
-    assert "Experiments (the name opens all its results" in html
+    assert "(each: its theory check, its gallery" in html
     for exp in EXPERIMENTS:
         assert f"app.showCategory('{exp}')" in html, exp
         assert f"results/theory/{exp}.html" in html, exp
+        assert f"results/report/{exp}_gallery.html" in html, exp
         for name, stem in figure_stems(exp).items():
             assert f"results/figures/{stem}.png" in html, stem
 

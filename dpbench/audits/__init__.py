@@ -94,8 +94,10 @@ def audited_names() -> list[str]:
     return sorted(AUDITS)
 
 
-def cases_for(name: str, *, epsilon: float, delta: float) -> list:
-    """The audit cases of learner or mechanism ``name`` at the claimed (ε, δ)."""
+def cases_for(name: str, *, epsilon: float, delta: float, accounting: bool = False) -> list:
+    """The audit cases of learner or mechanism ``name`` at the claimed (ε, δ); with
+    ``accounting``, its per-step accounting cases too (``audit`` = ``accounting``, after the
+    others: :mod:`dpbench.audits.step_accounting`), as the workflow and ``dpbench audit`` run them."""
     from dpbench.foundation import registry
 
     if registry.is_learner(name):
@@ -105,4 +107,6 @@ def cases_for(name: str, *, epsilon: float, delta: float) -> list:
     load_all()
     if name not in AUDITS:
         raise KeyError(f"no audit registered for {name!r}; audited: {', '.join(sorted(AUDITS))}")
-    return list(AUDITS[name](epsilon=epsilon, delta=delta))
+    cases = list(AUDITS[name](epsilon=epsilon, delta=delta))
+    own = [c for c in cases if c.kind != "accounting"]
+    return own + [c for c in cases if c.kind == "accounting"] if accounting else own

@@ -316,12 +316,84 @@ class AuditCase:
     #: ``explain(row) -> str``: why this row's bound falls short of its tightness target,
     #: from the row's numbers (the ``note`` column, after :func:`shortfall_note`'s figures)
     explain: Callable[[dict], str] | None = None
+    #: the row's ``audit`` column where it is not derived from the case
+    #: (:func:`audit_kind`): ``"accounting"`` for a per-step accounting check
+    kind: str = ""
+
+
+def exposure_note(pair: float, worst: float, worst_is: str) -> str:
+    """The share of a learner's worst-case loss its audit pair exposes (a correct row's note,
+    issue 30): ``pair`` the pair's exact ε(δ), ``worst`` the exact worst case over
+    neighbouring pairs of the learner's proof (``worst_is`` says what that is: a supremum,
+    the transcript's, the accountant's dominating pair); a share below half says so."""
+    share = pair / worst if worst > 0 else math.nan
+    return (f"this pair's exact eps {pair:.4g} = {share:.2f} of the worst case over pairs {worst:.4g} ({worst_is})"
+            + ("; the pair exposes LESS THAN HALF of the worst case" if share < 0.5 else ""))
+
+
+#: ``method`` of a per-step accounting case (:mod:`dpbench.audits.step_accounting`): no runs;
+#: ``exact()`` returns a :class:`~dpbench.audits.step_accounting.StepAccount`
+ACCOUNTANT = "accountant"
+
+
+def accounting_case(learner: str, variant: str, epsilon: float, delta: float, neighbours: str, instance: str,
+                    check: Callable[[], object], note: str = "") -> AuditCase:
+    """A per-step accounting row of ``learner`` (``audit`` = ``accounting``): ``check()``
+    returns the :class:`~dpbench.audits.step_accounting.StepAccount` of the copy's own steps; its
+    total is the row's ``epsilon_exact``, compared with the recorded claim (ε, δ)."""
+    return AuditCase(learner, variant, epsilon, delta, neighbours, instance, sample=None, exact=check,
+                     component="per-step accounting", method=ACCOUNTANT, note=note, kind="accounting")
+
+
+#: ``method`` of an exact-only case: ``exact()`` composes the laws the learner's own code
+#: recorded (no runs: where sampling is unaffordable, e.g. ``dp_winnow`` at ε = 1)
+RECORDED = "recorded_laws"
+#: methods of rows computed, not sampled: judged on their exact values alone
+COMPUTED = (ACCOUNTANT, RECORDED)
+
+
+def recorded_exact_case(learner: str, variant: str, epsilon: float, delta: float, neighbours: str, instance: str,
+                        exact: Callable[[], float], note: str = "") -> AuditCase:
+    """An exact-only row of ``learner`` (``audit`` = ``exact``): ``exact()`` is the ε(δ) of
+    the copy's output law composed from the laws its own code recorded; no sampled bound."""
+    return AuditCase(learner, variant, epsilon, delta, neighbours, instance, sample=None, exact=exact,
+                     component="exact from recorded laws", method=RECORDED, note=note, kind="exact")
+
+
+def run_accounting_case(case: AuditCase, *, confidence: float) -> dict[str, object]:
+    """The row of a computed case (:data:`COMPUTED`): no runs, no sampled bound. Per-step
+    accounting: ``epsilon_exact`` the learner's accountant on the largest step its code took,
+    ``step_ok`` (not a CSV column: the note says it) whether every step is within its
+    calibrated budget; exact-only: ``epsilon_exact`` from the recorded laws."""
+    if case.method == RECORDED:
+        return {
+            "learner": case.learner, "variant": case.variant, "epsilon_claimed": case.epsilon, "delta_claimed": case.delta,
+            "neighbours": case.neighbours, "epsilon_lower_bound": math.nan, "epsilon_exact": float(case.exact()),
+            "tightness": math.nan, "verdict": "", "audit": case.kind, "method": RECORDED, "runs": 0, "confidence": confidence,
+            "instance": case.instance, "note": case.note,
+        }
+    acc = case.exact()
+    row = {
+        "learner": case.learner, "variant": case.variant, "epsilon_claimed": case.epsilon, "delta_claimed": case.delta,
+        "neighbours": case.neighbours, "epsilon_lower_bound": math.nan, "epsilon_exact": acc.total, "tightness": math.nan,
+        "verdict": "", "audit": case.kind, "method": ACCOUNTANT, "runs": 0, "confidence": confidence,
+        "instance": case.instance, "note": "; ".join(part for part in (acc.describe(), case.note) if part), "step_ok": acc.step_ok,
+    }
+    return row
+
+
+def accounting_fails(row: dict) -> bool:
+    """A per-step accounting row fails: the composed total above the claim, or a step over
+    its calibrated budget."""
+    return exact_exceeds(row) or not row.get("step_ok", True)
 
 
 def run_case(case: AuditCase, *, runs: int, confidence: float = 0.95, seed: int = 0) -> dict[str, object]:
     """Audit one case with ``runs`` runs per side; a row with :data:`AUDIT_COLUMNS`."""
     from dpbench.foundation.seeding import make_rng
 
+    if case.method in COMPUTED:
+        return run_accounting_case(case, confidence=confidence)
     runs = min(runs, case.runs_cap) if case.runs_cap else runs
     key = {"learner": case.learner, "variant": case.variant, "epsilon": case.epsilon, "delta": case.delta}
     if case.component:  # a component and an end-to-end case of one learner draw from different streams
@@ -394,6 +466,8 @@ def audit_kind(case: AuditCase) -> str:
     learner, an extra row) or ``mechanism`` (a mechanism audited on its own)."""
     from dpbench.foundation import registry
 
+    if case.kind:
+        return case.kind
     if case.component:
         return "component"
     return "end_to_end" if registry.is_learner(case.learner) else "mechanism"
@@ -447,6 +521,10 @@ def judge(rows: list[dict]) -> list[dict]:
     which is computed from the audit's own parameters and so cannot judge the sampled code)."""
     correct = [r for r in rows if r["variant"] == "correct"]
     broken = [r for r in rows if r["variant"] != "correct"]
+    if rows and all(r.get("method") in COMPUTED for r in rows):  # computed rows (per-step accounting, exact only): no sampling
+        verdict = VIOLATION if any(accounting_fails(r) for r in correct) else (
+            PASS if broken and all(accounting_fails(r) for r in broken) else NO_POWER)
+        return [{**r, "verdict": verdict} for r in rows]
     if any(refuted(r) for r in correct) or any(bound_exceeds_exact(r) for r in rows):
         verdict = VIOLATION
     elif not broken or not all(caught_by_sampling(r) for r in broken):
@@ -468,6 +546,8 @@ def no_power_reason(rows: list[dict]) -> str:
     broken = [r for r in rows if r["variant"] != "correct"]
     if not broken:
         return "no broken copy to show the audit can fail"
+    if all(r.get("method") in COMPUTED for r in rows):
+        return "" if all(accounting_fails(r) for r in broken) else "a broken copy's computed eps stays within the claim"
     weak = [r for r in broken if not caught_by_sampling(r)]
     if not weak:
         return ""
@@ -512,8 +592,8 @@ def cli_audit(learner: str, *, epsilon: float | None, delta: float | None, runs:
     try:
         default_eps, default_delta = default_claim(learner)
         eps = default_eps if epsilon is None else float(epsilon)
-        dlt = default_delta if delta is None else float(delta)
-        cases = cases_for(learner, epsilon=eps, delta=dlt)
+        dlt = default_delta if delta is None else check_audit_delta(learner, float(delta), default_delta)
+        cases = cases_for(learner, epsilon=eps, delta=dlt, accounting=True)
     except (KeyError, ValueError) as exc:
         print(f"dpbench audit: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
@@ -521,7 +601,9 @@ def cli_audit(learner: str, *, epsilon: float | None, delta: float | None, runs:
     status = 0
     for row in rows:
         by = "bound" if caught_by_sampling(row) else "exact"
-        if row["variant"] == "correct":
+        if row.get("method") in COMPUTED:
+            shown = "computed: FAILS" if accounting_fails(row) else "computed: ok"
+        elif row["variant"] == "correct":
             shown = f"REFUTED by {by}" if refuted(row) else "ok"
         else:
             shown = "CAUGHT by bound" if caught_by_sampling(row) else ("exact only (no sampled power)" if exact_exceeds(row) else "missed")
@@ -541,6 +623,31 @@ def cli_audit(learner: str, *, epsilon: float | None, delta: float | None, runs:
         if members[0]["verdict"] == NO_POWER:
             print(f"no_power: {name}{' [component]' if component else ''}: {no_power_reason(members)}")
     return status
+
+
+#: ``dpbench audit --delta`` above 1/n for the smallest audited pair's n (the experts pairs:
+#: T = 100 rounds, one record each) gets a warning: such a δ lets a mechanism publish a record
+SMALLEST_PAIR_RECORDS = 100
+
+
+def check_audit_delta(learner: str, delta: float, default_delta: float) -> float:
+    """``--delta`` validated against the audit's kind: a pure-DP audit (registered δ = 0)
+    accepts only δ = 0 (its bounds and exact values are of ε at δ = 0: another δ would be
+    silently ignored); an (ε, δ) audit needs 0 < δ < 1 (δ ≥ 1 claims nothing, δ = 0 is not
+    the learner's claim), with a warning on stderr above 1/n, n = :data:`SMALLEST_PAIR_RECORDS`.
+    ``ValueError`` (one line) otherwise."""
+    import sys
+
+    if default_delta == 0:
+        if delta != 0:
+            raise ValueError(f"--delta: {learner}'s audit is of pure DP (delta = 0): --delta must be 0 or omitted, got {delta:g}")
+        return 0.0
+    if not (0 < delta < 1):
+        raise ValueError(f"--delta: {learner}'s audit is of (eps, delta)-DP: --delta must satisfy 0 < delta < 1, got {delta:g}")
+    if delta > 1 / SMALLEST_PAIR_RECORDS:
+        print(f"dpbench audit: warning: --delta {delta:g} > 1/n for n = {SMALLEST_PAIR_RECORDS} records: a claim that permits "
+              f"publishing a record outright", file=sys.stderr)
+    return delta
 
 
 def minimum_runs(confidence: float) -> int:

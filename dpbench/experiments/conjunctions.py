@@ -92,8 +92,7 @@ EXPERIMENT = register_experiment(
                 "error ≤ α, each repetition's crossing interpolated between grid points (bars: 95% bootstrap over repetitions), against ε, log–log; an ε at which the grid "
                 "never gets there is a marker on the upper axis. Lines: theoretical n(α, ε) — exp_mech_erm's derived "
                 "bound (dashed) and the course notes' 8 ln|C|/(α·min(α, ε)) (dotted); private_sq_conjunction's rate as run "
-                "never reaches α below its floor α_SQ/2 and is not drawn. The legend gives the slope of n* in ε "
-                "(95% bootstrap over repetitions) beside the theory's exponent over the same range.",
+                "never reaches α below its floor α_SQ/2 and is not drawn.",
             ),
         },
     )

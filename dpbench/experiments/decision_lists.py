@@ -158,8 +158,7 @@ EXPERIMENT = register_experiment(
                 "error ≤ α, each repetition's crossing interpolated between grid points (bars: 95% bootstrap over repetitions), against ε, log–log, one panel per problem run "
                 "at several ε; an ε at which the grid never gets there is a marker on the upper axis; non-private "
                 "learners' n* as horizontal lines. Lines: theoretical n(α, ε) with unit constants (privdl's Theorem 3.5 "
-                "shape and the composition shape are reconstructed). The legend gives the slope of n* in ε (95% bootstrap "
-                "over repetitions) beside the theory's exponent over the same range.",
+                "shape and the composition shape are reconstructed).",
             ),
             "sample_complexity_features": Figure(
                 "dpbench.plotting.decision_lists:sample_complexity_features",
@@ -167,7 +166,7 @@ EXPERIMENT = register_experiment(
                 "bias), at each ε of the sweep, on the repetitions every problem has; bars: 95% bootstrap over repetitions; an |F| "
                 "at which the grid never reaches α is a marker on the upper axis. Lines: theoretical n(α) as |F| varies "
                 "(privdl ∝ |F| log|F|, privdl_composition ∝ |F|^(3/2) log|F|, Rivest's Occam bound ∝ |F| log|F|; unit "
-                "constants). Legend: slope of n* in |F| (95% bootstrap over repetitions) beside the theory's local exponent.",
+                "constants).",
             ),
             "runtime": Figure(
                 "dpbench.plotting.decision_lists:runtime",

@@ -212,12 +212,13 @@ def _figures():
             "learner's colour: its mistake bound divided by t — the proven bound of Winnow / ConfidentWinnow / "
             "the perceptron, and for the DP-Winnows (dp_winnow*) the calibrated bound (M+1)(2L−B+1) of the run "
             "(dpbench.theory.dp_winnow_calibrated_bound, holds w.p. ≥ 1 − β = 0.9); a bounded number of mistakes "
-            "makes the rate fall as 1/t; a bound line above the plotted range is ≥ ½ per round up to T there (vacuous: "
-            "theory check status vacuous_bound). Grey line: the trivial predictor's ½ mistake per round. Triangle on the "
-            "axis: the round at which the bound/t drops below ½, where the theory says learning starts.")
+            "makes the rate fall as 1/t; a bound line above the plotted range is at or above the grey line up to T there "
+            "(vacuous: theory check status vacuous_bound).")
+    half = (" Grey line: the trivial predictor's ½ mistake per round. Triangle on the axis: the round at which the "
+            "bound/t drops below ½, where the theory says learning starts.")
     return {
         "mistakes_vs_t": Figure("dpbench.plotting.halfspaces_online:mistakes_vs_t",
-                                rate + " Streams: the small-N, margin-1 halfspaces on which the private learners run."),
+                                rate + half + " Streams: the small-N, margin-1 halfspaces on which the private learners run."),
         "mistakes_vs_d": Figure("dpbench.plotting.halfspaces_online:mistakes_vs_d",
                                 "Final mistakes (t = T) of the non-private learners against the number of learner features N, "
                                 "log–log, one panel per stream order; " + _BANDS + ". Dashed: Winnow's ln N/(ηρ − η²/2), "
@@ -238,9 +239,10 @@ def _figures():
                                       "a shape, not this learner's rate and not a bound. Grey line: the trivial predictor's T/2."),
         "dl_as_halfspace": Figure("dpbench.plotting.halfspaces_online:dl_as_halfspace",
                                   "Online decision lists as margin-1/(2^(l+1)−1) halfspaces (Bun & Fang 2026, Lemma 4.10). " + rate
-                                  + " Here the grey line is instead the best constant predictor's rate: the list's majority "
-                                  "label (exact, from its bits and p; below ½ because a list's labels are unbalanced), and the "
-                                  "triangles mark where bound/t drops below that level."),
+                                  + " Grey line: the best constant predictor's mistake rate, from the list's majority label "
+                                  "(exact, from its bits and p; below ½ because a list's labels are unbalanced). Triangle on "
+                                  "the axis: the round at which the bound/t drops below that level, where the theory says "
+                                  "learning starts."),
     }
 
 

@@ -81,7 +81,7 @@ def run_audit_cell(cell: Cell, target, root_seed: int) -> list[dict]:
         return [make_row(**common, learner=cell.learner, variant=v, status="skipped", reason=reason) for v in ("correct", "broken")]
 
     try:
-        cases = cases_for(cell.learner, epsilon=cell.epsilon, delta=cell.delta)
+        cases = cases_for(cell.learner, epsilon=cell.epsilon, delta=cell.delta, accounting=True)
     except (ValueError, PeerMissing) as exc:  # a claim the learner cannot make; a peer not installed
         return skipped(str(exc))
     start = time.perf_counter()

@@ -9,7 +9,8 @@ working directory (or, with ``--default-storage-provider``, to the storage prefi
 ``{root}/{experiment}.parquet``                 the experiment's results (rule ``summarise_*``)
 ``{root}/theory/{experiment}.csv|html``         its theory check
 ``{root}/theory/summary.csv|html``              theory vs practice, every experiment
-``{root}/report/landing.html``                  the report's landing-page table
+``{root}/report/landing.html``                  the report's landing page (counts, links)
+``{root}/report/{experiment}_gallery.html``     its figures, each caption beside it
 ``{root}/figures/{stem}.pdf|png``               its figures (:func:`figure_stem`)
 ``{root}/captions/{stem}.rst``                  each figure's caption, for the report
 ``{root}/logs/...``                             job logs
@@ -24,7 +25,8 @@ the default run (``runs``, ``figures``, ...) gets a ``run-`` prefix, so a derive
 never holds another run's files. Two configs that still end up with one directory (the
 same stem in two folders, or the same ``output``) are stopped by :func:`claim`: the first
 run records its config in ``{root}/.owner``, and a run of another config there stops with
-one line before any job.
+one line before any job. An ``output`` inside another run's own folders
+(``results/theory``; :func:`nesting_error`) is refused the same way.
 """
 
 from __future__ import annotations
@@ -107,6 +109,11 @@ class RunPaths:
         includes it from the run's directory)."""
         return f"{self.root}/report/landing.html"
 
+    def gallery_html(self, experiment: str) -> str:
+        """The experiment's figures with their captions beside them (rule ``report_landing``;
+        dpbench.reporting.report_gallery), a page of the report."""
+        return f"{self.root}/report/{experiment}_gallery.html"
+
     def summarise_log(self, experiment: str) -> str:
         return f"{self.root}/logs/summarise/{experiment}.log"
 
@@ -123,7 +130,7 @@ class RunPaths:
         out = [self.results(experiment), self.theory_csv(experiment), self.theory_html(experiment)]
         for files in self.figure_files(experiment).values():
             out += [files["pdf"], files["png"]]
-        return out
+        return out + [self.gallery_html(experiment)]
 
     @property
     def owner(self) -> str:
@@ -161,8 +168,39 @@ class OutputClash(ValueError):
     """Another config's run owns the output directory."""
 
 
+#: the directories of a run's own files (:data:`RUN_DIRS` and the report's): another run's
+#: output may sit beside them in its directory (``results/plugin``), never inside one
+OWN_DIRS = (*RUN_DIRS, "report")
+
+
+def _inside_own_dir(root: str, run_root: str) -> bool:
+    """Whether ``root`` is ``run_root/D`` or below it, for D one of :data:`OWN_DIRS`."""
+    rel = posixpath.relpath(_clean(root), _clean(run_root))
+    return not rel.startswith("..") and rel != "." and rel.split("/", 1)[0] in OWN_DIRS
+
+
+def nesting_error(root: str, workdir: str | Path | None = None) -> str | None:
+    """Why ``root`` may not be a run's output directory, or None: it lies inside the default
+    run's own directories (``results/theory``, ``results/figures/x``, ...) or, with
+    ``workdir``, inside those of any run found there (a directory holding a ``.owner``)."""
+    runs = [DEFAULT_ROOT]
+    if workdir is not None:
+        parts = _clean(root).split("/")
+        runs += ["/".join(parts[:i]) for i in range(1, len(parts)) if (Path(workdir, *parts[:i]) / ".owner").is_file()]
+    for run in runs:
+        if _inside_own_dir(root, run):
+            own = posixpath.relpath(_clean(root), run).split("/", 1)[0]
+            return (f"{_clean(root)}/ lies in {run}/{own}/, a folder of the run in {run}/; "
+                    f"give this run a directory of its own (e.g. {run}/NAME)")
+    return None
+
+
 def check_owner(paths: RunPaths, config_file: str | Path | None, workdir: str | Path = ".") -> None:
-    """Raise :class:`OutputClash` if ``{root}/.owner`` names another config."""
+    """Raise :class:`OutputClash` if ``{root}/.owner`` names another config, or if the
+    directory lies inside another run's own folders (:func:`nesting_error`)."""
+    nested = nesting_error(paths.root, workdir)
+    if nested:
+        raise OutputClash(nested)
     marker = Path(workdir) / paths.owner
     mine = owner_id(config_file, workdir)
     if marker.is_file():

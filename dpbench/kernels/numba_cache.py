@@ -3,8 +3,8 @@
 numba stamps a cached function with its own source file only (its time and size, or its
 contents in recent versions). A kernel that calls a compiled function or an LLVM intrinsic
 from another module — the Hedge kernel and :mod:`dpbench.learners.hedge_pass`, dp_gd's pass
-and :mod:`dpbench.learners.lane_dot`, the online learners and
-:mod:`dpbench.learners.simd_dot` — embeds that code in its cache entry, so after an edit
+and :mod:`dpbench.kernels.lane_dot`, the online learners and
+:mod:`dpbench.kernels.simd_dot` — embeds that code in its cache entry, so after an edit
 (or a ``git pull``) of the other module alone numba would load the old machine code: rows
 labelled with the new code's fingerprint (``code_hash``) computed by the old code.
 

@@ -65,22 +65,22 @@ class DiffprivlibLogReg(PureDPLogistic):
             return str(exc)
         return super().supports(target)
 
+    def peer_parameters(self, n: int) -> dict:
+        """The parameters ``fit`` hands diffprivlib's ``LogisticRegression`` for ``n`` rows
+        (besides ``random_state``): ``epsilon`` (the claim; :data:`EPSILON_INF_STANDIN` for
+        ε = ∞), ``data_norm = 1`` (the rows are projected onto the unit ball), ``C = 1/(nλ)``.
+        The privacy audit reads the peer's ε and bounds from here, so a wrapper that passes
+        the peer another ε than it claims is audited at what it passes."""
+        epsilon = EPSILON_INF_STANDIN if math.isinf(self.epsilon) else self.epsilon
+        return {"epsilon": epsilon, "data_norm": 1.0, "C": 1.0 / (n * self.lam), "fit_intercept": False, "max_iter": 1000, "tol": 1e-8}
+
     def fit(self, sample: Sample, *, rng: np.random.Generator) -> LinearClassifier:
         from dpbench.learners.peers import diffprivlib  # imported here: heavy, and the peer's own API
 
         LogisticRegression = diffprivlib().LogisticRegression
 
         X, y = projected(sample)[0], np.asarray(sample.y)
-        epsilon = EPSILON_INF_STANDIN if math.isinf(self.epsilon) else self.epsilon
-        model = LogisticRegression(
-            epsilon=epsilon,
-            data_norm=1.0,
-            C=1.0 / (len(y) * self.lam),
-            fit_intercept=False,
-            max_iter=1000,
-            tol=1e-8,
-            random_state=int(rng.integers(2**31 - 1)),
-        )
+        model = LogisticRegression(**self.peer_parameters(len(y)), random_state=int(rng.integers(2**31 - 1)))
         if len(np.unique(y)) < 2:
             return LinearClassifier(np.zeros(X.shape[1]))
         with warnings.catch_warnings():

@@ -39,6 +39,7 @@ from dpbench.learners.base import Guarantee
 from dpbench.learners.logistic_common import (
     NoisyGradientDescent,
     calibrate_gd,
+    gd_epsilon,
 )
 from dpbench.foundation.registry import register_learner
 
@@ -63,6 +64,13 @@ class DPGD(NoisyGradientDescent):
         if math.isinf(self.epsilon):
             return Guarantee(epsilon=math.inf, delta=0.0)
         return Guarantee(epsilon=calibrate_gd(self.epsilon, self.delta, self.steps)[1], delta=self.delta)
+
+    def epsilon_of_noise(self, std: float, q: float) -> float:
+        """The learner's accountant: ε at its δ of its ``steps`` full-batch steps with noise
+        std ``std`` on the clipped gradient sum (sensitivity 2C, replace-one):
+        :func:`~dpbench.learners.logistic_common.gd_epsilon` at ``z = std/(2C)`` (the audit's
+        per-step accounting check feeds it the std the steps drew with)."""
+        return gd_epsilon(std / (2 * self.clip), self.steps, self.delta)
 
     def step_parameters(self, n: int) -> tuple[float, float, float]:
         """Full batch (``q = 1``), normaliser ``n``, noise std ``z·2C`` on the clipped sum."""

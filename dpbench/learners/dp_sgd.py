@@ -41,6 +41,7 @@ from dpbench.learners.base import REPLACE_ONE, Guarantee
 from dpbench.learners.logistic_common import (
     NoisyGradientDescent,
     calibrate_sgd,
+    sgd_epsilon,
 )
 from dpbench.foundation.registry import register_learner
 from dpbench.foundation.validation import check_positive_int, normalise
@@ -115,6 +116,13 @@ class DPSGD(NoisyGradientDescent):
         if math.isinf(self.epsilon):
             return Guarantee(epsilon=math.inf, delta=0.0, neighbours=REPLACE_ONE)
         return Guarantee(epsilon=self.epsilon, delta=self.delta, neighbours=REPLACE_ONE)
+
+    def epsilon_of_noise(self, std: float, q: float) -> float:
+        """The learner's accountant: ε at its δ of its ``steps`` Poisson-subsampled steps at
+        rate ``q`` with noise std ``std`` on a sum of per-example terms of norm ≤ C:
+        :func:`~dpbench.learners.logistic_common.sgd_epsilon` at ``z = std/C`` (the audit's
+        per-step accounting check feeds it the std and rate the steps drew with)."""
+        return sgd_epsilon(std / self.clip, q, self.steps, self.delta)
 
     def step_parameters(self, n: int) -> tuple[float, float, float]:
         """Rate ``q = min(1, B/n)``, normaliser ``qn``, noise std ``z·C`` on the clipped sum."""

@@ -94,7 +94,7 @@ import numpy.typing as npt
 
 from dpbench.learners.base import Guarantee, Learner
 from dpbench.learners.confident_winnow import ETA_RATIO, GAMMA_RATIO
-from dpbench.learners.laws import recorder
+from dpbench.mechanisms.laws import recorder
 from dpbench.learners.online import OnlineTrace, blocked_dot, dp_winnow_block, max_abs
 from dpbench.mechanisms.composition import advanced, advanced_per_step
 from dpbench.mechanisms.lazy_laplace import query_uniforms
@@ -227,7 +227,7 @@ def calibrate(*, epsilon: float, delta: float, rho: float, n_features: int, T: i
 
 def _draw_released(w: npt.NDArray[np.float64], K: int, rng: np.random.Generator) -> npt.NDArray[np.float64]:
     """``w̃ = counts/K`` of K iid draws from ``w`` (``K = 0``: w̃ = w). Inside
-    :func:`dpbench.learners.laws.recording_laws` the law the K draws are made from
+    :func:`dpbench.mechanisms.laws.recording_laws` the law the K draws are made from
     (``w / Σw``, the probabilities handed to the multinomial) is appended to the recording
     as a ``(K, N)`` log-pmf, one row per draw (the privacy audit composes them); outside it,
     nothing is recorded and the draws are unchanged. Both the compiled loop and the

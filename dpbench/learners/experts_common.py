@@ -32,13 +32,42 @@ import numpy.typing as npt
 
 from dpbench.kernels import numba_cache  # noqa: F401 (kernel caches stamped with the compiled code they use)
 from dpbench.learners.hedge_pass import ROUNDS, add_probabilities, block_weights, draw_block, leaders_and_transpose
-from dpbench.learners.laws import recorder
+from dpbench.mechanisms.laws import recorder
 from dpbench.problems.losses import ExpertsLosses  # noqa: F401 (re-exported)
 
 #: Largest lookup table of weights (entries); beyond it the kernel calls exp per entry.
 MAX_TABLE = 1 << 22
 #: exp(−x) is treated as 0 beyond this x (e^{−690} ≈ 1e−300).
 EXP_CUTOFF = 690.0
+#: The kernel's uniforms are drawn on [0, UNIFORM_TOP) (:func:`draw_uniforms`); the law it
+#: records (:func:`inverse_cdf_law`) is computed with the same value, so a sampler drawing on
+#: a shorter range records, and is audited at, the law it actually draws from.
+UNIFORM_TOP = 1.0
+
+
+def draw_uniforms(rng: np.random.Generator, T: int) -> npt.NDArray[np.float64]:
+    """The T uniforms on ``[0, UNIFORM_TOP)`` the kernel turns into actions by inverse CDF
+    (``rng.random(T)`` times ``UNIFORM_TOP = 1``: bit for bit ``rng.random(T)``)."""
+    return rng.random(T) * UNIFORM_TOP
+
+
+def inverse_cdf_law(cdf: npt.NDArray[np.float64], top: float) -> npt.NDArray[np.float64]:
+    """The log-law of the action the kernel draws from one round's inverse-CDF table.
+
+    Round t's action is the first i with ``u·z < C_i`` (``C_i``: the running weight sums,
+    ``cdf[t, i] = C_i / z``; :func:`_draw`), so for ``u ~ U[0, top)``
+
+    .. math:: P(a = i) = \\frac{\\min(F_i, \\tau) - \\min(F_{i-1}, \\tau)}{\\tau},
+              \\quad F_i = C_i / z,\\ F_{-1} = 0,\\ \\tau = \\text{top},
+
+    and the last action also takes ``u ≥ F_{k−1}`` (the search's fall-through). At
+    ``top = 1`` this is ``w_i / z`` up to rounding: Hedge's law. ``(T, k)`` in, ``(T, k)``
+    log-probabilities out (−∞ for an action the draw cannot reach)."""
+    F = np.minimum(np.asarray(cdf, dtype=np.float64), top)
+    F[:, -1] = top  # the fall-through: every u beyond the table draws the last action
+    p = np.diff(F, axis=1, prepend=0.0) / top
+    with np.errstate(divide="ignore"):
+        return np.log(np.maximum(p, 0.0))
 
 
 @dataclass
@@ -181,9 +210,9 @@ def _hedge_kernel(codes, uniforms, marks, table, wbuf, track_p, laws):  # pragma
             if cum[a, r] <= (cum[a - 1, r] if a > 0 else 0.0):  # else w_a > 0 (it moved the sum)
                 while _block_weight(L, bt, r, a, leads[r], table) == 0.0:
                     a -= 1  # rounding at the top end: take the last positive weight
-            if wbuf is not None and laws.shape[0]:  # dpbench.learners.laws: the law a is drawn from
+            if laws.shape[0]:  # dpbench.mechanisms.laws: the inverse-CDF table the draw searches
                 for i in range(k):
-                    laws[t, i] = wbuf[i, r] / zr
+                    laws[t, i] = cum[i, r] / zr
             counts[a] += 1
             real_acc += bt[a, r]
             exp_acc += zd[R + r] / zr
@@ -262,23 +291,24 @@ def run_hedge(
 ) -> ExpertsTrace:
     """Hedge / RWM with learning rate ``eta`` (``inf`` = follow the leader, uniform among
     leaders) on an oblivious loss sequence; one uniform per round from ``rng`` draws the
-    action by inverse CDF. Inside :func:`dpbench.learners.laws.recording_laws` the kernel
-    also writes the law of every round's action (``w/Z``, what the draw uses), appended to
-    the recording as a ``(T, k)`` log-pmf (the privacy audit composes them)."""
+    action by inverse CDF. Inside :func:`dpbench.mechanisms.laws.recording_laws` the kernel
+    also writes every round's inverse-CDF table (the running sums ``C_i/z`` its search
+    uses), and the law of the action that table and the uniforms' range give
+    (:func:`inverse_cdf_law`: what the draw uses, not a value computed beside it) is
+    appended to the recording as a ``(T, k)`` log-pmf (the privacy audit composes them)."""
     if not eta >= 0:
         raise ValueError(f"eta must be >= 0, got {eta!r}")
     check_losses(losses)
     T = losses.T
     marks = checkpoints(T, n_checkpoints)
-    uniforms = rng.random(T)
+    uniforms = draw_uniforms(rng, T)
     table = complete_weight_table(losses, float(eta))
     recording = recorder()
     laws = np.empty((T if recording is not None else 0, losses.k))
-    wbuf = np.empty((losses.k, BLOCK_ROUNDS)) if track_p or recording is not None else None  # the block's weights
+    wbuf = np.empty((losses.k, BLOCK_ROUNDS)) if track_p else None  # the block's weights (Σ_t p_t)
     alg, expd, best, counts, p_sum = _hedge_kernel(np.ascontiguousarray(losses.codes), uniforms, marks, table, wbuf, track_p, laws)
     if recording is not None:
-        with np.errstate(divide="ignore"):
-            recording.append(np.log(laws))
+        recording.append(inverse_cdf_law(laws, UNIFORM_TOP))
     s = losses.scale
     return ExpertsTrace(
         t=marks,

@@ -23,7 +23,7 @@ from scipy.special import expit
 
 from dpbench.kernels import numba_cache  # noqa: F401 (kernel caches stamped with the compiled code they use)
 from dpbench.learners.base import Guarantee, Learner
-from dpbench.learners.lane_dot import block_axpy, block_dots
+from dpbench.kernels.lane_dot import block_axpy, block_dots
 from dpbench.theory.logistic_objective import DEFAULT_LAM, LOGISTIC_SMOOTHNESS, minimise, objective, optimum, projected, signs, unit_ball  # noqa: F401 (the learners' imports)
 from dpbench.mechanisms.accounting import calibrate_noise_multiplier, compose_gaussian, poisson_gaussian_epsilon
 from dpbench.mechanisms.gaussian import analytic_sigma
@@ -71,6 +71,8 @@ def clipped_gradient_sum(
 #: rows per block of the compiled gradient pass: their margins and coefficients first (the
 #: rows stream in from memory), then the running sum over the same rows, now in L1 cache
 _ROWS = 16
+#: samples smaller than this (rows and features) take the plain loop (:func:`full_batch_clipped_gradient_sum`)
+_PLAIN_BELOW_ROWS, _PLAIN_BELOW_FEATURES = 4, 32
 
 
 @numba.njit(cache=True, nogil=True)
@@ -98,6 +100,36 @@ def _full_batch_clipped_sums(theta, X, s, x_norms, clip):  # pragma: no cover - 
     return out
 
 
+@numba.njit(cache=True, nogil=True)
+def plain_clipped_sums(theta, X, s, x_norms, clip):  # pragma: no cover - compiled
+    """:func:`_full_batch_clipped_sums` as a plain numba loop, one row at a time, with the same
+    bits: each margin ``⟨θ, x_i⟩`` in the four lanes of :mod:`~.lane_dot` (lane ``l`` sums
+    ``θ_k x_ik`` over ``k ≡ l (mod 4)``, ``k < 4⌊d/4⌋``, the last ``d mod 4`` terms into lane 0,
+    then ``(l₀ + l₁) + (l₂ + l₃)``), the running sum ``acc_k += c_i x_ik`` in row order. The
+    tests' bit-for-bit reference and ``benchmarks/bench_intrinsics.py``'s baseline: the
+    intrinsic pass stays only while it is faster than this loop."""
+    runs, d = theta.shape
+    out = np.zeros((runs, d))
+    full = d - d % 4
+    for r in range(runs):
+        for i in range(X.shape[0]):
+            m0 = m1 = m2 = m3 = 0.0
+            for k in range(0, full, 4):
+                m0 += theta[r, k] * X[i, k]
+                m1 += theta[r, k + 1] * X[i, k + 1]
+                m2 += theta[r, k + 2] * X[i, k + 2]
+                m3 += theta[r, k + 3] * X[i, k + 3]
+            for k in range(full, d):
+                m0 += theta[r, k] * X[i, k]
+            m = (m0 + m1) + (m2 + m3)
+            c = -s[i] / (1.0 + math.exp(s[i] * m))
+            if clip > 0:
+                c *= min(1.0, clip / max(abs(c) * x_norms[i], 1e-300))
+            for k in range(d):
+                out[r, k] += c * X[i, k]
+    return out
+
+
 def full_batch_clipped_gradient_sum(theta: npt.NDArray, X: npt.NDArray, s: npt.NDArray, x_norms: npt.NDArray, clip: float | None) -> npt.NDArray:
     """:func:`clipped_gradient_sum` without a batch mask, in one compiled pass over X per run
     (per block of :data:`_ROWS` rows: the margins by :func:`~.lane_dot.block_dots`, the
@@ -106,7 +138,11 @@ def full_batch_clipped_gradient_sum(theta: npt.NDArray, X: npt.NDArray, s: npt.N
     temporaries). Equal to it up to rounding (the sums are taken in example order); the same
     bits as the scalar pass it replaced (``tests/test_gradient_kernel.py`` checks). The
     compiled pass trusts its shapes, so they are checked here (``ValueError``), and so is
-    ``clip`` (> 0, or ``None`` for no clipping)."""
+    ``clip`` (> 0, or ``None`` for no clipping). Samples of fewer than
+    :data:`_PLAIN_BELOW_ROWS` rows and :data:`_PLAIN_BELOW_FEATURES` features (the privacy
+    audit's two-example canary pairs, 10⁶ runs) take :func:`plain_clipped_sums`, the same bits
+    (up to a NaN's sign bit), whose per-run set-up is cheaper: ``benchmarks/bench_intrinsics.py``
+    prints both passes at the audit's shape and at the grids'."""
     T = np.ascontiguousarray(np.atleast_2d(np.asarray(theta, dtype=np.float64)))
     X = np.ascontiguousarray(X, dtype=np.float64)
     s, x_norms = np.ascontiguousarray(s, dtype=np.float64), np.ascontiguousarray(x_norms, dtype=np.float64)
@@ -114,7 +150,8 @@ def full_batch_clipped_gradient_sum(theta: npt.NDArray, X: npt.NDArray, s: npt.N
         raise ValueError(f"shapes do not match: theta {np.shape(theta)}, X {X.shape}, s {s.shape}, x_norms {x_norms.shape}")
     if clip is not None and not clip > 0:
         raise ValueError(f"clip must be > 0 (or None: no clipping), got {clip!r}")
-    out = _full_batch_clipped_sums(T, X, s, x_norms, -1.0 if clip is None else float(clip))
+    tiny = X.shape[0] < _PLAIN_BELOW_ROWS and X.shape[1] < _PLAIN_BELOW_FEATURES  # the privacy audit's canary pairs
+    out = (plain_clipped_sums if tiny else _full_batch_clipped_sums)(T, X, s, x_norms, -1.0 if clip is None else float(clip))
     return out[0] if np.ndim(theta) == 1 else out
 
 
@@ -291,6 +328,11 @@ class NoisyGradientDescent(Learner):
         """
         n, d = X.shape
         q, normaliser, std = self.step_parameters(n)
+        from dpbench.mechanisms.laws import release_recorder
+
+        recording = release_recorder()
+        if recording is not None:  # the per-step accounting check: the noise the steps draw with
+            recording.append({"mechanism": "noisy_descent", "std": std, "q": q, "steps": self.steps, "clip": self.clip, "n": n})
         x_norms = np.linalg.norm(X, axis=1) if x_norms is None else x_norms
         eta, clip = self.step_size, self.clip
         theta = np.zeros((runs, d))

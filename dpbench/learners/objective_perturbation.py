@@ -49,6 +49,13 @@ def calibration(epsilon: float, n: int, lam: float, c: float = LOGISTIC_SMOOTHNE
     return epsilon / 2, max(0.0, c / (n * math.expm1(epsilon / 4)) - lam)
 
 
+def objective_epsilon(eps_prime: float, n: float, lam: float, c: float = LOGISTIC_SMOOTHNESS) -> float:
+    """Total ε of [CMS11, Alg. 2] with noise density ``∝ e^{−ε'‖b‖/2}`` and total
+    regularisation ``lam`` (λ + Δ): ``ε' + ln(1 + 2c/(n lam) + c²/(n lam)²)`` (the inverse
+    of :func:`calibration`; the audit's per-step accounting check)."""
+    return eps_prime + math.log1p(2 * c / (n * lam) + c**2 / (n * lam) ** 2)
+
+
 @register_learner
 @dataclass(frozen=True, kw_only=True)
 class ObjectivePerturbation(PureDPLogistic):
@@ -63,7 +70,12 @@ class ObjectivePerturbation(PureDPLogistic):
 
     def noise(self, n: float, d: int, *, rng: np.random.Generator, runs: int | None = None) -> np.ndarray:
         """``b`` with density ``∝ e^{−ε'‖b‖/2}`` for ``n`` examples (``(d,)`` or ``(runs, d)``)."""
-        eps_prime, _ = calibration(self.epsilon, n, self.lam)
+        eps_prime, extra = calibration(self.epsilon, n, self.lam)
+        from dpbench.mechanisms.laws import release_recorder
+
+        recording = release_recorder()
+        if recording is not None:  # the per-step accounting check: the noise drawn with, and the regulariser
+            recording.append({"mechanism": "objective", "scale": 2.0 / eps_prime, "n": n, "lam": self.lam + extra})
         return l2_laplace_noise(d, 2.0 / eps_prime, rng=rng, runs=runs)
 
     def perturbed_minimiser(self, X: np.ndarray, s: np.ndarray, b: np.ndarray, *, weights: np.ndarray | None = None) -> np.ndarray:

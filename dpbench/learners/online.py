@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dpbench.kernels import numba_cache  # noqa: F401 (kernel caches stamped with the compiled code they use)
-from dpbench.learners.simd_dot import row_dot
+from dpbench.kernels.simd_dot import row_dot
 from dpbench.mechanisms.lazy_laplace import laplace_from_uniform, uniform_cut
 
 PERCEPTRON, WINNOW, CONFIDENT_WINNOW = 0, 1, 2
@@ -126,17 +126,16 @@ def dp_winnow_block(X, y, start, wt, gamma_tilde, uniforms, scale, noisy_thresho
         yr = y[r]
         margin = yr * row_dot(wt, X, r)
         t += 1
-        if margin <= 0.0:
-            mistakes += 1
-        if margin < gamma_tilde:
-            if m < batch:
-                for i in range(X.shape[1]):
-                    gbuf[i] += yr * X[r, i]
-                m += 1
-            count += 1
-            if count > cut_count:
-                cut_count = count + cut_reach(count, noisy_threshold)
-                cut = uniform_cut(cut_count, noisy_threshold, scale)
+        mistakes += margin <= 0.0  # no branch: while w̃ has not learnt, the outcomes are coin flips
+        cached = margin < gamma_tilde
+        count += cached
+        if cached and m < batch:
+            for i in range(X.shape[1]):
+                gbuf[i] += yr * X[r, i]
+            m += 1
+        if count > cut_count:
+            cut_count = count + cut_reach(count, noisy_threshold)
+            cut = uniform_cut(cut_count, noisy_threshold, scale)
         if active and uniforms[r] >= cut and count + laplace_from_uniform(uniforms[r], scale) >= noisy_threshold:
             fires += 1
             if state[8] < 0:
@@ -185,7 +184,7 @@ def max_abs(X):
 
 
 def blocked_dot(w: npt.NDArray, x: npt.NDArray) -> float:
-    """``⟨w, x⟩`` in the compiled loops' fixed order (:mod:`dpbench.learners.simd_dot`):
+    """``⟨w, x⟩`` in the compiled loops' fixed order (:mod:`dpbench.kernels.simd_dot`):
     coordinate i summed into lane i mod 8, left to right, then
     ``((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7))`` (the references must round
     identically: released weights are multiples of 1/K, so exact ties are common)."""

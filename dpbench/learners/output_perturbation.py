@@ -85,8 +85,16 @@ class OutputPerturbation(Learner):
         if math.isinf(self.epsilon):
             return np.zeros(shape)
         delta2 = sensitivity(n, self.lam)
+        from dpbench.mechanisms.laws import release_recorder
+
+        recording = release_recorder()
         if self.mechanism == "gaussian":
-            return GaussianMechanism(epsilon=self.epsilon, delta=self.delta, sensitivity=delta2).sample(np.zeros(shape), rng=rng)
+            mech = GaussianMechanism(epsilon=self.epsilon, delta=self.delta, sensitivity=delta2)
+            if recording is not None:  # the per-step accounting check: the noise drawn with
+                recording.append({"mechanism": "gaussian", "scale": mech.sigma, "sensitivity": delta2})
+            return mech.sample(np.zeros(shape), rng=rng)
+        if recording is not None:
+            recording.append({"mechanism": "l2_laplace", "scale": delta2 / self.epsilon, "sensitivity": delta2})
         return l2_laplace_noise(d, delta2 / self.epsilon, rng=rng, runs=runs)
 
     def release(self, sample: Sample, *, rng: np.random.Generator, runs: int | None = None) -> tuple[np.ndarray, np.ndarray]:

@@ -76,6 +76,9 @@ class PrivateMW001(PrivateExperts):
     # guarantee(): (ε, δ) wherever it runs: supports_horizon skips every T at which the RDP
     # accountant's composition of the T 2α-bounded-range rounds exceeds ε at δ
     name: ClassVar[str] = "private_mw_001"
+    #: the accountant :func:`calibrate` certifies with (per-round 2α bounded range, RDP):
+    #: ``(per_round, T, delta) -> ε`` (the audit's per-step accounting check)
+    compose_rounds: ClassVar = staticmethod(compose_bounded_range)
 
     @classmethod
     def test_params(cls) -> Iterator[dict]:

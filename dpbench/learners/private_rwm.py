@@ -102,6 +102,10 @@ class PrivateHedge(PrivateExperts):
     the T-fold composition meets the target (asserted there)."""
 
     calibrate_fn: ClassVar = staticmethod(calibrate)
+    #: the accountant ``calibrate_fn`` certifies with: ε at δ of T rounds of a per-round loss
+    #: ``(per_round, T, delta) -> ε`` (the audit's per-step accounting check feeds it the
+    #: losses the kernel actually drew with)
+    compose_rounds: ClassVar = staticmethod(advanced_composed_epsilon)
 
     @classmethod
     def test_params(cls) -> Iterator[dict]:

@@ -67,3 +67,4 @@ class PrivateRWMTight(PrivateHedge):
     twin: ClassVar[str] = "rwm"  # its ε → ∞ limit (dpbench check)
     problems: ClassVar[tuple[str, ...]] = ("experts",)
     calibrate_fn: ClassVar = staticmethod(calibrate)
+    compose_rounds: ClassVar = staticmethod(compose_bounded_range)  # calibrate's accountant (per-round 2η bounded range)

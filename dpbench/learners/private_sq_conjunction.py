@@ -21,7 +21,7 @@ import numpy as np
 
 from dpbench.learners.base import Guarantee, Learner
 from dpbench.learners.sq_conjunction import conjunction_from_answers, literal_queries, n_literals
-from dpbench.mechanisms.composition import advanced_per_step
+from dpbench.mechanisms.composition import advanced_per_step, composed_rounds
 from dpbench.mechanisms.laplace import Laplace
 from dpbench.problems.base import Sample
 from dpbench.problems.conjunction import Conjunction
@@ -62,6 +62,12 @@ class PrivateSQConjunction(Learner):
         if self.delta == 0:
             return self.epsilon / m
         return advanced_per_step(self.epsilon, m, self.delta)
+
+    def privacy_of(self, eps_q: float, m: int) -> float:
+        """The learner's accountant: total ε at its δ of ``m`` queries at ``eps_q`` each
+        (basic, or the better of basic and advanced composition for δ > 0: what
+        :meth:`epsilon_per_query` inverts; the audit's per-step accounting check)."""
+        return composed_rounds(eps_q, m, self.delta)[0]
 
     def threshold(self, sample: Sample) -> float:
         """τ = α/(2m): a literal is kept when its noisy answer is below τ."""

@@ -55,7 +55,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dpbench.learners.base import ADD_REMOVE, REPLACE_ONE, Guarantee
-from dpbench.learners.laws import recorder
+from dpbench.mechanisms.laws import recorder
 from dpbench.learners.rivest import (
     CoverLearner,
     feature_class,
@@ -85,6 +85,12 @@ def set_cover_privacy(lam: float, delta_prime: float, neighbours: str) -> tuple[
     return 2 * eps1, (1 + math.exp(eps1)) * delta_prime
 
 
+def add_remove_delta(epsilon: float, delta: float, neighbours: str) -> float:
+    """δ' of the add/remove analysis behind a target (ε, δ): δ itself for add/remove
+    neighbours; ``δ/(1 + e^{ε/2})`` for replace-one (group privacy of two steps)."""
+    return delta if neighbours == ADD_REMOVE else delta / (1 + math.exp(epsilon / 2))
+
+
 def privdl_calibration(epsilon: float, delta: float, neighbours: str = REPLACE_ONE) -> tuple[float, float, float]:
     """``(λ, ε_total, δ_total)`` for target ``(ε, δ)``: λ from the set-cover analysis, the total
     recomputed by :func:`set_cover_privacy` and checked to be ≤ the target.
@@ -101,12 +107,8 @@ def privdl_calibration(epsilon: float, delta: float, neighbours: str = REPLACE_O
         return math.inf, math.inf, 0.0
     if delta == 0:
         raise ValueError("delta must be > 0 for privdl with finite epsilon (set-cover analysis), got 0.0")
-    if neighbours == ADD_REMOVE:
-        delta_prime = delta
-        lam = privdl_lambda_value(epsilon, delta)
-    else:
-        delta_prime = delta / (1 + math.exp(epsilon / 2))
-        lam = privdl_lambda_value(epsilon / 2, delta_prime)
+    delta_prime = add_remove_delta(epsilon, delta, neighbours)
+    lam = privdl_lambda_value(epsilon if neighbours == ADD_REMOVE else epsilon / 2, delta_prime)
     eps_total, delta_total = set_cover_privacy(lam, delta_prime, neighbours)
     if not (eps_total <= epsilon * (1 + 1e-12) and delta_total <= delta * (1 + 1e-12)):
         raise AssertionError(f"privdl calibration exceeds the target: ({eps_total}, {delta_total}) > ({epsilon}, {delta})")
@@ -125,7 +127,7 @@ def selection_logits(pos: npt.NDArray, neg: npt.NDArray, available: npt.NDArray,
 def exp_mech_select(pos: npt.NDArray, neg: npt.NDArray, available: npt.NDArray, rng: np.random.Generator, lam: float) -> tuple[int, int]:
     """One draw of ``(f, b)`` with ``P ∝ exp(λ·q(f, b))`` over the available features,
     ``q(f, 1) = −neg(f)``, ``q(f, 0) = −pos(f)`` (Gumbel-max; λ = ∞: uniform argmax).
-    Inside :func:`dpbench.learners.laws.recording_laws` the law drawn from is appended to
+    Inside :func:`dpbench.mechanisms.laws.recording_laws` the law drawn from is appended to
     the recording (a ``(1, 2|F|)`` log-pmf; the privacy audit composes it)."""
     recording = recorder()
     if math.isinf(lam):
@@ -188,6 +190,12 @@ class PrivDL(CoverLearner):
     def lam(self) -> float:
         """The exponential mechanism's λ (``P ∝ exp(λ q)``)."""
         return privdl_calibration(self.epsilon, self.delta, self.neighbours)[0]
+
+    def privacy_of(self, lam: float) -> tuple[float, float]:
+        """The learner's accountant: total (ε, δ) of the covering run at selection rate
+        ``lam`` (:func:`set_cover_privacy` at this learner's δ'; the audit's per-step
+        accounting check feeds it the rate its mechanism actually drew with)."""
+        return set_cover_privacy(lam, add_remove_delta(self.epsilon, self.delta, self.neighbours), self.neighbours)
 
     def guarantee(self) -> Guarantee:
         _, eps, delta = privdl_calibration(self.epsilon, self.delta, self.neighbours)

@@ -41,7 +41,7 @@ from dpbench.learners.rivest import (
     CoverLearner,
     feature_class,
 )
-from dpbench.mechanisms.composition import advanced, advanced_per_step, basic
+from dpbench.mechanisms.composition import advanced_per_step, basic, composed_rounds
 from dpbench.problems.base import Sample
 from dpbench.problems.decision_list import DecisionList
 from dpbench.foundation.registry import register_learner
@@ -58,8 +58,7 @@ def composition_calibration(epsilon: float, delta: float, rounds: int) -> tuple[
         total = basic([eps0] * rounds)
     else:
         eps0 = advanced_per_step(epsilon, rounds, delta)
-        by_basic, by_advanced = basic([eps0] * rounds), advanced(eps0, rounds, delta)
-        total = by_basic if by_basic[0] <= by_advanced[0] else by_advanced
+        total = composed_rounds(eps0, rounds, delta)
     if not (total[0] <= epsilon * (1 + 1e-9) and total[1] <= delta * (1 + 1e-12)):
         raise AssertionError(f"composition calibration exceeds the target: {total} > ({epsilon}, {delta})")
     return eps0, total[0], total[1]
@@ -81,6 +80,11 @@ class PrivDLComposition(CoverLearner, ClaimedDP):
         yield {"epsilon": 1.0}
         yield {"epsilon": math.inf}
 
+
+    def privacy_of(self, eps0: float, n_features: int) -> tuple[float, float]:
+        """The learner's accountant: total (ε, δ) of the |F| = ``n_features`` rounds at a
+        per-round loss ``eps0`` (:func:`composed_rounds`; the audit's per-step accounting check)."""
+        return composed_rounds(eps0, n_features, self.delta)
 
     def lam(self, n_features: int) -> float:
         """``λ = ε₀/2`` for a feature class of size ``n_features`` (``P ∝ exp(ε₀ q/2)``)."""

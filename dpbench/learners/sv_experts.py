@@ -108,6 +108,14 @@ class SVExperts(ClaimedDP):
         """Seconds per repetition (shard balancing)."""
         return 4e-9 * cell.size * int(dict(cell.problem_params).get("k", 10)) + 1e-4
 
+    def privacy_of(self, epsilon_step: float, mechanisms: int) -> float:
+        """The learner's accountant: total ε at its δ of ``mechanisms`` ε_s-DP mechanisms (the
+        sparse-vector instances and switches): basic, or for δ > 0 the better of basic and
+        :func:`~dpbench.mechanisms.accounting.compose_pure_dp` (what :func:`calibrate`
+        inverts; the audit's per-step accounting check)."""
+        basic = mechanisms * epsilon_step
+        return basic if self.delta == 0 else min(basic, compose_pure_dp(epsilon_step, mechanisms, self.delta))
+
     def switch_mechanism(self, epsilon_step: float) -> ExponentialMechanism:
         """The switch: the exponential mechanism on ``−(cumulative loss)`` (sensitivity 1, one
         round's loss in [0, 1]) at the per-switch budget ``epsilon_step``."""

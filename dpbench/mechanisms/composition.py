@@ -59,3 +59,13 @@ def seeds_per_step(epsilon: float, k: int, delta: float) -> float:
     if delta == 0:
         raise ValueError("delta must be > 0 for advanced composition, got 0.0")
     return epsilon / math.sqrt(8 * k * math.log(1 / delta))
+
+
+def composed_rounds(eps0: float, rounds: int, delta: float) -> tuple[float, float]:
+    """(ε, δ) of ``rounds`` adaptive ε₀-DP rounds: the better of basic composition and, for
+    δ > 0, advanced composition at δ (Dwork, Rothblum & Vadhan, "Boosting and differential privacy", FOCS 2010, Thm III.3)."""
+    by_basic = basic([eps0] * rounds)
+    if delta == 0:
+        return by_basic
+    by_advanced = advanced(eps0, rounds, delta)
+    return by_basic if by_basic[0] <= by_advanced[0] else by_advanced

@@ -11,7 +11,7 @@ non-increasing in ε); at δ = 0 it is ``max_x |ln P(x)/Q(x)|``. Everything is c
 from log-probabilities (``logsumexp``), so laws with mass ``1e-300`` in the tails are exact.
 
 :func:`product_law_epsilon` composes exactly the laws a learner's own code recorded round by
-round (:mod:`dpbench.learners.laws`): the privacy audit's exact values for the Hedge learners
+round (:mod:`dpbench.mechanisms.laws`): the privacy audit's exact values for the Hedge learners
 and ``privdl``.
 
 :func:`hedge_swap_log_pmfs` gives the pair behind issue 10's defect 1: Hedge / MW with rate
@@ -120,7 +120,7 @@ def product_law_epsilon(logp_rounds: npt.ArrayLike, logq_rounds: npt.ArrayLike, 
 
     This is the law of a learner whose round-t output is drawn independently from ``P_t``
     given the (oblivious) data — Hedge on a fixed loss sequence, with the laws its own
-    kernel recorded (:mod:`dpbench.learners.laws`). Composition is exact, not a bound: the
+    kernel recorded (:mod:`dpbench.mechanisms.laws`). Composition is exact, not a bound: the
     privacy loss of the sequence is the sum of the rounds' losses ``ln P_t(a)/Q_t(a)``,
     independent across rounds, so the rounds are composed one at a time on the merged
     privacy-loss outcomes (:func:`merge_by_loss`: outcomes whose summed losses agree to
@@ -156,3 +156,50 @@ def _pld_epsilon(rounds: list[tuple[npt.NDArray, npt.NDArray]], delta: float) ->
                                                       value_discretization_interval=1e-4, symmetric=False)
         total = one if total is None else total.compose(one)
     return float(total.get_epsilon_for_delta(delta))
+
+
+def binomial_pair_delta(logp: npt.ArrayLike, logq: npt.ArrayLike, n: int, epsilon: float) -> float:
+    """Exact δ(ε) of ``n`` iid draws from a two-outcome law, ``(p, 1 − p)`` on D and
+    ``(q, 1 − q)`` on D′ (``logp``, ``logq``: the two log-pmfs), at any ``n`` (no pmf array).
+
+    The count ``K`` of outcome 0 is sufficient, ``Bin(n, p)`` vs ``Bin(n, q)``, and the privacy
+    loss ``ℓ(k) = k a + (n − k) b`` (``a = ln(p/q)``, ``b = ln((1−p)/(1−q))``) is monotone in k,
+    so the hockey-stick divergence is one tail:
+    ``δ(ε) = P[K ≥ k₀] − e^ε Q[K ≥ k₀]`` with ``k₀`` the first k where ``ℓ(k) > ε`` — in both
+    directions, the larger (Balle & Wang, "Improving the Gaussian mechanism for differential
+    privacy", ICML 2018, Thm 5, for the privacy-loss form of δ(ε))."""
+    from scipy import stats
+
+    lp, lq = np.asarray(logp, dtype=np.float64), np.asarray(logq, dtype=np.float64)
+    if lp.shape != (2,) or lq.shape != (2,):
+        raise ValueError(f"two-outcome laws expected, got shapes {lp.shape} and {lq.shape}")
+    worst = 0.0
+    for (p0, p1), (q0, q1) in (((lp[0], lp[1]), (lq[0], lq[1])), ((lq[0], lq[1]), (lp[0], lp[1]))):
+        a, b = p0 - q0, p1 - q1
+        if a == b:
+            continue
+        if a < b:  # count outcome 1 instead: the loss increases in its count
+            a, b, p0, q0 = b, a, p1, q1
+        k0 = math.floor((epsilon - n * b) / (a - b)) + 1
+        if k0 > n:
+            continue
+        k0 = max(k0, 0)
+        tail_p = float(stats.binom.sf(k0 - 1, n, math.exp(p0)))
+        tail_q = float(stats.binom.sf(k0 - 1, n, math.exp(q0)))
+        worst = max(worst, tail_p - (math.exp(epsilon) * tail_q if tail_q > 0 else 0.0))
+    return max(worst, 0.0)
+
+
+def binomial_pair_epsilon(logp: npt.ArrayLike, logq: npt.ArrayLike, n: int, delta: float) -> float:
+    """Exact ε(δ) of ``n`` iid draws of a two-outcome law pair (:func:`binomial_pair_delta`),
+    by root finding on the monotone δ(ε)."""
+    lp, lq = np.asarray(logp, dtype=np.float64), np.asarray(logq, dtype=np.float64)
+    top = n * float(np.max(np.abs(lp - lq)))
+    if binomial_pair_delta(lp, lq, n, 0.0) <= delta:
+        return 0.0
+    hi = min(top, 1.0)
+    while hi < top and binomial_pair_delta(lp, lq, n, hi) > delta:  # a bracket (e^top may overflow)
+        hi = min(2 * hi, top)
+    if binomial_pair_delta(lp, lq, n, hi) > delta:
+        return top
+    return float(brentq(lambda e: binomial_pair_delta(lp, lq, n, e) - delta, 0.0, hi, xtol=1e-10, rtol=1e-10))

@@ -55,9 +55,13 @@ class ExponentialMechanism:
         return self.epsilon * np.asarray(scores, dtype=np.float64) / (2 * self.sensitivity)
 
     def select(self, scores: npt.ArrayLike, *, rng: np.random.Generator) -> int:
+        """One draw, ``P ∝ exp(ε u/(2Δ))``. Inside :func:`dpbench.mechanisms.laws.recording_laws`
+        the law drawn from is appended to the recording (a ``(1, outcomes)`` log-pmf)."""
         if math.isinf(self.epsilon):
             return uniform_argmax(scores, rng=rng)
-        return gumbel_max(self.logits(scores), rng=rng)
+        logits = self.logits(scores)
+        _record_law(logits)
+        return gumbel_max(logits, rng=rng)
 
     def select_runs(self, scores: npt.ArrayLike, *, runs: int, rng: np.random.Generator) -> npt.NDArray[np.int64]:
         """``runs`` independent draws of :meth:`select` at once (Gumbel-max over runs × outcomes;
@@ -65,6 +69,7 @@ class ExponentialMechanism:
         if math.isinf(self.epsilon):
             return np.array([self.select(scores, rng=rng) for _ in range(runs)], dtype=np.int64)
         logits = self.logits(scores)
+        _record_law(logits)
         return np.argmax(logits + rng.gumbel(size=(runs, len(logits))), axis=1)
 
     def log_probabilities(self, scores: npt.ArrayLike) -> npt.NDArray[np.float64]:
@@ -77,3 +82,13 @@ class ExponentialMechanism:
 
     def guarantee(self) -> Guarantee:
         return Guarantee(epsilon=self.epsilon, delta=0.0)
+
+
+def _record_law(logits: npt.NDArray[np.float64]) -> None:
+    """Append the law ``softmax(logits)`` a draw is made from to the open law recording
+    (:mod:`dpbench.mechanisms.laws`; nothing outside it)."""
+    from dpbench.mechanisms.laws import recorder
+
+    recording = recorder()
+    if recording is not None:
+        recording.append((logits - logsumexp(logits))[None, :])

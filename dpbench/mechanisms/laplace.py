@@ -40,6 +40,12 @@ class Laplace:
         value = np.asarray(value, dtype=np.float64)
         if self.scale == 0:
             return value.copy()
+        from dpbench.mechanisms.laws import release_recorder
+
+        recording = release_recorder()
+        if recording is not None:  # the per-step accounting check: the scale drawn with
+            recording.append({"mechanism": "laplace", "scale": self.scale, "sensitivity": self.sensitivity,
+                              "queries": int(value.shape[-1]) if value.ndim else 1})
         return value + rng.laplace(0.0, self.scale, size=value.shape)
 
     def variance(self) -> float:

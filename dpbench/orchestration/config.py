@@ -145,6 +145,21 @@ def read_yaml(path: str | Path) -> Any:
         raise ConfigError(str(path), f"YAML syntax error{where}: {problem}") from None
 
 
+def exit_on_yaml_error(path: str | Path) -> None:
+    """Where ``path`` exists but is not valid YAML: print its one line (file, line and
+    column, :func:`error_line`) and exit with status 2. The Snakefile calls it before its
+    ``configfile:`` directive, whose own error names none of them."""
+    import sys
+
+    if not Path(path).is_file():
+        return  # Snakemake says the file is missing
+    try:
+        read_yaml(path)
+    except ConfigError as exc:
+        print(error_line(path, exc), file=sys.stderr)
+        sys.exit(2)
+
+
 def load(path: str | Path) -> Grid:
     """Read, validate and expand a YAML config."""
     return from_dict(read_yaml(path))
@@ -356,6 +371,12 @@ def from_dict(config: Mapping[str, Any]) -> Grid:
             target_seconds=_target_seconds(block.get("shard_minutes", config.get("shard_minutes"))),
             config_hash=key_hash({"seed": config["seed"], "block": block}),
         )
+    if config.get("output"):
+        from dpbench.foundation.paths import nesting_error
+
+        nested = nesting_error(str(config["output"]))
+        if nested:
+            raise ConfigError("output", nested)
     return Grid(
         seed=int(config["seed"]),
         experiments=plans,

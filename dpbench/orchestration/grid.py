@@ -1,8 +1,6 @@
 """Grid cells and shards (docs/configuration.md, "Cells, shards and jobs").
 
-A :class:`Cell` is one point of the grid: (experiment, problem + parameters, learner +
-parameters, ε, δ, size) with its number of repetitions; its :meth:`Cell.key` (everything
-but the repetitions) names its random streams, so seeds never depend on shard layout.
+A cell (:class:`dpbench.foundation.cell.Cell`) is one point of the grid.
 :func:`shard` packs the cells of an experiment into jobs by their predicted cost
 (:mod:`dpbench.orchestration.cost`): either a fixed number of jobs, or as many as it takes for each to
 do about ``target_seconds`` of work.
@@ -11,17 +9,13 @@ do about ``target_seconds`` of work.
 from __future__ import annotations
 
 import contextlib
-import functools
 import gc
 import heapq
-import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
 
+from dpbench.foundation.cell import Cell
 from dpbench.orchestration.cost import CellCost, cell_cost, cost_seconds
-from dpbench.foundation.cell import Cell, Params
-
 
 
 @contextlib.contextmanager

@@ -91,10 +91,10 @@ def learning_curves(
     the bands and the chance levels. One legend, outside the data."""
     import seaborn as sns
 
-    from dpbench.plotting.layout import deferred_grid_layout, grid_shape, panel_size, place_legend, tidy_log_ticks
+    from dpbench.plotting.layout import deferred_grid_layout, grid_shape, panel_size, place_legend, tidy_log_ticks, wrap_titles
     from dpbench.plotting.captions import add_note
-    from dpbench.plotting.overlays import _data_extent, draw_theory, draw_trivial, mark_learning_starts, mark_off_axis, place_edge_marks
-    from dpbench.plotting.style import paper_style, palette
+    from dpbench.plotting.overlays import _data_extent, draw_theory, draw_trivial, mark_learning_starts, mark_off_axis, hide_undrawn, place_edge_marks, zero_handle
+    from dpbench.plotting.style import MARKER_SIZE, learner_handle, markers, paper_style, palette
 
     ok = df[df["status"] == "ok"]
     ok = ok[np.isfinite(ok[y].astype(float))]
@@ -110,7 +110,7 @@ def learning_curves(
     data = pd.concat(frames, ignore_index=True)
     panel_order = [setting_label(key) or "all" for key, _ in panels]
     learners = order(pd.concat([rows for _, rows in panels])["learner"].unique())
-    several = data.groupby(["panel", "learner"])["_line"].nunique().max() > 1
+    line_kws = learner_line_style(data)
     reps = data.groupby(["panel", "_line", x])["rep"].nunique().min()
     n_rows, n_cols = grid_shape(len(panel_order))
     height, aspect = panel_size(n_cols)
@@ -118,15 +118,19 @@ def learning_curves(
         with deferred_grid_layout():
             g = sns.relplot(
                 data=data, x=x, y=y, hue="learner", hue_order=learners, palette=palette(learners),
-                style="_line" if several else None, col="panel", col_order=panel_order, col_wrap=n_cols if len(panel_order) > 1 else None,
+                **line_kws, col="panel", col_order=panel_order, col_wrap=n_cols if len(panel_order) > 1 else None,
                 kind="line", errorbar=_band if reps >= min_reps_band else None,
-                marker="o", markersize=3, markeredgewidth=0, height=height, aspect=aspect, legend=False,
+                markersize=MARKER_SIZE, markeredgewidth=0, height=height, aspect=aspect, legend=False,
                 facet_kws={"sharey": True, "sharex": True},
             )
         g.set(xscale="log", yscale="log")
         g.set_titles("{col_name}" if len(panel_order) > 1 else "")
         g.set_axis_labels(xlabel or x, ylabel)
-        entries: dict = {name: plt.Line2D([], [], color=palette([name])[name], marker="o", ms=3, lw=1.2) for name in learners}
+        colours, shapes = palette(learners), markers(learners)
+        drawn = set(data["learner"])  # a learner whose means are all 0 has only its markers on the axis
+        entries: dict = {(name if name in drawn else f"{name}: {zero_label}"):
+                         (learner_handle(name, colours[name], shapes[name]) if name in drawn else zero_handle(colours[name]))
+                         for name in learners}
         extra: dict = {}
         axes = [g.axes_dict[p] for p in panel_order]
         levels: list[float] = []
@@ -151,6 +155,7 @@ def learning_curves(
             tidy_log_ticks(ax)
         if title:
             g.figure.suptitle(title)
+        wrap_titles(g.figure, axes)
         g.figure.tight_layout()
         place_edge_marks(g.figure)
         for ax in axes:
@@ -158,20 +163,59 @@ def learning_curves(
         if reps >= min_reps_band:
             add_note(g.figure, BAND_NOTE)
         entries.update(extra)
+        entries = hide_undrawn(g.figure, entries)
         place_legend(g.figure, axes, list(entries.values()), list(entries.keys()), n_panels=len(axes), cols=n_cols,
                      ncol=1 if len(axes) % n_cols else None)
     return g.figure
 
 
-def draw_n_star(ax, found: pd.DataFrame, x: str, c) -> None:
+def learner_line_style(data: pd.DataFrame, line: str = "_line") -> dict:
+    """seaborn's ``style=``, ``markers=`` and ``dashes=`` for lines of ``data`` (column
+    ``learner``, and ``line``: the line of a panel, :func:`_line_labels`): every line takes its
+    learner's marker (:func:`dpbench.plotting.style.markers`), and the lines of one learner
+    (a learner parameter that varies) differ by their dash pattern."""
+    from dpbench.plotting.style import markers
+
+    pairs = data[["learner"]].assign(_name=data["learner"]) if line == "learner" else data[["learner", line]]
+    pairs = pairs.drop_duplicates()
+    shapes = markers(order(pairs["learner"].unique()))
+    dashes, seen = {}, {}
+    for learner, name in pairs.itertuples(index=False):
+        i = seen[learner] = seen.get(learner, -1) + 1
+        dashes[name] = "" if i == 0 else LINE_DASHES[(i - 1) % len(LINE_DASHES)]
+    return {"style": line, "markers": {name: shapes[learner] for learner, name in pairs.itertuples(index=False)}, "dashes": dashes}
+
+
+#: Dash patterns of a learner's second, third… line in one panel (its first is solid).
+LINE_DASHES = [(3, 1.5), (1, 1), (5, 1, 1, 1)]
+
+
+def n_star_handle(learner: str, c, found, missing):
+    """The legend sample of a learner's n* curve: its line and marker where some n* was
+    found, else the hollow marker on the upper axis its ε (or |F|) beyond the grid get, else
+    none (nothing of it is drawn)."""
+    from matplotlib.lines import Line2D
+
+    from dpbench.plotting.overlays import zero_handle
+    from dpbench.plotting.style import learner_handle
+
+    if len(found):
+        return learner_handle(learner, c)
+    return zero_handle(c, "top") if len(missing) else Line2D([], [], visible=False)
+
+
+def draw_n_star(ax, found: pd.DataFrame, x: str, c, shape: str = "o") -> None:
     """Empirical n*(α) of the rows ``found`` (columns ``n_star, n_low, n_high``) against ``x``:
-    a line with markers and the bootstrap bars of :func:`dpbench.theory_check.analysis.sample_complexity` (n* interpolated per repetition)."""
+    a line with markers (``shape``: the learner's) and the bootstrap bars of
+    :func:`dpbench.theory_check.nstar.sample_complexity` (n* interpolated per repetition)."""
     import seaborn as sns
+
+    from dpbench.plotting.style import MARKER_SIZE
 
     if not len(found):
         return
     xs = found[x].to_numpy(float)
-    sns.lineplot(x=xs, y=found["n_star"].to_numpy(float), color=c, marker="o", ax=ax, lw=1.2, zorder=3)
+    sns.lineplot(x=xs, y=found["n_star"].to_numpy(float), color=c, marker=shape, ms=MARKER_SIZE, mew=0, ax=ax, lw=1.2, zorder=3)
     yerr = np.vstack([found["n_star"] - found["n_low"], found["n_high"] - found["n_star"]])
     ax.errorbar(xs, found["n_star"], yerr=np.nan_to_num(np.abs(yerr)), fmt="none", ecolor=c, elinewidth=0.8, capsize=2, zorder=3)
 
@@ -235,9 +279,10 @@ def sample_complexity_figure(
     learner's slope (bootstrap over repetitions) beside the theory's local exponent."""
 
     from dpbench.theory_check.nstar import sample_complexity_slope
-    from dpbench.plotting.layout import grid_shape, panel_size, place_legend, place_panel_legends, tidy_log_ticks
-    from dpbench.plotting.overlays import draw_theory, mark_off_axis, place_edge_marks
-    from dpbench.plotting.style import paper_style, palette
+    from dpbench.plotting.captions import add_note
+    from dpbench.plotting.layout import grid_shape, panel_size, place_legend, tidy_log_ticks, wrap_titles
+    from dpbench.plotting.overlays import draw_theory, hide_undrawn, mark_off_axis, place_edge_marks
+    from dpbench.plotting.style import learner_handle, marker, paper_style, palette
 
     ok = with_learner_params(df[df["status"] == "ok"])
     settings = [c for c in varying_identity(ok, exclude=("epsilon", "delta", size)) if not c.startswith("lp_")]
@@ -252,9 +297,12 @@ def sample_complexity_figure(
             fig.delaxes(ax)
         axes = axes[: len(keys)]
         per_panel: list[dict] = []
+        shared = len(keys) > 1  # one legend for every panel; what differs between panels goes into the titles
+        slopes: list[list[str]] = []
         for ax, key in zip(axes, keys):
             entries: dict = {}
             per_panel.append(entries)
+            slopes.append([])
             rows = ok
             for c, v in key.items():
                 rows = rows[rows[c].astype(str) == str(v)]
@@ -263,7 +311,7 @@ def sample_complexity_figure(
             sc = sample_complexity(rows, ["learner", "epsilon", "private"], alpha, beta, size=size)
             public = sc[~sc["private"] & np.isfinite(sc["n_star"])]
             for n_star, same in public.groupby("n_star"):
-                entries.update(draw_levels(ax, n_star, order(same["learner"].unique()), f"non-private n* = {n_star:g}"))
+                entries.update(draw_levels(ax, n_star, order(same["learner"].unique()), "non-private n*" if shared else f"non-private n* = {n_star:g}"))
             for learner in order(sc["learner"].unique()):
                 s = sc[sc["learner"] == learner].sort_values("epsilon")
                 c = palette([learner])[learner]
@@ -275,21 +323,28 @@ def sample_complexity_figure(
                 lines = theory(learner, rows[rows["learner"] == learner].iloc[0], np.geomspace(eps.min(), eps.max(), 64)) if theory and len(eps) else []
                 slope = f"slope {fit.slope:.2f} [{fit.low:.2f}, {fit.high:.2f}]" if np.isfinite(fit.low) else ("slope n/a (< 3 ε with n*)" if not np.isfinite(fit.slope) else f"slope {fit.slope:.2f}")
                 primary = [l for l in lines if l.role == "primary"]
+                exp = np.nan
                 if primary and np.isfinite(fit.x_min):
                     span = (primary[0].x >= fit.x_min) & (primary[0].x <= fit.x_max)
                     exp = local_exponent(primary[0].x[span], primary[0].y[span])
                     slope += f"; theory {exp:.2f}" if np.isfinite(exp) else ""
-                draw_n_star(ax, found, "epsilon", c)
-                entries[f"{learner}: {slope}"] = plt.Line2D([], [], color=c, marker="o", ms=3, lw=1.2)
-                entries.update(draw_theory(ax, lines))
+                draw_n_star(ax, found, "epsilon", c, marker(learner))
                 missing = s[~np.isfinite(s["n_star"])]["epsilon"]
-                entries.update(mark_off_axis(ax, missing, c, where="top", label=f"n* beyond the grid (n > {int(rows[size].max())})"))
+                if shared:
+                    entries[learner] = n_star_handle(learner, c, found, missing)
+                    if np.isfinite(fit.slope):
+                        slopes[-1].append(f"{learner} {fit.slope:.2f}" + (f" (theory {exp:.2f})" if np.isfinite(exp) else ""))
+                else:
+                    entries[f"{learner}: {slope}"] = n_star_handle(learner, c, found, missing)
+                entries.update(draw_theory(ax, lines))
+                beyond = "n* beyond the grid (above its largest n)" if shared else f"n* beyond the grid (n > {int(rows[size].max())})"
+                entries.update(mark_off_axis(ax, missing, c, where="top", label=beyond))
             ax.set_xscale("log")
             ax.set_yscale("log")
             ax.set_xlabel("ε")
             ax.set_ylabel(f"n*(α = {alpha:g})")
             if settings:
-                ax.set_title(setting_label(key))
+                ax.set_title(setting_label(key) + ("; slope of n*: " + ", ".join(slopes[-1]) if slopes[-1] else ""))
             if len(eps):
                 ax.set_xlim(eps.min() / 1.5, eps.max() * 1.5)
             grid_n = rows[size].astype(float)
@@ -298,14 +353,16 @@ def sample_complexity_figure(
             tidy_log_ticks(ax)
         if title:
             fig.suptitle(title)
+        wrap_titles(fig, axes)
         fig.tight_layout()
         place_edge_marks(fig)
         for ax in axes:
             tidy_log_ticks(ax)
-        if len(axes) == 1:
-            place_legend(fig, axes, list(per_panel[0].values()), list(per_panel[0].keys()), n_panels=1, cols=n_cols, ncol=1)
-        else:  # a learner's slope and levels differ between panels: a legend per panel
-            place_panel_legends(fig, axes, per_panel)
+        add_note(fig, "Each panel's title gives the slope of n* in ε beside the theory's exponent over the same range (their "
+                      "bootstrap intervals are in the theory check)." if shared else "The legend gives the slope of n* in ε "
+                      "(95% bootstrap over repetitions) beside the theory's exponent over the same range.")
+        merged = hide_undrawn(fig, {label: handle for entries in per_panel for label, handle in entries.items()})
+        place_legend(fig, axes, list(merged.values()), list(merged.keys()), n_panels=len(axes), cols=n_cols, ncol=1 if len(axes) == 1 else None)
     return fig
 
 
@@ -317,12 +374,13 @@ def draw_levels(ax, level: float, learners: list[str], meaning: str) -> dict:
     """One horizontal level shared by ``learners``, in each learner's colour: with several,
     their dash-dot patterns interleave (each colour shows in turn along the line), so
     neither hides the other and each has its own legend entry ``"{learner}: {meaning}"``."""
+    from dpbench.plotting.overlays import register_entry
     from dpbench.plotting.style import color
 
     period = sum(LEVEL_DASH)
     entries = {}
     for i, name in enumerate(learners):
         on_off = LEVEL_DASH if len(learners) == 1 else (LEVEL_DASH[0], period * len(learners) - LEVEL_DASH[0])
-        ax.axhline(level, color=color(name), lw=1.0, ls=(i * period, on_off), zorder=2)
+        register_entry(f"{name}: {meaning}", ax.axhline(level, color=color(name), lw=1.0, ls=(i * period, on_off), zorder=2))
         entries[f"{name}: {meaning}"] = plt.Line2D([], [], color=color(name), lw=1.0, ls=(0, LEVEL_DASH))
     return entries

@@ -118,9 +118,11 @@ def sample_complexity_features(df: pd.DataFrame):
 
     from dpbench.theory_check.nstar import sample_complexity_slope
     from dpbench.theory_check.nstar import sample_complexity as n_star_table
-    from dpbench.plotting.layout import grid_shape, panel_size, place_legend, tidy_log_ticks
-    from dpbench.plotting.overlays import draw_theory, mark_off_axis, place_edge_marks
-    from dpbench.plotting.style import order, paper_style
+    from dpbench.plotting.captions import add_note
+    from dpbench.plotting.layout import grid_shape, panel_size, place_legend, tidy_log_ticks, wrap_titles
+    from dpbench.plotting.overlays import draw_theory, hide_undrawn, mark_off_axis, place_edge_marks
+    from dpbench.plotting.common import n_star_handle
+    from dpbench.plotting.style import marker, order, paper_style
 
     sweep = feature_sweep(df)
     private = sweep[sweep["private"]]
@@ -135,6 +137,7 @@ def sample_complexity_features(df: pd.DataFrame):
         entries: dict = {}
         for ax, eps in zip(axes, eps_values):
             rows = sweep[(sweep["epsilon"] == eps) | ~sweep["private"]]
+            slopes: list[str] = []
             for learner in order(rows["learner"].unique()):
                 mine = rows[rows["learner"] == learner]
                 if mine["n_features"].nunique() < min_f:
@@ -162,24 +165,34 @@ def sample_complexity_features(df: pd.DataFrame):
                 censored = found["n_star"].to_numpy(float) == smallest
                 if len(found) and len(found) - censored.sum() < 3:  # n* only bounded above: no slope
                     slope = "n* = the grid's smallest n (learned before it): no slope"
-                draw_n_star(ax, found, "n_features", c)
-                entries[f"{learner} (ε = {eps:g}): {slope}" if len(eps_values) > 1 else f"{learner}: {slope}"] = plt.Line2D([], [], color=c, marker="o", ms=3, lw=1.2)
-                entries.update(draw_theory(ax, lines))
+                draw_n_star(ax, found, "n_features", c, marker(learner))
                 missing = sc[~np.isfinite(sc["n_star"])]["n_features"]
+                if len(eps_values) > 1:  # one legend for every panel: the slopes in the panel titles
+                    entries[learner] = n_star_handle(learner, c, found, missing)
+                    if np.isfinite(fit.slope) and not slope.startswith("n* ="):
+                        slopes.append(f"{learner} {fit.slope:.2f}" + (f" (theory {exp:.2f})" if np.isfinite(exp) else ""))
+                else:
+                    entries[f"{learner}: {slope}"] = n_star_handle(learner, c, found, missing)
+                entries.update(draw_theory(ax, lines))
                 entries.update(mark_off_axis(ax, missing, c, where="top", label=f"n* beyond the grid (n > {int(mine['n'].max())})"))
             ax.set_xscale("log")
             ax.set_yscale("log")
             ax.set_xlabel("|F| (features incl. the constant)")
             ax.set_ylabel(f"n*(α = {ALPHA:g})")
-            ax.set_title(f"(d, k) sweep, private learners at ε = {eps:g}")
+            ax.set_title(f"(d, k) sweep, private learners at ε = {eps:g}" + ("; slope of n* in |F|: " + ", ".join(slopes) if slopes else ""))
             grid_n = sweep["n"].astype(float)
             low, high = ax.get_ylim() if ax.has_data() else (np.inf, 0)
             ax.set_ylim(min(low, grid_n.min() / 1.5), max(high, grid_n.max() * 1.5))
             tidy_log_ticks(ax)
+        wrap_titles(fig, axes)
         fig.tight_layout()
         place_edge_marks(fig)
         for ax in axes:
             tidy_log_ticks(ax)
+        entries = hide_undrawn(fig, entries)
+        add_note(fig, "Each panel's title gives the slope of n* in |F| beside the theory's local exponent (their bootstrap "
+                      "intervals are in the theory check)." if len(eps_values) > 1 else "Legend: slope of n* in |F| (95% "
+                      "bootstrap over repetitions) beside the theory's local exponent.")
         place_legend(fig, axes, list(entries.values()), list(entries.keys()), n_panels=len(axes), cols=n_cols, ncol=1)
     return fig
 
@@ -192,10 +205,10 @@ def runtime(df: pd.DataFrame):
     import seaborn as sns
 
     from dpbench.plotting.captions import add_note
-    from dpbench.plotting.common import BAND_NOTE, _band
+    from dpbench.plotting.common import BAND_NOTE, _band, learner_line_style
     from dpbench.plotting.layout import place_legend, tidy_log_ticks
     from dpbench.plotting.overlays import _data_extent
-    from dpbench.plotting.style import SINGLE_COLUMN, order, paper_style, palette
+    from dpbench.plotting.style import MARKER_SIZE, SINGLE_COLUMN, learner_handle, order, paper_style, palette
 
     ok = _ok(df).dropna(subset=["fit_seconds"])
     top = ok[ok["n"] == ok.groupby(["learner", "problem_id"])["n"].transform("max")]
@@ -203,9 +216,11 @@ def runtime(df: pd.DataFrame):
     learners = order(per["learner"].unique())
     with paper_style():
         fig, ax = plt.subplots(figsize=(SINGLE_COLUMN, 2.6))
-        sns.lineplot(data=per, x="n_features", y="seconds_per_example", hue="learner", hue_order=learners, palette=palette(learners),
-                     estimator="mean", errorbar=_band, marker="o", markersize=3, markeredgewidth=0, ax=ax, legend=False)
-        entries: dict = {name: plt.Line2D([], [], color=color(name), marker="o", ms=3, lw=1.2) for name in learners}
+        colours = palette(learners)
+        sns.lineplot(data=per, x="n_features", y="seconds_per_example", hue="learner", hue_order=learners, palette=colours,
+                     estimator="mean", errorbar=_band, **learner_line_style(per, "learner"), markersize=MARKER_SIZE,
+                     markeredgewidth=0, ax=ax, legend=False)
+        entries: dict = {name: learner_handle(name, colours[name]) for name in learners}
         em = per[per["learner"] == "exp_mech_erm"].groupby("n_features")["seconds_per_example"].mean()
         skipped = df[(df["status"] == "skipped") & (df["learner"] == "exp_mech_erm")]
         if len(em):

@@ -185,7 +185,7 @@ def _explain_trap(fig, ok: pd.DataFrame) -> None:
     """Caption note: why a private learner beats its non-private version on the trap — on it
     every expert loses about T/2, so uniform play is optimal and a smaller learning rate
     (closer to uniform) has less regret; the η ratio is the recorded one."""
-    from dpbench.plotting.captions import add_note
+    from dpbench.plotting.captions import add_note, number_range
 
     eta = ok[np.isfinite(ok["eta"])].groupby(["learner", "T"])["eta"].first().unstack("learner")
     regret = ok.groupby(["learner", "T"])["expected_regret"].mean().unstack("learner")
@@ -194,7 +194,7 @@ def _explain_trap(fig, ok: pd.DataFrame) -> None:
         below = (regret[private] < regret["rwm"]).reindex(ratio.index).mean()
         if len(ratio) and below > 0.5:
             add_note(fig, f"{private} has less regret than rwm here because its recorded learning rate is "
-                          f"{ratio.min():.2g}–{ratio.max():.2g}× smaller (the price of privacy): on this sequence every "
+                          f"{number_range(ratio.min(), ratio.max())}× smaller (the price of privacy): on this sequence every "
                           "expert loses about T/2, so uniform play is optimal and a smaller learning rate, closer to "
                           "uniform, loses less; privacy does not help in general.")
 
@@ -238,6 +238,8 @@ def realizable(df: pd.DataFrame):
 def tight_accounting(df: pd.DataFrame):
     """private_rwm_tight against private_rwm (same ε, δ) on the stochastic T sweep, the η
     ratio bought by the RDP accountant (recorded) in the panel titles."""
+    from dpbench.plotting.captions import number_range
+
     rows = _stochastic_main(_final(df))
     ok = rows[(rows["status"] == "ok") & rows["learner"].isin(["private_rwm", "private_rwm_tight"])]
     ok = _with_lines(ok, "T")
@@ -250,6 +252,6 @@ def tight_accounting(df: pd.DataFrame):
         for ax in fig.axes:
             for e, (lo, hi) in ratio.iterrows():
                 if ax.get_title() == f"ε = {e:g}":
-                    span = f"{lo:.1f}" if np.isclose(lo, hi, rtol=0.05) else f"{lo:.1f}–{hi:.1f}"
+                    span = f"{lo:.1f}" if np.isclose(lo, hi, rtol=0.05) else number_range(lo, hi, ".1f")
                     ax.set_title(f"ε = {e:g}: η(tight)/η(adv. comp.) = {span}", fontsize=ax.title.get_fontsize())
     return fig

@@ -80,21 +80,80 @@ def place_legend(fig: plt.Figure, axes, handles, labels, *, n_panels: int, cols:
         if box.x1 <= 1.0 and box.height <= 1.1 * panels.height and clear:
             return legend
         legend.remove()  # wider than the free slot, taller than the panels or over one: below them instead
-    extent = _tight_extent(fig, axes)
-    for columns in (2, 1) if fig.get_figwidth() > 4 and len(handles) > 1 else (1,):
-        legend = fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, extent.y0 - 0.01), frameon=False,
-                            ncol=columns, borderaxespad=0.0, handlelength=2.2, columnspacing=1.0)
-        box = legend.get_window_extent(fig.canvas.get_renderer()).transformed(fig.transFigure.inverted())
-        if box.x0 >= 0 and box.x1 <= 1:
-            return legend
-        legend.remove()
-    # wider than the figure even in one column: wrap the labels to the panels' width
+    legend = _legend_below(fig, axes, handles, labels)
+    panels = _tight_extent(fig, axes)
+    if legend.get_window_extent(fig.canvas.get_renderer()).height / fig.dpi <= panels.height * fig.get_figheight():
+        return legend
+    legend.remove()
+    beside = _legend_beside(fig, axes, handles, labels)  # taller than the panels below them: beside, if there is room
+    if beside is not None:
+        return beside
+    if fig.get_figwidth() < DOUBLE_COLUMN:  # a single column: two columns wide, the legend below in columns
+        fig.set_figwidth(DOUBLE_COLUMN)
+        fig.tight_layout()
+    return _legend_below(fig, axes, handles, labels)
+
+
+def _legend_beside(fig: plt.Figure, axes, handles, labels):
+    """One legend right of the panels, labels wrapped to the room left of a double column
+    (:data:`DOUBLE_COLUMN`), if it is then no taller than the panels; else None."""
     import textwrap
 
-    chars = max(24, int(DOUBLE_COLUMN * 72 / (0.55 * plt.rcParams["legend.fontsize"])) - 10)
-    labels = ["\n".join(textwrap.wrap(label, chars)) for label in labels]
-    return fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, extent.y0 - 0.01), frameon=False,
-                      ncol=1, borderaxespad=0.0, handlelength=2.2, columnspacing=1.0)
+    panels = _tight_extent(fig, axes)
+    room_pt = (DOUBLE_COLUMN - panels.x1 * fig.get_figwidth()) * 72 - 40
+    size_pt = font_points("legend.fontsize")
+    chars = int(room_pt / (0.5 * size_pt))
+    if chars < 24:
+        return None
+    wrapped = ["\n".join(textwrap.wrap(label, chars)) for label in labels]
+    legend = fig.legend(handles, wrapped, loc="upper left", bbox_to_anchor=(panels.x1 + 0.02, panels.y1), frameon=False,
+                        ncol=1, borderaxespad=0.0, handlelength=2.2)
+    renderer = fig.canvas.get_renderer()
+    box = legend.get_window_extent(renderer)
+    areas = Bbox.union([ax.get_window_extent(renderer) for ax in axes])  # the plotting areas, without labels
+    one_row = len({round(ax.get_position().y0, 3) for ax in axes}) == 1
+    if box.x1 / fig.dpi > DOUBLE_COLUMN or not (box.height <= 1.1 * areas.height or (one_row and box.height <= MAX_GROWTH * areas.height)):
+        legend.remove()
+        return None
+    if box.height > 1.1 * areas.height:  # one row of panels: taller panels, as tall as the legend
+        fig.set_figheight(fig.get_figheight() + (box.height / 1.05 - areas.height) / fig.dpi)
+        fig.tight_layout()
+        panels = _tight_extent(fig, axes)
+        legend.set_bbox_to_anchor((panels.x1 + 0.02, panels.y1), transform=fig.transFigure)
+    return legend
+
+
+#: Most a one-row figure's panels grow in height to stand as tall as a legend beside them.
+MAX_GROWTH = 2.0
+
+
+def _legend_below(fig: plt.Figure, axes, handles, labels):
+    """One legend below every panel, centred: in as many columns (3, 2 or 1; labels wrapped
+    to a column's width) as keep it no taller than the panels (with their labels), else in
+    the columns that make it shortest."""
+    import textwrap
+
+    extent = _tight_extent(fig, axes)
+    renderer = fig.canvas.get_renderer()
+    size_pt = font_points("legend.fontsize")
+    width_pt = min(fig.get_figwidth(), DOUBLE_COLUMN) * 72
+    best = None
+    for columns in (3, 2, 1) if fig.get_figwidth() > 4 and len(handles) > 1 else (1,):
+        chars = max(20, int((width_pt / columns - 30) / (0.5 * size_pt)))
+        wrapped = ["\n".join(textwrap.wrap(label, chars)) for label in labels]
+        legend = fig.legend(handles, wrapped, loc="upper center", bbox_to_anchor=(0.5, extent.y0 - 0.01), frameon=False,
+                            ncol=columns, borderaxespad=0.0, handlelength=2.2, columnspacing=1.0)
+        box = legend.get_window_extent(renderer).transformed(fig.transFigure.inverted())
+        legend.remove()
+        if box.x0 < 0 or box.x1 > 1:
+            continue
+        if best is None or box.height < best[0]:
+            best = (box.height, columns, wrapped)
+        if box.height <= extent.height:
+            break
+    _, columns, wrapped = best or (0, 1, ["\n".join(textwrap.wrap(label, 40)) for label in labels])
+    return fig.legend(handles, wrapped, loc="upper center", bbox_to_anchor=(0.5, extent.y0 - 0.01), frameon=False,
+                      ncol=columns, borderaxespad=0.0, handlelength=2.2, columnspacing=1.0)
 
 
 #: Log axes spanning more decades than this carry no minor ticks: on a 1.75 in panel they
@@ -129,6 +188,9 @@ def plain_or_power(value: float, _pos=None) -> str:
 
 #: Most powers of ten a log axis labels one by one (beyond, matplotlib thins them).
 MAX_LABELLED_DECADES = 8
+#: Room (in ems of the tick label size) a power-of-ten label of a log x axis takes beside
+#: the next: "10⁻³" is about 2.2 ems wide, and a label needs a gap of one em to read apart.
+X_TICK_LABEL_EMS = 3.4
 
 
 def _log_subs(lo: float, hi: float) -> tuple[float, ...]:
@@ -151,6 +213,7 @@ def tidy_log_ticks(ax) -> None:
     beyond :data:`MINOR_TICKS_MAX_DECADES`."""
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, NullLocator
 
+    box = ax.get_position()
     for axis, (lo, hi) in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
         if axis.get_scale() != "log" or not (lo > 0 and hi > 0):
             continue
@@ -158,6 +221,11 @@ def tidy_log_ticks(ax) -> None:
         decades = math.log10(hi / lo)
         subs = _log_subs(lo, hi)
         numticks = math.ceil(decades) + 3 if decades <= MAX_LABELLED_DECADES else "auto"
+        if axis is ax.xaxis and subs == (1.0,):  # labels side by side: as many as fit the axis
+            length_pt = box.width * ax.figure.get_figwidth() * 72
+            fit = max(3, int(length_pt / (X_TICK_LABEL_EMS * font_points("xtick.labelsize"))))
+            if math.floor(decades) + 1 > fit:
+                numticks = fit
         axis.set_major_locator(LogLocator(base=10, subs=subs, numticks=numticks))
         axis.set_major_formatter(FuncFormatter(power_of_ten if subs == (1.0,) else plain_or_power))
         axis.set_minor_formatter(NullFormatter())
@@ -165,20 +233,80 @@ def tidy_log_ticks(ax) -> None:
             axis.set_minor_locator(NullLocator())
 
 
+def font_points(key: str) -> float:
+    """The size in points of the rc font setting ``key`` (a number, or a name such as "medium")."""
+    from matplotlib.font_manager import FontProperties
+
+    return FontProperties(size=plt.rcParams[key]).get_size_in_points()
+
+
+def wrap_titles(fig: plt.Figure, axes) -> None:
+    """Wrap each panel title to its panel's width (a long setting label would run into the
+    next panel's title). Call before the layout: the wrapped titles take the room they need."""
+    import textwrap
+
+    for ax in axes:
+        title = ax.get_title()
+        if not title:
+            continue
+        width_pt = ax.get_position().width * fig.get_figwidth() * 72
+        chars = max(12, int(width_pt / (0.55 * ax.title.get_fontsize())))
+        lines: list[str] = []
+        for part in title.replace("\n", " ").split(", "):  # break between the settings "d = 2, ε = 0.5", not inside one
+            if lines and len(lines[-1]) + 2 + len(part) <= chars:
+                lines[-1] += ", " + part
+            else:
+                if lines:
+                    lines[-1] += ","
+                lines += textwrap.wrap(part, chars, break_long_words=False) or [part]
+        ax.set_title("\n".join(lines), fontsize=ax.title.get_fontsize())
+
+
+#: Gap (inches) between a panel's labels and the legend under it, and under that legend.
+PANEL_LEGEND_GAP = 0.06
+
+
 def place_panel_legends(fig: plt.Figure, axes, entries: list[dict]) -> list:
     """One legend under each panel (``entries[i]``: ``{label: handle}`` of ``axes[i]``), for
     figures whose panels give a learner's line different meanings (a slope, a level per
     panel): one legend merged over the panels would show the same style with several
-    labels. Labels wrap to the panel's width. Call after the layout is final."""
+    labels. Labels wrap to the panel's width. The figure grows by the height of each row's tallest legend, and the rows
+    below move down by it, so a legend never lies over the next row of panels (nor over its
+    tick and axis labels). Call after the layout is final."""
     import textwrap
 
-    legends = []
+    renderer = fig.canvas.get_renderer()
+    legends: list = []
+    made = []
     for ax, mine in zip(axes, entries):
         if not mine:
             continue
         ext = _tight_extent(fig, [ax])
-        width_chars = max(16, int(ext.width * fig.get_figwidth() * 72 / (0.55 * plt.rcParams["legend.fontsize"])) - 8)
+        width_chars = max(16, int(ext.width * fig.get_figwidth() * 72 / (0.55 * font_points("legend.fontsize"))) - 8)
         labels = ["\n".join(textwrap.wrap(label, width_chars)) for label in mine]
-        legends.append(fig.legend(list(mine.values()), labels, loc="upper left", bbox_to_anchor=(ext.x0, ext.y0 - 0.01),
-                                  frameon=False, ncol=1, borderaxespad=0.0, handlelength=2.2))
+        legend = fig.legend(list(mine.values()), labels, loc="upper left", bbox_to_anchor=(ext.x0, ext.y0), frameon=False,
+                            ncol=1, borderaxespad=0.0, handlelength=2.2)
+        made.append((ax, legend))
+    if not made:
+        return legends
+    # rows (top to bottom) by the axes' top edge; each row's room: its tallest legend
+    height = fig.get_figheight()
+    tops = sorted({round(ax.get_position().y1, 3) for ax in axes}, reverse=True)
+    room = {top: 0.0 for top in tops}
+    for ax, legend in made:
+        top = round(ax.get_position().y1, 3)
+        room[top] = max(room[top], legend.get_window_extent(renderer).height / fig.dpi + 2 * PANEL_LEGEND_GAP)
+    extra = sum(room.values())
+    below = {top: sum(room[t] for t in tops if t > top) for top in tops}  # inches each row moves down
+    positions = {id(ax): ax.get_position() for ax in fig.axes}
+    fig.set_figheight(height + extra)
+    for ax in fig.axes:
+        pos = positions[id(ax)]
+        shift = below.get(round(pos.y1, 3), 0.0) if ax in list(axes) else 0.0
+        y0 = (pos.y0 * height + extra - shift) / (height + extra)
+        ax.set_position([pos.x0, y0, pos.width, pos.height * height / (height + extra)])
+    for ax, legend in made:
+        ext = _tight_extent(fig, [ax])
+        legend.set_bbox_to_anchor((ext.x0, ext.y0 - PANEL_LEGEND_GAP / fig.get_figheight()), transform=fig.transFigure)
+        legends.append(legend)
     return legends

@@ -112,12 +112,54 @@ def _merge(lines: list[TheoryLine]) -> list[tuple[TheoryLine, str, str]]:
     return out
 
 
+def register_entry(label: str, artist) -> None:
+    """Record that the legend entry ``label`` stands for ``artist`` (a line of its axes), for
+    :func:`hide_undrawn`."""
+    artist.axes.figure.__dict__.setdefault("_dpbench_entry_artists", {}).setdefault(label, []).append(artist)
+
+
+def shows_a_point(line) -> bool:
+    """Whether ``line`` has a finite point inside its axes at the current limits (a line
+    above the plotted range, or all NaN, shows none)."""
+    ax = line.axes
+    xy = np.column_stack([np.asarray(line.get_xdata(), dtype=float), np.asarray(line.get_ydata(), dtype=float)])
+    xy = xy[np.isfinite(xy).all(axis=1)]
+    if not len(xy):
+        return False
+    px = line.get_transform().transform(xy)
+    box = ax.get_window_extent()
+    tol = 1e-6 * max(box.width, box.height)
+    return bool(((px[:, 0] >= box.x0 - tol) & (px[:, 0] <= box.x1 + tol) & (px[:, 1] >= box.y0 - tol) & (px[:, 1] <= box.y1 + tol)).any())
+
+
+#: Appended to the legend label of a line no panel shows (it is above or below the range).
+NOT_DRAWN = " (outside the plotted range: not drawn)"
+
+
+def hide_undrawn(fig, entries: dict) -> dict:
+    """``entries`` (``{label: handle}``) with every entry whose recorded lines
+    (:func:`register_entry`) show no point in any panel at the final limits
+    (:func:`shows_a_point`) kept as text only: no line sample (a sample would stand for
+    nothing drawn), the label saying it is not drawn. Call once the limits are final."""
+    book = fig.__dict__.get("_dpbench_entry_artists", {})
+    out = {}
+    for label, handle in entries.items():
+        artists = book.get(label)
+        if artists and not any(shows_a_point(a) for a in artists):
+            out[label if "not drawn" in label else label + NOT_DRAWN] = Line2D([], [], visible=False)
+        else:
+            out[label] = handle
+    return out
+
+
 def draw_theory(ax, lines: list[TheoryLine]) -> dict[str, Line2D]:
-    """Draw theory lines above the data (zorder 4); returns their legend entries."""
+    """Draw theory lines above the data (zorder 4); returns their legend entries (each
+    line recorded for :func:`hide_undrawn`)."""
     entries = {}
     for line, colour, label in _merge(lines):
         style = theory_style(ax.figure, colour, label, line.role)
-        ax.plot(line.x, line.y, color=colour, ls=style, lw=1.0, zorder=4)
+        (artist,) = ax.plot(line.x, line.y, color=colour, ls=style, lw=1.0, zorder=4)
+        register_entry(label, artist)
         entries[label] = Line2D([], [], color=colour, ls=style, lw=1.0)
     return entries
 
@@ -151,7 +193,12 @@ def mark_off_axis(ax, x: npt.ArrayLike, color: str, *, where: str, label: str) -
         return {}
     marker = "v" if where == "bottom" else "^"
     _add_edge_marks(ax, x, color, marker=marker, filled=False, where=where, size=4.5)
-    return {label: Line2D([], [], marker=marker, ms=4.5, mfc="white", mec="0.3", mew=1.0, ls="none")}
+    return {label: zero_handle("0.3", where)}
+
+
+def zero_handle(colour: str, where: str = "bottom") -> Line2D:
+    """The legend sample of :func:`mark_off_axis`'s markers, in ``colour`` (grey: any learner's)."""
+    return Line2D([], [], marker="v" if where == "bottom" else "^", ms=4.5, mfc="white", mec=colour, mew=1.0, ls="none")
 
 
 @dataclass(frozen=True)

@@ -94,10 +94,10 @@ def error_vs_epsilon(df: pd.DataFrame) -> plt.Figure:
     import seaborn as sns
 
     from dpbench.plotting.captions import add_note
-    from dpbench.plotting.common import BAND_NOTE, _band, draw_levels
+    from dpbench.plotting.common import BAND_NOTE, _band, draw_levels, learner_line_style
     from dpbench.plotting.layout import panel_size, place_legend, tidy_log_ticks
-    from dpbench.plotting.overlays import _data_extent, draw_theory, draw_trivial, mark_off_axis, place_edge_marks
-    from dpbench.plotting.style import order, paper_style, palette
+    from dpbench.plotting.overlays import _data_extent, draw_theory, draw_trivial, hide_undrawn, mark_off_axis, place_edge_marks
+    from dpbench.plotting.style import MARKER_SIZE, learner_handle, order, paper_style, palette
 
     ok = _main(df)
     if ok.empty:
@@ -122,8 +122,8 @@ def error_vs_epsilon(df: pd.DataFrame) -> plt.Figure:
             means = private.groupby(["learner", "epsilon"])[y].mean()
             positive = private[private.set_index(["learner", "epsilon"]).index.map(means).to_numpy() > 0]
             sns.lineplot(data=positive, x="epsilon", y=y, hue="learner", hue_order=[l for l in learners if l in set(private["learner"])],
-                         palette=colours, errorbar=_band if reps >= 5 else None, marker="o", markersize=3, markeredgewidth=0,
-                         ax=ax, legend=False)
+                         palette=colours, errorbar=_band if reps >= 5 else None, **learner_line_style(positive, "learner"),
+                         markersize=MARKER_SIZE, markeredgewidth=0, ax=ax, legend=False)
             for learner, z in means[means <= 0].reset_index().groupby("learner"):
                 entries.update(mark_off_axis(ax, z["epsilon"], colours[learner], where="bottom", label="mean exactly 0 (off the log axis)"))
             for learner, rows in public.groupby("learner"):
@@ -144,12 +144,13 @@ def error_vs_epsilon(df: pd.DataFrame) -> plt.Figure:
                     ax.set_ylim(np.nanmin([data.min() / 3, band_low / 1.2]), max(data.max(), trivial) * 3)
             ax.set(xscale="log", yscale="log", xlabel=r"$\varepsilon$", ylabel=label, title=f"n = {n_max}, d = {d0}")
             tidy_log_ticks(ax)
-        handles = {name: plt.Line2D([], [], color=colours[name], marker="o", ms=3, lw=1.2) for name in learners if name in set(private["learner"])}
+        handles = {name: learner_handle(name, colours[name]) for name in learners if name in set(private["learner"])}
         handles.update(entries)
         fig.tight_layout()
         place_edge_marks(fig)
         for ax in axes:
             tidy_log_ticks(ax)
+        handles = hide_undrawn(fig, handles)
         if reps >= 5:
             add_note(fig, BAND_NOTE)
         place_legend(fig, list(axes), list(handles.values()), list(handles.keys()), n_panels=2, cols=2)
@@ -162,8 +163,9 @@ def runtime(df: pd.DataFrame) -> plt.Figure:
     last point."""
     import seaborn as sns
 
+    from dpbench.plotting.common import learner_line_style
     from dpbench.plotting.layout import panel_size, place_legend, tidy_log_ticks
-    from dpbench.plotting.style import order, paper_style, palette
+    from dpbench.plotting.style import MARKER_SIZE, learner_handle, order, paper_style, palette
 
     ok = _main(df)
     ok = ok[np.isfinite(ok["fit_seconds"].astype(float))]
@@ -187,7 +189,8 @@ def runtime(df: pd.DataFrame) -> plt.Figure:
         for ax, rows, x, title in panels:
             rows = rows[rows.groupby("learner")[x].transform("nunique") >= 2]
             sns.lineplot(data=rows, x=x, y="fit_seconds", hue="learner", hue_order=[l for l in learners if l in set(rows["learner"])],
-                         palette=colours, errorbar=None, marker="o", markersize=3, markeredgewidth=0, ax=ax, legend=False)
+                         palette=colours, errorbar=None, **learner_line_style(rows, "learner"), markersize=MARKER_SIZE,
+                         markeredgewidth=0, ax=ax, legend=False)
             for learner, lr in rows.groupby("learner"):
                 mean = lr.groupby(x)["fit_seconds"].mean().sort_index()
                 grid = np.geomspace(mean.index.min(), mean.index.max(), 48) if x == "n" else np.linspace(mean.index.min(), mean.index.max(), 48)
@@ -203,7 +206,7 @@ def runtime(df: pd.DataFrame) -> plt.Figure:
 
                 ax.xaxis.set_major_locator(MaxNLocator(integer=True))
             tidy_log_ticks(ax)
-        entries = {name: plt.Line2D([], [], color=colours[name], marker="o", ms=3, lw=1.2) for name in learners}
+        entries = {name: learner_handle(name, colours[name]) for name in learners}
         entries[r"dashed, in each learner's colour: its cost model $\propto n\,d\,T$ (exp_mech_grid: $\propto n\,d\,g^d$), through its last point"] = plt.Line2D([], [], color="0.3", ls=(0, (4, 2)), lw=0.9)
         fig.tight_layout()
         place_legend(fig, axes, list(entries.values()), list(entries.keys()), n_panels=len(axes), cols=len(axes))

@@ -62,6 +62,17 @@ PALETTE = {name: c for group in LEARNER_GROUPS for name, c in group.items()}
 #: (registered names in alphabetical order) takes the i-th, so two plugins never share one
 #: while there are fewer than 5; the first two are far from every colour of the PAC group.
 PLUGIN_COLOURS = ["#EE3377", "#EE99AA", "#0072B2", "#009E73", "#994455"]
+#: Each learner's marker, the second cue beside its colour (a reader who cannot tell two
+#: colours apart — under deuteranopia erm, exp_mech_erm, sq_conjunction and
+#: private_sq_conjunction are within CIELAB ΔE 13–15 of one another — tells the shapes
+#: apart): one per learner of a :data:`LEARNER_GROUPS` group, the same in every figure.
+#: Filled shapes only, and none of the triangles and crosses the figures give other
+#: meanings (``v``/``^`` on an axis: a mean of 0, n* beyond the grid, where learning
+#: starts; ``x``: an extrapolated point).
+LEARNER_MARKER_SHAPES = ("o", "s", "D", "P", "X", "p", "h", "*", "d")
+MARKERS = {name: LEARNER_MARKER_SHAPES[i] for group in LEARNER_GROUPS for i, name in enumerate(group)}
+#: Markers of plugin learners, taken like :data:`PLUGIN_COLOURS`.
+PLUGIN_MARKERS = ("H", "<", ">", "8", "o")
 #: Reference levels (trivial predictor) and theory lines shared by several learners.
 REFERENCE_GREY = "0.55"
 SHARED_THEORY = "0.15"
@@ -103,6 +114,50 @@ def palette(learners) -> dict[str, str]:
             out[name] = c if c not in used or not free else free[0]
             used.add(out[name])
     return out
+
+
+def marker(learner: str) -> str:
+    """The learner's marker in every figure: the catalogue's (:data:`MARKERS`), or for a
+    plugin learner its place among the registered plugin learners in :data:`PLUGIN_MARKERS`
+    (an unregistered name: a hash of the name) — chosen like :func:`color`."""
+    if learner in MARKERS:
+        return MARKERS[learner]
+    plugins = _plugin_names()
+    if learner in plugins:
+        return PLUGIN_MARKERS[plugins.index(learner) % len(PLUGIN_MARKERS)]
+    digest = int(hashlib.sha256(learner.encode()).hexdigest(), 16)
+    return PLUGIN_MARKERS[digest % len(PLUGIN_MARKERS)]
+
+
+def markers(learners) -> dict[str, str]:
+    """``{learner: marker}`` for seaborn's ``markers=``; learners outside the catalogue that
+    would share a marker in this figure get the next free plugin marker (as :func:`palette`)."""
+    out, used = {}, set()
+    learners = list(dict.fromkeys(learners))
+    for name in learners:
+        if name in MARKERS:
+            out[name] = MARKERS[name]
+            used.add(MARKERS[name])
+    for name in learners:
+        if name not in out:
+            m = marker(name)
+            free = [p for p in (*PLUGIN_MARKERS, *LEARNER_MARKER_SHAPES) if p not in used]
+            out[name] = m if m not in used or not free else free[0]
+            used.add(out[name])
+    return out
+
+
+#: Marker size (points) of a learner's data points and legend samples: large enough that
+#: the shapes of :data:`LEARNER_MARKER_SHAPES` read apart at the printed size.
+MARKER_SIZE = 4.0
+
+
+def learner_handle(learner: str, colour: str | None = None, shape: str | None = None, **line):
+    """The legend sample of a learner's data line: its colour and marker (``colour``,
+    ``shape``: the figure's :func:`palette` and :func:`markers` where they differ) on a
+    solid line."""
+    return plt.Line2D([], [], color=colour or color(learner), marker=shape or marker(learner), ms=MARKER_SIZE, mew=0,
+                      lw=line.pop("lw", 1.2), **line)
 
 
 def order(learners) -> list[str]:

@@ -82,8 +82,15 @@ REFERENCES: dict[str, Reference] = dict(
         _ref("CR21", "M. Cesar and R. Rogers",
              "Bounding, Concentrating, and Truncating: Unifying Privacy Loss Composition for Data Analytics",
              "Algorithmic Learning Theory (ALT), 2021"),
+        _ref("LSL17", "M. Lyu, D. Su and N. Li", "Understanding the Sparse Vector Technique for Differential Privacy",
+             "Proceedings of the VLDB Endowment 10(6), 2017", "https://arxiv.org/abs/1603.01699"),
         _ref("DRS22", "J. Dong, A. Roth and W. J. Su", "Gaussian Differential Privacy",
              "Journal of the Royal Statistical Society, Series B 84(1), 2022", "https://arxiv.org/abs/1905.02383"),
+        _ref("CL06", "N. Cesa-Bianchi and G. Lugosi", "Prediction, Learning, and Games",
+             "Cambridge University Press, 2006"),
+        _ref("CLNSS24", "E. Cohen, X. Lyu, J. Nelson, T. Sarl\u00f3s and U. Stemmer",
+             "Lower Bounds for Differential Privacy Under Continual Observation and Online Threshold Queries",
+             "Conference on Learning Theory (COLT), 2024", "https://arxiv.org/abs/2403.00028"),
         # --- private learning
         _ref("BDMN05", "A. Blum, C. Dwork, F. McSherry and K. Nissim", "Practical Privacy: The SuLQ Framework",
              "ACM Symposium on Principles of Database Systems (PODS), 2005"),
@@ -163,6 +170,30 @@ def cited_keys(text: str) -> list[str]:
             if key not in keys:
                 keys.append(key)
     return keys
+
+
+_NAME = r"[A-Z][a-z][a-zA-Z'-]*"
+#: A citation in prose (captions, CSV notes, comments): ``Cesa-Bianchi & Lugosi 2006``,
+#: ``Lyu, Su & Li 2017``, ``Blumer et al. 1987``, ``Cesar & Rogers, ALT 2021``: two or more
+#: surnames joined by ``&``/``and``, or one followed by ``et al.``, then the year (a venue
+#: may stand between).
+AUTHOR_YEAR = re.compile(rf"\b(?P<first>{_NAME})(?:(?:, {_NAME})*(?: (?:&|and) {_NAME})| et al\.)"
+                         rf"(?:, (?:[A-Z][A-Za-z-]+ )?[A-Z][A-Za-z-]+)? (?P<year>(?:19|20)\d\d)\b")
+
+
+def unresolved_author_year(text: str, references=None) -> list[str]:
+    """The prose citations in ``text`` (:data:`AUTHOR_YEAR`) whose first author and year
+    match no entry of ``references`` (default :data:`REFERENCES`), in order, once each."""
+    entries = REFERENCES if references is None else references
+    known = set()
+    for ref in entries.values():
+        first = re.split(r",| and ", ref.authors)[0].strip().split()[-1]
+        known |= {(first, year) for year in re.findall(r"(?<![\d.])(?:19|20)\d\d(?![\d.])", ref.venue)}
+    out: list[str] = []
+    for match in AUTHOR_YEAR.finditer(text):
+        if (match.group("first"), match.group("year")) not in known and match.group(0) not in out:
+            out.append(match.group(0))
+    return out
 
 
 def short(key: str) -> str:

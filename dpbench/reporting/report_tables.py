@@ -59,6 +59,8 @@ ol.notes{margin:6px 0;padding-left:3em} ol.notes li{margin:2px 0;overflow-wrap:a
 .neutral{background:#eceff4;color:#37474f}
 details summary{cursor:pointer;color:#345} details[open] summary{color:#888}
 p.legend span{padding:0 4px;margin-right:6px}
+div.dpbench-filter{margin:4px 0} div.dpbench-filter input{font-size:11px;width:22em;margin-right:8px}
+table.dpbench th[aria-sort=ascending]::after{content:" \\25B2"} table.dpbench th[aria-sort=descending]::after{content:" \\25BC"}
 """
 
 
@@ -169,19 +171,22 @@ def counts_html(df: pd.DataFrame) -> str:
     return "<p class='legend'>" + " ".join(spans) + "</p>"
 
 
+def sort_filter_script() -> str:
+    """The ``<script>`` that makes every ``table.dpbench`` of a page sortable (click a column
+    header) and filterable (a box above it): ``dpbench/reporting/report_tables.js``, inlined, so the
+    page needs no network and no other file."""
+    from importlib.resources import files
+
+    return "<script>" + files("dpbench.reporting").joinpath("report_tables.js").read_text(encoding="utf-8") + "</script>"
+
+
 def page_html(df: pd.DataFrame, title: str, intro: str = "", hidden=HIDDEN) -> str:
     """A whole HTML page: title, the verdict counts, ``intro`` (HTML), the table (without
-    the columns ``hidden``: by default the experiment, which the title names)."""
+    the columns ``hidden``: by default the experiment, which the title names), sortable and
+    filterable in the page (:func:`sort_filter_script`)."""
     return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><meta name='viewport' content='width=device-width'>"
             f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>"
-            f"<h3>{html.escape(title)}</h3>{counts_html(df)}{intro}{table_html(df, hidden)}</body></html>")
-
-
-def fragment_html(df: pd.DataFrame, title: str) -> str:
-    """The table for embedding in another page (the report's landing page): scoped style,
-    no ``<html>``/``<body>``."""
-    return (f"<div class='dpbench-summary'><style>{STYLE.replace('body{', '.dpbench-summary{')}</style><h3>{html.escape(title)}</h3>"
-            f"{counts_html(df)}{table_html(df, LANDING_HIDDEN)}</div>")
+            f"<h3>{html.escape(title)}</h3>{counts_html(df)}{intro}{table_html(df, hidden)}{sort_filter_script()}</body></html>")
 
 
 #: Columns of the landing page's summary table (``results/theory/summary.csv``), in order.
@@ -199,33 +204,81 @@ def summary_view(table: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
-def landing_table(theory_csvs, summary_csvs) -> tuple[pd.DataFrame, str]:
-    """The landing page's table and its title: the theory-vs-practice summary when there is
-    one (``summary_csvs``), else per experiment the number of theory-check rows with each
-    verdict (or status)."""
-    if summary_csvs:
-        return summary_view(pd.read_csv(summary_csvs[0])), "Theory vs practice: one row per theorem, learner and regime"
+#: where the cost-of-privacy table goes on the landing page (built by the theory issue's
+#: ``results/theory/cost_of_privacy.csv``; shown when the file exists)
+COST_OF_PRIVACY = "cost_of_privacy.csv"
+
+
+def _counts_table(counts: pd.DataFrame) -> str:
+    """Verdict counts (rows: experiments and ``all``; columns: verdicts), each non-zero count in its verdict's colour."""
+    head = "<th>experiment</th>" + "".join(f"<th class='{verdict_class(v)}'>{html.escape(v.replace('_', ' '))}</th>" for v in counts.columns)
     rows = []
+    for name, row in counts.iterrows():
+        cells = "".join(f"<td class='{verdict_class(v) if n else ''}'>{int(n) if n else ''}</td>" for v, n in row.items())
+        rows.append(f"<tr><td class='name'>{'<b>all</b>' if name == 'all' else html.escape(str(name))}</td>{cells}</tr>")
+    return f"<table class='dpbench counts'><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def landing_counts(theory_csvs, summary_csvs) -> tuple[pd.DataFrame, str]:
+    """The landing page's verdict counts and their title: rows of the theory-vs-practice
+    summary per experiment and verdict (:func:`dpbench.reporting.summary.verdict_counts`) when there is
+    one (``summary_csvs``), else the theory checks' rows per experiment and verdict (or status)."""
+    from dpbench.reporting.summary import verdict_counts
+
+    if summary_csvs:
+        return verdict_counts(pd.read_csv(summary_csvs[0])), "Theory vs practice: rows per experiment and verdict"
+    frames = []
     for path in theory_csvs:
         df = pd.read_csv(path)
         verdict = "verdict" if "verdict" in df else "status" if "status" in df else None
         if verdict is None or df.empty:
             continue
         experiment = str(df["experiment"].iloc[0]) if "experiment" in df else str(path).rsplit("/", 1)[-1].removesuffix(".csv")
-        counts = df[verdict].fillna("").astype(str).value_counts()
-        rows.append({"experiment": experiment, **{f"{verdict}: {v}": int(n) for v, n in counts.items()}})
-    table = pd.DataFrame(rows)
-    if len(table):
-        table = table[["experiment", *sorted(c for c in table if c != "experiment")]]
-    return table, "Theory checks: rows per experiment and verdict"
+        frames.append(pd.DataFrame({"experiment": experiment, "verdict": df[verdict].fillna("").astype(str)}))
+    table = pd.concat(frames) if frames else pd.DataFrame({"experiment": [], "verdict": []})
+    counts = pd.crosstab(table["experiment"], table["verdict"]) if len(table) else pd.DataFrame()
+    if len(counts):
+        counts.loc["all"] = counts.sum()
+    return counts, "Theory checks: rows per experiment and verdict"
 
 
-def write_landing(theory_csvs, summary_csvs, out) -> int:
-    """Write the landing page's HTML fragment (:func:`landing_table`); returns its rows."""
+def cost_of_privacy_html(cost_csv) -> str:
+    """The landing page's cost-of-privacy section: the table of ``cost_csv`` where it exists
+    (sorted and filtered on the summary page's terms: the same :func:`table_html`), else a
+    marked place for it."""
+    from pathlib import Path
+
+    if cost_csv is not None and Path(cost_csv).is_file():
+        body = table_html(pd.read_csv(cost_csv), HIDDEN)
+    else:
+        body = ("<p class='placeholder'>Not in this run: <code>results/theory/cost_of_privacy.csv</code> (the cost of "
+                "privacy per learner, from the theory check) is shown here when the run writes it.</p>")
+    return f"<!-- dpbench: cost-of-privacy table --><h3>Cost of privacy</h3>{body}<!-- /cost-of-privacy -->"
+
+
+LANDING_STYLE = STYLE.replace("body{", ".dpbench-summary{") + (
+    ".dpbench-summary table.counts{width:auto} .dpbench-summary table.counts td{min-width:2.5em}"
+    ".dpbench-summary p.placeholder{color:#666;font-style:italic;margin:2px 0}")
+
+
+def landing_html(theory_csvs, summary_csvs, cost_csv=None) -> str:
+    """The report's landing-page fragment (``workflow/report/workflow.rst`` includes it):
+    the verdict counts (:func:`landing_counts`), the cost-of-privacy table
+    (:func:`cost_of_privacy_html`) and where every row is. Scoped style, no ``<html>``."""
+    counts, title = landing_counts(theory_csvs, summary_csvs)
+    links = ("<p>Every row, sortable and filterable: the <b>theory vs practice</b> table (category below), and per "
+             "experiment its <b>theory check</b> and its figures, each with its caption beside it "
+             "(the experiment's <b>gallery</b>).</p>")
+    return (f"<div class='dpbench-summary'><style>{LANDING_STYLE}</style><h3>{html.escape(title)}</h3>"
+            f"{_counts_table(counts)}{cost_of_privacy_html(cost_csv)}{links}</div>")
+
+
+def write_landing(theory_csvs, summary_csvs, out, cost_csv=None) -> int:
+    """Write the landing page's HTML fragment (:func:`landing_html`); returns the rows of its counts table."""
     from pathlib import Path
 
     from dpbench.foundation.results import write_text
 
-    table, title = landing_table(theory_csvs, summary_csvs)
-    write_text(Path(out), fragment_html(table, title) + "\n")
-    return len(table)
+    counts, _ = landing_counts(theory_csvs, summary_csvs)
+    write_text(Path(out), landing_html(theory_csvs, summary_csvs, cost_csv) + "\n")
+    return len(counts)

@@ -112,7 +112,7 @@ def excess_linear_learner_bound(T: npt.ArrayLike, eta: npt.ArrayLike, d: int, be
 
 
 def regret_lower_bound_coin(T: npt.ArrayLike, k: int) -> npt.NDArray:
-    """Asymptotic minimax lower bound on fair coins (Cesa-Bianchi & Lugosi 2006, Thm 3.7):
+    """Asymptotic minimax lower bound on fair coins (Cesa-Bianchi & Lugosi 2006, [CL06, Thm 3.7]):
     :math:`\\sqrt{\\ln k/(2T)}` (expected regret of any algorithm, as T, k → ∞)."""
     return np.sqrt(math.log(k) / (2 * np.asarray(T, dtype=float)))
 

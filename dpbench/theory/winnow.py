@@ -81,7 +81,7 @@ def dp_winnow_calibrated_bound(M: Array, threshold: Array, batch: Array = 1) -> 
 
 
 def private_online_lower_bound_shape(T: Array, epsilon: Array) -> npt.NDArray:
-    r"""Lower bound for private online learning (Cohen et al. 2024 via point functions
+    r"""Lower bound for private online learning (Cohen et al. 2024 [CLNSS24] via point functions
     embedded as margin-1/2 halfspaces, [BF26, §4.4]), a *shape*: :math:`\ln T/\varepsilon`."""
     return np.log(np.asarray(T, dtype=float)) / np.asarray(epsilon, dtype=float)
 

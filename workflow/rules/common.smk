@@ -16,6 +16,11 @@ from dpbench.foundation.provenance import shard_code_hash, summary_code_hash
 from snakemake.common import get_function_params, overwrite_function_params
 
 CONFIG_SOURCE = ", ".join(map(str, workflow.overwrite_configfiles)) or "config/config.yaml"
+
+# Ctrl-C: one line and the command that resumes (dpbench.orchestration.interrupt)
+from dpbench.orchestration.interrupt import resume_on_interrupt
+
+resume_on_interrupt()
 try:
     GRID = from_dict(config)
 except ConfigError as exc:

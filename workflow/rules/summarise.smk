@@ -57,14 +57,30 @@ rule theory_summary:
         "../scripts/summary.py"
 
 
-# The report's landing page shows the theory-vs-practice summary (results/theory/summary.csv)
-# as an HTML fragment that workflow/report/workflow.rst includes.
+# The report's landing page (results/report/landing.html, which workflow/report/workflow.rst
+# includes): the verdict counts, the cost-of-privacy table where the run has one, links; and
+# per experiment a gallery page, every figure with its caption beside it (dpbench.reporting.report_gallery).
 rule report_landing:
     input:
         theory=[PATHS.theory_csv(experiment) for experiment in GRID.experiments],
         summary=PATHS.summary_csv,
+        # per experiment, per figure: its PNG then its caption (params.figures names them)
+        figures=[files[kind] for experiment in GRID.experiments for files in PATHS.figure_files(experiment).values()
+                 for kind in ("png", "caption")],
     output:
-        PATHS.landing_html,
+        landing=PATHS.landing_html,
+        galleries=[
+            report(
+                PATHS.gallery_html(experiment),
+                caption="../report/gallery.rst",
+                category=experiment,
+                subcategory="figures",
+                labels={"figure": "every figure, each with its caption"},
+            )
+            for experiment in GRID.experiments
+        ],
+    params:
+        figures=[[experiment, list(figure_stems(experiment))] for experiment in GRID.experiments],
     log:
         PATHS.summarise_log("report_landing"),
     conda:

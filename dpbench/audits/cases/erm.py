@@ -53,12 +53,13 @@ batched. Broken copies: diffprivlib run at 2ε (component) and 8ε (end to end) 
 from __future__ import annotations
 
 import math
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import brentq
 
-from dpbench.audits.engine import AuditCase, MixtureFamily
+from dpbench.audits.engine import AuditCase, MixtureFamily, accounting_case
 from dpbench.audits import VECTORISED, per_run, register_audit
 from dpbench.learners.dp_gd import DPGD
 from dpbench.learners.dp_sgd import DPSGD
@@ -233,8 +234,60 @@ def _noisy_descent_cases(cls, broken_cls, name, params, *, epsilon, delta):
         full_batch = learner.step_parameters(len(CANARY_X))[0] >= 1
         cases.append(AuditCase(learner=name, variant=variant, epsilon=claim.epsilon, delta=claim.delta, neighbours=claim.neighbours,
                                instance=instance, sample=sample, exact=lambda lr=learner: noisy_descent_exact(lr, delta),
-                               method="gdp" if full_batch else "tradeoff", family=None if full_batch else family))
+                               method="gdp" if full_batch else "tradeoff", family=None if full_batch else family,
+                               note=noisy_descent_note(name, learner, delta) if variant == VARIANTS[0] else "broken: noise multiplier halved"))
+        cases.append(accounting_case(name, variant, claim.epsilon, claim.delta, claim.neighbours,
+                                     f"the noise std and sampling rate the descent drew with on the canary pair; {params}"
+                                     + ("" if variant == VARIANTS[0] else "; noise multiplier halved"),
+                                     check=lambda lr=learner: noisy_descent_steps(lr),
+                                     note="" if variant == VARIANTS[0] else "broken: noise multiplier halved"))
     return cases
+
+
+def noisy_descent_steps(learner):
+    """Per-step accounting of DP-GD / DP-SGD (:mod:`dpbench.audits.step_accounting`): the noise std
+    ς and rate q its descent actually drew with (recorded at release time), as a per-step
+    loss ``Δ/ς`` (Δ = 2C full batch, C subsampled: the inverse noise multiplier) against the
+    calibrated one, and the T steps composed by the learner's own accountant
+    (``epsilon_of_noise``: RDP for DP-GD, PLD for DP-SGD)."""
+    from dpbench.audits.step_accounting import account, recorded_release
+
+    rec = recorded_release(learner, CANARY_SAMPLES[0])
+    sens = 2 * learner.clip if rec["q"] >= 1 else learner.clip
+    q, _, std_calibrated = type(learner).step_parameters(learner, len(CANARY_X))
+    return account(sens / rec["std"], sens / std_calibrated if std_calibrated > 0 else math.inf, rec["steps"],
+                   lambda step: learner.epsilon_of_noise(sens / step, rec["q"]),
+                   f"per step: sensitivity/noise std (the inverse noise multiplier), q={rec['q']:g}; accountant: epsilon_of_noise")
+
+
+def noisy_descent_note(name: str, learner, delta: float) -> str:
+    """What a noisy-descent row's exact value is of: the released statistic θ₁ (the suffix
+    average), not the transcript of the T noisy gradients; for full-batch DP-GD the
+    transcript's exact ε(δ) too — T Gaussian steps of shift Δ/ς compose to one of shift
+    √T·Δ/ς (Dong, Roth & Su, "Gaussian differential privacy", JRSS-B 2022, Cor. 3.3), its ε(δ)
+    the analytic one (Balle & Wang 2018, Thm 8)."""
+    from dpbench.audits.engine import exposure_note
+
+    q, _, std = learner.step_parameters(len(CANARY_X))
+    what = f"exact: eps(delta) of the released statistic theta_1 (the suffix average of the iterates), not of the transcript"
+    if q < 1:
+        return (f"{NOISY_DESCENT_PAIR_NOTE}: with probability q={q:g} a step samples the canary, so each step's e1 "
+                "coordinate is the dominating pair (1-q)N(0,z^2)+qN(-1,z^2) vs (1-q)N(0,z^2)+qN(+1,z^2) (units of C) the "
+                "PLD accountant composes: the transcript's exact eps(delta), the worst case over pairs, is that composition "
+                "(the per-step accounting row's total); " + what
+                + " of the T noisy gradients (a Poisson mixture; its composition: the per-step accounting row)")
+    transcript = analytic_epsilon(sigma=std / math.sqrt(learner.steps), delta=delta, sensitivity=2 * learner.clip)
+    return (f"{NOISY_DESCENT_PAIR_NOTE}: the transcript is the worst case of the proof's composition; "
+            + exposure_note(noisy_descent_exact(learner, delta), transcript,
+                            "the transcript's: T Gaussian steps at the full shift 2C compose to one Gaussian (Dong, Roth & Su "
+                            "2022, Cor. 3.3), which no pair exceeds; the released output's worst case is at most it")
+            + "; " + what + f"; the transcript of the T noisy gradients has exact eps(delta) {transcript:.4g}")
+
+
+#: why the canary pair is near the worst case of the noisy descents' proofs (their correct rows' note)
+NOISY_DESCENT_PAIR_NOTE = ("pair: the worst case of the per-step analysis (the canary's gradient is clipped to exactly C*e1 with "
+                           "opposite signs on the two sides at every step: the full replace-one sensitivity 2C of a step's "
+                           "clipped sum; no other example touches e1)")
 
 
 @register_audit("dp_gd", cost=per_run(5.3e-6))  # 5.3 s at 10⁶ runs (measured, see dpbench.audits)
@@ -287,6 +340,50 @@ class _HalfNoiseObjectivePerturbation(ObjectivePerturbation):
         return super().noise(*args, **kwargs) / 2
 
 
+def perturbation_pair_note(share: float, pair: float, worst: float, worst_is: str) -> str:
+    """Why the misclassified-canary pair is near the worst case of output perturbation's
+    proof: the sensitivity 2/(nλ) of the regularised minimiser ([CMS11, Cor. 8]: a 1-Lipschitz
+    loss, λ-strongly convex objective) is attained when the replaced example's gradients
+    are of norm 1 in opposite directions and nothing else curves the objective along them;
+    here θ* moves by ``share`` of it (:func:`~dpbench.audits.engine.exposure_note` for the rest)."""
+    from dpbench.audits.engine import exposure_note
+
+    return (f"pair: near the worst case of the sensitivity bound 2/(n lam) the proof uses (the canary is misclassified on both "
+            f"sides, its two gradients near the Lipschitz bound 1 in opposite directions along e1, where only lam curves J): "
+            f"theta* moves by {share:.3f} of 2/(n lam); " + exposure_note(pair, worst, worst_is))
+
+
+def canary_gradient_share(X: np.ndarray, X_prime: np.ndarray, s: np.ndarray, lam: float, weights: np.ndarray | None = None) -> float:
+    """``‖∇ℓ(z; θ) − ∇ℓ(z′; θ)‖ / 2`` at ``θ = θ*(D)`` (the minimiser of ``J_λ`` on ``X``):
+    the share of its bound 2 that the canary's (row 0) logistic-loss gradients differ by
+    between D and D′ (``∇ℓ = −s σ(−s θ·x) x``). Objective perturbation explains an output by
+    noise ``b`` on D and ``b′`` on D′ with ``b′ − b`` that difference, so its privacy loss is
+    ``ε′‖b′ − b‖/2`` (plus the Jacobian term) [CMS11, Thm 9]."""
+    theta = minimise(X, s, lam, weights=weights)
+    grads = [-s[0] * x[0] / (1 + math.exp(s[0] * float(theta @ x[0]))) for x in (X, X_prime)]
+    return float(np.linalg.norm(grads[0] - grads[1]) / 2)
+
+
+def objective_pair_note(share: float, epsilon: float, n: int, lam: float) -> str:
+    """Why a misclassified-canary pair is near the worst case of objective perturbation's
+    proof [CMS11, Thm 9]: the loss of an output is ``ε′‖b′ − b‖/2 ≤ ε′`` (the noise term,
+    ``share`` of it here: :func:`canary_gradient_share`) plus a Jacobian term
+    ``≤ ln(1 + 2c/(nλ) + c²/(nλ)²)``; the first is saturated as the canary's margin → −∞
+    (gradient norms → 1), the second at margin 0 (curvature c = ¼), so no pair attains both
+    and the worst case over pairs lies between ε′ and ε. No exact value: the output's
+    density needs the Jacobian of the perturbed minimiser."""
+    from dpbench.learners.objective_perturbation import calibration
+
+    eps_prime, extra = calibration(epsilon, n, lam)
+    jacobian = epsilon - eps_prime if extra == 0 else math.nan
+    return (f"pair: near the worst case of the noise term of [CMS11, Thm 9] (an output's loss is eps'*|b'-b|/2 <= eps', b'-b the "
+            f"canary's gradient difference, of norm <= 2): the canary misclassified on both sides makes |b'-b| = {share:.3f} x 2 "
+            f"at theta*(D), a noise term ~{share * eps_prime:.3g} against its supremum eps' = {eps_prime:.4g} (margin -> -inf); the "
+            f"Jacobian term (at most {jacobian:.3g}) peaks at margin 0 instead, so no pair attains both; no exact value "
+            "(the output density needs the perturbed minimiser's Jacobian)"
+            + ("; the pair's noise term is LESS THAN HALF of eps'" if share < 0.5 else ""))
+
+
 def loss_statistic(theta: np.ndarray, optima: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
     """``‖θ − θ*(D′)‖ − ‖θ − θ*(D)‖`` per released θ (rows): the privacy loss of the
     ℓ2-Laplace output law ``∝ exp(−‖θ − θ*‖/β)`` in units of β, for any β — so its threshold
@@ -295,12 +392,44 @@ def loss_statistic(theta: np.ndarray, optima: tuple[np.ndarray, np.ndarray]) -> 
     return np.linalg.norm(theta - optima[1], axis=1) - np.linalg.norm(theta - optima[0], axis=1)
 
 
+def double_rate(cls):
+    """``cls`` drawing its noise as calibrated for 2ε, claiming ε (the per-step accounting
+    rows' broken copy: a doubled per-step rate at the point of calibration)."""
+
+    @dataclass(frozen=True, kw_only=True)
+    class DoubleRate(cls):
+        def noise(self, *args, **kwargs) -> np.ndarray:
+            return cls.noise(dataclasses.replace(self, epsilon=2 * self.epsilon), *args, **kwargs)
+
+    return DoubleRate
+
+
+def perturbation_steps(learner, sample, claim):
+    """Per-step accounting of output / objective perturbation (:mod:`dpbench.audits.step_accounting`):
+    the one release's noise as recorded when it was drawn — ℓ2-Laplace ``ε = Δ/b``; Gaussian
+    the analytic ε(δ) of σ at Δ (Balle & Wang 2018, Thm 8); objective perturbation
+    :func:`~dpbench.learners.objective_perturbation.objective_epsilon` of its ε' = 2/b and total
+    regulariser — against the claim."""
+    from dpbench.learners.objective_perturbation import objective_epsilon
+    from dpbench.audits.step_accounting import one_release, recorded_release
+
+    rec = recorded_release(learner, sample)
+    if rec["mechanism"] == "l2_laplace":
+        return one_release(rec["sensitivity"] / rec["scale"], claim.epsilon, f"l2-Laplace: sensitivity {rec['sensitivity']:.4g} / scale {rec['scale']:.4g}")
+    if rec["mechanism"] == "gaussian":
+        return one_release(analytic_epsilon(sigma=rec["scale"], delta=claim.delta, sensitivity=rec["sensitivity"]), claim.epsilon,
+                           f"Gaussian: sigma {rec['scale']:.4g} at sensitivity {rec['sensitivity']:.4g}, analytic eps(delta)")
+    return one_release(objective_epsilon(2.0 / rec["scale"], rec["n"], rec["lam"]), claim.epsilon,
+                       f"objective perturbation: eps' = 2/scale = {2.0 / rec['scale']:.4g}, regulariser {rec['lam']:.4g}, n = {rec['n']:g}")
+
+
 @register_audit("output_perturbation", cost=per_run(2e-6))  # 2 s at 10⁶
 def output_perturbation_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
     optima = _optima()
     shift = float(np.linalg.norm(optima[0] - optima[1]))
     pair = pert_samples()
     claim = OutputPerturbation(epsilon=epsilon, lam=PERT_LAM).guarantee()
+    DoubleRate = double_rate(OutputPerturbation)
     cases = []
     for variant, klass, noise_factor in zip(VARIANTS, (OutputPerturbation, _HalfNoiseOutputPerturbation), (1.0, 2.0)):
         learner = klass(epsilon=epsilon, lam=PERT_LAM)
@@ -310,9 +439,17 @@ def output_perturbation_cases(*, epsilon: float, delta: float) -> list[AuditCase
 
         exact = noise_factor * epsilon * shift / sensitivity(PERT_N, PERT_LAM)
         instance = PERT_INSTANCE.replace("statistic: theta_1", "statistic: the pair's privacy loss |theta - theta*(D')| - |theta - theta*(D)|")
+        cases.append(accounting_case("output_perturbation", variant, claim.epsilon, claim.delta, REPLACE_ONE,
+                                     "the l2-Laplace scale and sensitivity the release drew with" + ("" if variant == VARIANTS[0] else "; at 2*eps"),
+                                     check=lambda lr=(learner if variant == VARIANTS[0] else DoubleRate(epsilon=epsilon, lam=PERT_LAM)):
+                                     perturbation_steps(lr, pair[0], claim),
+                                     note="" if variant == VARIANTS[0] else "broken: noise calibrated at 2*eps"))
         cases.append(_case("output_perturbation", variant, claim.epsilon, claim.delta, instance + f" (|shift| = {shift / sensitivity(PERT_N, PERT_LAM):.3f} of 2/(n lam))",
                            sample, exact=lambda e=exact: e,
-                           note=("pure l2-Laplace in 2-D: its privacy loss reaches eps only on a thin cone behind theta*(D), "
+                           note=(perturbation_pair_note(shift / sensitivity(PERT_N, PERT_LAM), epsilon * shift / sensitivity(PERT_N, PERT_LAM),
+                                                        epsilon, "the supremum eps: |theta*(D) - theta*(D')| -> 2/(n lam) as the "
+                                                        "canary's margin -> -inf")
+                                 + "; pure l2-Laplace in 2-D: its privacy loss reaches eps only on a thin cone behind theta*(D), "
                                  "whose probability sets how close a sampled bound comes") if variant == "correct"
                            else "broken: noise halved (eps x2)"))
     return cases
@@ -360,9 +497,18 @@ def output_perturbation_gaussian_cases(*, epsilon: float, delta: float) -> list[
         instance = (PERT_INSTANCE.replace("statistic: theta_1", "statistic: theta projected on theta*(D) - theta*(D')")
                     + f"; mechanism=gaussian, sigma={noise_factor * sigma:.4g} (|shift| = {shift / sensitivity(PERT_N, PERT_LAM):.3f} "
                     "of 2/(n lam))")
+        cases.append(accounting_case("output_perturbation", variant, claim.epsilon, claim.delta, REPLACE_ONE,
+                                     "the Gaussian sigma and sensitivity the release drew with" + ("" if variant == VARIANTS[0] else "; at 2*eps"),
+                                     check=lambda lr=(learner if variant == VARIANTS[0] else double_rate(OutputPerturbation)(**params)):
+                                     perturbation_steps(lr, pair[0], claim),
+                                     note="" if variant == VARIANTS[0] else "broken: noise calibrated at 2*eps"))
         cases.append(_case("output_perturbation", variant, claim.epsilon, claim.delta, instance, sample,
                            exact=lambda s=noise_factor * sigma: analytic_epsilon(sigma=s, delta=delta, sensitivity=shift),
-                           note="" if variant == "correct" else "broken: noise halved", method="gdp",
+                           note=perturbation_pair_note(shift / sensitivity(PERT_N, PERT_LAM),
+                                                       analytic_epsilon(sigma=sigma, delta=delta, sensitivity=shift),
+                                                       analytic_epsilon(sigma=sigma, delta=delta, sensitivity=sensitivity(PERT_N, PERT_LAM)),
+                                                       "the supremum: the analytic eps(delta) of sigma at the full 2/(n lam)")
+                           if variant == "correct" else "broken: noise halved", method="gdp",
                            explain=lambda row: ("the GDP trade-off bound's error shrinks like 1/sqrt(runs): it reaches 0.9 of "
                                                 "exact at ~1e6 runs/side (config/paper.yaml; tests/test_audit_erm.py)")))
     return cases
@@ -380,21 +526,29 @@ def objective_perturbation_cases(*, epsilon: float, delta: float) -> list[AuditC
             return in_chunks(lambda k, g: learner.release(pair[side], rng=g, runs=k)[0][:, 0], runs, rng)
 
         cases.append(_case("objective_perturbation", variant, claim.epsilon, claim.delta, PERT_INSTANCE, sample,
-                           note="" if variant == "correct" else "broken: noise vector halved"))
+                           note=objective_pair_note(canary_gradient_share(*PERT_X, PERT_S, PERT_LAM, PERT_W), epsilon, PERT_N, PERT_LAM)
+                           if variant == "correct" else "broken: noise vector halved"))
+        cases.append(accounting_case("objective_perturbation", variant, claim.epsilon, claim.delta, REPLACE_ONE,
+                                     "the noise scale and regulariser the release drew with" + ("" if variant == VARIANTS[0] else "; at 2*eps"),
+                                     check=lambda lr=(learner if variant == VARIANTS[0] else double_rate(ObjectivePerturbation)(epsilon=epsilon, lam=PERT_LAM)):
+                                     perturbation_steps(lr, pair[0], claim),
+                                     note="" if variant == VARIANTS[0] else "broken: noise calibrated at 2*eps"))
     return cases
 
 
-def diffprivlib_noise(epsilon: float, n: int, lam: float, d: int, runs: int, rng: np.random.Generator) -> tuple[np.ndarray, float]:
+def diffprivlib_noise(params: dict, n: int, d: int, runs: int, rng: np.random.Generator) -> tuple[np.ndarray, float]:
     """``(b (runs, d), Δ)``: ``runs`` draws of diffprivlib's objective-perturbation noise, by
-    its own ``Vector`` mechanism as ``LogisticRegression`` builds it (``alpha = 1/C = nλ``,
-    function sensitivity ¼, data norm 1), read back from the perturbed function it returns:
-    its gradient at 0 is ``b/n`` and at e₁ is ``b/n + Δe₁``."""
+    its own ``Vector`` mechanism as ``LogisticRegression`` builds it from the parameters the
+    learner hands it (``params``: :meth:`DiffprivlibLogReg.peer_parameters` — its ε, data norm
+    and ``alpha = 1/C``; function sensitivity ¼), read back from the perturbed function it
+    returns: its gradient at 0 is ``b/n`` and at e₁ is ``b/n + Δe₁``."""
     from dpbench.learners.peers import diffprivlib
 
     diffprivlib()  # importable on the installed scikit-learn (dpbench.learners.peers)
     from diffprivlib.mechanisms import Vector
 
-    mech = Vector(epsilon=epsilon, dimension=d, alpha=n * lam, function_sensitivity=0.25, data_sensitivity=1.0, n=n,
+    mech = Vector(epsilon=params["epsilon"], dimension=d, alpha=1.0 / params["C"], function_sensitivity=0.25,
+                  data_sensitivity=params["data_norm"], n=n,
                   random_state=int(rng.integers(2**31 - 1)))  # one seeded mechanism, advanced by each randomise()
     zero = lambda w: (0.0, np.zeros(d))  # noqa: E731
     b = np.empty((runs, d))
@@ -437,6 +591,18 @@ def diffprivlib_pair() -> tuple[Sample, Sample]:
     return tuple(pair)
 
 
+def diffprivlib_pair_note(share: float, where: str) -> str:
+    """Why a diffprivlib row's pair is near the worst case of its proof: diffprivlib's
+    ``LogisticRegression`` is objective perturbation ([CMS11, Alg. 2], its ``Vector``
+    mechanism), whose noise term ``ε′‖b′ − b‖/2`` the pair's canary saturates to ``share``
+    (:func:`canary_gradient_share`; :func:`objective_pair_note` for the argument)."""
+    return (f"pair: near the worst case of the noise term of [CMS11, Thm 9] (diffprivlib's Vector mechanism): an output's loss "
+            f"is eps'*|b'-b|/2 plus a Jacobian term, b'-b the canary's gradient difference (norm <= 2); here |b'-b| = "
+            f"{share:.3f} x 2 at theta*(D) ({where}); no exact value for the peer"
+            + ("; the pair's noise term is LESS THAN HALF of its supremum eps' (the Jacobian term, near its peak at this "
+               "margin, carries the rest)" if share < 0.5 else ""))
+
+
 def diffprivlib_end_to_end_cases(epsilon: float) -> list[AuditCase]:
     """``[correct, broken]`` through the peer's own ``fit`` (diffprivlib's
     ``LogisticRegression.fit``) on :func:`diffprivlib_pair`; statistic θ₁; broken copy: the
@@ -445,6 +611,7 @@ def diffprivlib_end_to_end_cases(epsilon: float) -> list[AuditCase]:
 
     pair = diffprivlib_pair()
     claim = DiffprivlibLogReg(epsilon=epsilon, lam=DPL_LAM).guarantee()
+    share = canary_gradient_share(pair[0].X, pair[1].X, 2.0 * pair[0].y - 1.0, DPL_LAM)
     cases = []
     for variant, eps_run in zip(VARIANTS, (epsilon, DPL_BROKEN * epsilon)):
         learner = DiffprivlibLogReg(epsilon=eps_run, lam=DPL_LAM)
@@ -457,7 +624,8 @@ def diffprivlib_end_to_end_cases(epsilon: float) -> list[AuditCase]:
             instance=(f"end to end through diffprivlib's LogisticRegression.fit: n={DPL_N}, lam={DPL_LAM:g}; canary (cos 25deg, "
                       f"-sin 25deg) vs (-cos 25deg, -sin 25deg), y=1, beside fillers (0, 1), y=1 and (0, -1), y=0; statistic: theta_1"),
             sample=sample, runs_cap=DPL_E2E_RUNS,
-            note=(f"a pure eps = 1 audit needs ~1e3-1e4 runs per side to catch a 2x error (200 runs: the largest bound any "
+            note=(diffprivlib_pair_note(share, f"n={DPL_N}, lam={DPL_LAM:g}") + "; "
+                  f"a pure eps = 1 audit needs ~1e3-1e4 runs per side to catch a 2x error (200 runs: the largest bound any "
                   f"event can give at confidence 0.999 is ~ln(100/7)); {DPL_E2E_RUNS} fits a side is what the default workflow "
                   f"affords, so the broken copy is the peer at {DPL_BROKEN:g}x eps, the smallest power of 2 caught there") if variant == "correct"
             else f"broken: diffprivlib run at {DPL_BROKEN:g}*eps (2x and 4x are not caught in {DPL_E2E_RUNS} fits a side; no exact eps for the peer: "
@@ -466,22 +634,61 @@ def diffprivlib_end_to_end_cases(epsilon: float) -> list[AuditCase]:
     return cases
 
 
+def diffprivlib_steps(learner, n: int):
+    """Per-step accounting of the peer (:mod:`dpbench.audits.step_accounting`): one release, pure
+    DP at the ε the learner passes diffprivlib (:meth:`~DiffprivlibLogReg.peer_parameters`),
+    valid only if the data norm it passes bounds the rows it fits (they are projected onto
+    the unit ball: a smaller ``data_norm`` voids the peer's guarantee: ∞); budget: its claim."""
+    from dpbench.audits.step_accounting import account
+
+    params = learner.peer_parameters(n)
+    step = params["epsilon"] if params["data_norm"] >= 1.0 else math.inf
+    return account(step, learner.guarantee().epsilon, 1, lambda e: e,
+                   f"the epsilon passed to diffprivlib (data_norm={params['data_norm']:g}, C={params['C']:.4g}); one release")
+
+
 @register_audit("diffprivlib_logreg", cost=lambda n: 4 * DPL_FIT_SECONDS * min(n, DPL_E2E_RUNS) + DPL_RUN_SECONDS * n)
 def diffprivlib_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
-    cases = diffprivlib_end_to_end_cases(epsilon)
-    for variant, eps_noise in zip(VARIANTS, (epsilon, 2 * epsilon)):
+    """End to end (:func:`diffprivlib_end_to_end_cases`), the component at the parameters the
+    learner actually hands diffprivlib (its ``peer_parameters``: a wrapper passing the peer
+    another ε or data norm is audited at what it passes; broken copy: the wrapper handing
+    it 2ε), and the per-step accounting rows (:func:`diffprivlib_steps`)."""
+    from dpbench.learners.diffprivlib_logreg import DiffprivlibLogReg
 
-        def sample(side, runs, rng, eps_noise=eps_noise):
+    cases = diffprivlib_end_to_end_cases(epsilon)
+    correct = DiffprivlibLogReg(epsilon=epsilon, lam=PERT_LAM)
+
+    @dataclass(frozen=True, kw_only=True)
+    class DoubleEpsilonWrapper(DiffprivlibLogReg):
+        """A wrapper handing diffprivlib 2ε while claiming ε (the broken copy)."""
+
+        def peer_parameters(self, n: int) -> dict:
+            params = super().peer_parameters(n)
+            return {**params, "epsilon": 2 * params["epsilon"]}
+
+    claim = correct.guarantee()
+    for variant, learner in zip(VARIANTS, (correct, DoubleEpsilonWrapper(epsilon=epsilon, lam=PERT_LAM))):
+        params = learner.peer_parameters(PERT_N)
+
+        def sample(side, runs, rng, params=params):
             def draw(k, g):
-                b, extra = diffprivlib_noise(eps_noise, PERT_N, PERT_LAM, 2, k, g)
+                b, extra = diffprivlib_noise(params, PERT_N, 2, k, g)
                 return minimise(PERT_X[side], PERT_S, PERT_LAM + extra, linear=b / PERT_N, weights=PERT_W)[:, 0]
 
             return in_chunks(draw, runs, rng)
 
-        cases.append(_case("diffprivlib_logreg", variant, epsilon, 0.0, PERT_INSTANCE, sample,
-                           component="diffprivlib's Vector mechanism (its objective-perturbation noise, drawn through its API) "
+        broken = "" if variant == VARIANTS[0] else "; broken: the wrapper hands diffprivlib 2*eps"
+        cases.append(_case("diffprivlib_logreg", variant, claim.epsilon, 0.0, PERT_INSTANCE + f"; diffprivlib given eps={params['epsilon']:g}",
+                           sample,
+                           component="diffprivlib's Vector mechanism at the parameters the learner passes it (peer_parameters: "
+                                     "its eps, data norm and C; the objective-perturbation noise drawn through diffprivlib's API) "
                                      "+ the objective it perturbs, minimised exactly in batch: 1e5 L-BFGS fits through "
-                                     "LogisticRegression would take ~10 min"))
+                                     "LogisticRegression would take ~10 min",
+                           note=broken.lstrip("; ") or diffprivlib_pair_note(canary_gradient_share(*PERT_X, PERT_S, PERT_LAM, PERT_W),
+                                                                              "the objective_perturbation pair")))
+        cases.append(accounting_case("diffprivlib_logreg", variant, claim.epsilon, 0.0, REPLACE_ONE,
+                                     f"the parameters fit hands diffprivlib for n={PERT_N}" + broken,
+                                     check=lambda learner=learner: diffprivlib_steps(learner, PERT_N), note=broken.lstrip("; ")))
     return cases
 
 
@@ -526,5 +733,38 @@ def exp_mech_grid_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
         instance = (f"d=1, {EM_POINTS} points on [-{EM_RADIUS:g}, {EM_RADIUS:g}]; canary x=1, y=1 vs y=0 beside "
                     f"{EM_FILLERS} fillers (x=1, y=0); statistic: grid index (law = the mechanism's softmax)")
         cases.append(_case("exp_mech_grid", variant, claim.epsilon, claim.delta, instance, sample,
-                           exact=lambda laws=laws: discrete_epsilon(laws[0], laws[1], 0.0)))
+                           exact=lambda laws=laws: discrete_epsilon(laws[0], laws[1], 0.0),
+                           note=exp_mech_grid_pair_note(epsilon, discrete_epsilon(laws[0], laws[1], 0.0)) if variant == VARIANTS[0] else ""))
+        cases.append(accounting_case("exp_mech_grid", variant, claim.epsilon, claim.delta, REPLACE_ONE,
+                                     "the law the exponential mechanism drew from on each side (recorded at release)"
+                                     + ("" if variant == VARIANTS[0] else "; score sensitivity halved"),
+                                     check=lambda lr=learner: exp_mech_steps(lr, pair, claim.epsilon),
+                                     note="" if variant == VARIANTS[0] else "broken: score sensitivity halved"))
     return cases
+
+
+def exp_mech_grid_pair_note(epsilon: float, pair: float) -> str:
+    """Why the grid pair is near the worst case of the exponential mechanism's proof
+    ([MT07]; [DR14, Thm 3.10]: ``ln p(θ)/p′(θ) = (ε/2Δu)(δ(θ) − ln E_{p′}e^{(ε/2Δu)δ})``
+    with the score change ``δ(θ)`` in ``[−Δu, Δu]``): one example's log-loss lies in
+    ``[ln(1+e^{−R√d}), ln(1+e^{R√d})]``, so ``|δ| ≤ R√d`` and the worst case over pairs is
+    ``ε·R√d/Δu``, approached when the output's δ is +R√d and the normaliser's mass sits
+    where it is −R√d (more fillers on θ = −R)."""
+    from dpbench.audits.engine import exposure_note
+
+    reach = EM_RADIUS  # R sqrt(d) at d = 1
+    worst = epsilon * reach / score_sensitivity(1, EM_RADIUS)
+    return (f"pair: near the worst case of the exponential mechanism's proof (a label flip at x=1 moves the score of theta by "
+            f"theta, +-{reach:g}: the largest change of one log-loss on the grid, {reach / score_sensitivity(1, EM_RADIUS):.4f} "
+            f"of Delta u = ln(1+e^R); the fillers put the normaliser's mass on theta=-{reach:g}, whose score moves against "
+            f"theta={reach:g}'s); " + exposure_note(pair, worst, f"the supremum eps*R/Delta u, as the fillers -> infinity"))
+
+
+def exp_mech_steps(learner, pair, claim: float):
+    """Per-step accounting of a one-draw exponential mechanism (:mod:`dpbench.audits.step_accounting`):
+    the log-ratio range of the laws its release drew from on the two sides (recorded by
+    :class:`~dpbench.mechanisms.exponential.ExponentialMechanism` at the draw), against its
+    claim: one release, so the step is the total."""
+    from dpbench.audits.step_accounting import largest_step, one_release, recorded_draw_laws
+
+    return one_release(largest_step(*recorded_draw_laws(learner, pair)), claim, "log-ratio range of the recorded softmax laws")

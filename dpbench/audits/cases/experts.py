@@ -12,7 +12,7 @@ End to end: each run calls the learner's public entry point (``run``; ``fit`` fo
 actions fixed in advance, and a sufficient statistic of the output law on this pair).
 
 Exact ε(δ), from the learner's own code: the audit runs the same entry point inside
-:func:`dpbench.learners.laws.recording_laws`, where the compiled Hedge kernel writes the law
+:func:`dpbench.mechanisms.laws.recording_laws`, where the compiled Hedge kernel writes the law
 of every round's action as it draws it (its normalised weights); on an oblivious sequence the
 actions are independent given the losses (checked: two runs with different seeds record the
 same laws), so the output law is the product of those rounds and its ε(δ) is composed
@@ -51,10 +51,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpbench.audits.engine import AuditCase, AuditResult
+from dpbench.audits.engine import AuditCase, AuditResult, accounting_case
 from dpbench.audits import SMALL_PURE_EPSILON, VECTORISED, register_audit
 from dpbench.learners.base import REPLACE_ONE
-from dpbench.learners.laws import recording_laws
+from dpbench.mechanisms.laws import recording_laws
 from dpbench.mechanisms.exact import epsilon_for_delta, hedge_swap_log_pmfs, product_law_epsilon
 from dpbench.problems.losses import ExpertsLosses
 
@@ -107,7 +107,7 @@ def plays_of_expert_0(learner, losses: ExpertsLosses, runs: int, rng: np.random.
 
 def recorded_laws(learner, losses: ExpertsLosses) -> np.ndarray:
     """``(T, k)`` log-laws of the learner's actions on ``losses`` as its own kernel drew them
-    (:mod:`dpbench.learners.laws`), through the entry point the sampler calls. Two runs with
+    (:mod:`dpbench.mechanisms.laws`), through the entry point the sampler calls. Two runs with
     different seeds must record the same laws (Hedge on an oblivious sequence: the law of a
     round does not depend on earlier draws), else the product composition would not be the
     output's law: ``ValueError``."""
@@ -130,22 +130,43 @@ def hedge_exact(learner, delta: float) -> float:
     return product_law_epsilon(recorded_laws(learner, d), recorded_laws(learner, d_prime), delta)
 
 
+def hedge_steps(learner, delta: float):
+    """Per-step accounting of a Hedge learner (:mod:`dpbench.audits.step_accounting`): the largest
+    log-ratio range of the round laws its kernel recorded on the two sides of
+    :func:`swap_pair` (2η on every round after the first: the cumulative losses differ by
+    (−1, +1)), composed over the T rounds by the learner's own accountant
+    (``compose_rounds``), against the calibrated 2η."""
+    from dpbench.audits.step_accounting import account, largest_step
+
+    d, d_prime = swap_pair()
+    step = largest_step(recorded_laws(learner, d), recorded_laws(learner, d_prime))
+    compose = type(learner).compose_rounds
+    return account(step, 2 * learner.eta(T_AUDIT, 2), T_AUDIT, lambda e: compose(e, T_AUDIT, delta),
+                   f"2*eta per Hedge round; accountant {compose.__name__}")
+
+
+#: why the swap pair is near the worst case of the Hedge learners' proofs (their rows' note)
+HEDGE_PAIR_NOTE = ("pair: the worst case of the per-round analysis (every round after the first sees cumulative losses moved by "
+                   "(-1,+1), the largest a replaced loss vector in [0,1]^2 can move them, so each round's loss is the full 2*eta)")
+
+
 def smallest_broken_factor(exact_at: Callable[[float], float], claim: float, what: str,
-                           slack_of: str = "the analysis's") -> tuple[float, str]:
+                           slack_of: str = "the analysis's", resolvable: float = RESOLVABLE) -> tuple[float, str]:
     """The smallest power-of-two error ``f`` (2, 4, 8, …) of a calibration parameter whose
-    exact ε(δ) ``exact_at(f)`` is at least :data:`RESOLVABLE` × ``claim``, and the note that
+    exact ε(δ) ``exact_at(f)`` is at least ``resolvable`` (:data:`RESOLVABLE`; 1 for rows
+    judged on their exact values alone) × ``claim``, and the note that
     says which and why (``exact_at(1)``: the correct copy's; ``what``: the parameter;
     ``slack_of``: whose slack claim/exact is — "this pair's" where the pair is not shown to
     be the analysis's worst case)."""
     correct = exact_at(1.0)
     factor, tried = 1.0, []
-    while not tried or tried[-1][1] < RESOLVABLE * claim:
+    while not tried or tried[-1][1] < resolvable * claim or (resolvable == 1 and tried[-1][1] <= claim):
         factor *= 2
         if factor > 2**20:
             raise ValueError(f"no {what} error up to x{factor / 2:g} exceeds the claim {claim:g}")
         tried.append((factor, exact_at(factor)))
-    why = (f"broken: {what} x{factor:g}, the smallest power-of-2 error whose exact eps ({tried[-1][1]:.3g}) is >= "
-           f"{RESOLVABLE:g} x the claim {claim:g}")
+    why = (f"broken: {what} x{factor:g}, the smallest power-of-2 error whose exact eps ({tried[-1][1]:.3g}) is "
+           + (f">= {resolvable:g} x the claim {claim:g}" if resolvable != 1 else f"above the claim {claim:g}"))
     slack = f"{slack_of} slack claim/exact = {claim / correct:.3g}" if correct > 0 else "the correct copy's exact eps is 0"
     if len(tried) > 1:
         f, e = tried[-2]
@@ -154,6 +175,25 @@ def smallest_broken_factor(exact_at: Callable[[float], float], claim: float, wha
     else:
         why += f" ({slack})"
     return factor, why
+
+
+def pooled_runs_for(epsilon_of: Callable[[float, float], float], eta: float, per_run: int, tightness: float, delta: float,
+                    confidence: float) -> float:
+    """Runs per side at which a pooled Bernoulli family's bound (``per_run`` trials a run,
+    success probability ``q = σ(η)``: the Hedge plays, DP-Winnow's released draws) is
+    expected (plug-in, normal approximation) to reach ``tightness`` × the exact ε(δ) of rate
+    ``eta`` (``epsilon_of(η, δ)``): the rate η₁ with ``ε(η₁) = tightness·ε(η)``, and the runs
+    at which ``q − z·sqrt(q(1−q)/(2·runs·per_run)) = σ(η₁)``."""
+    from scipy import stats
+
+    target = tightness * epsilon_of(eta, delta)
+    lo, hi = 0.0, eta
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if epsilon_of(mid, delta) < target else (lo, mid)
+    q, q_needed = 1 / (1 + math.exp(-eta)), 1 / (1 + math.exp(-hi))
+    z = float(stats.norm.isf(1 - confidence))
+    return z**2 * q * (1 - q) / (2 * per_run * (q - q_needed) ** 2)
 
 
 @dataclass(frozen=True)
@@ -212,16 +252,7 @@ class HedgeSwapFamily:
     def runs_for(self, eta: float, tightness: float, delta: float, confidence: float) -> float:
         """Runs per side at which :meth:`lower_bound` is expected (plug-in, normal
         approximation) to reach ``tightness`` × the exact ε(δ) of rate ``eta``."""
-        from scipy import stats
-
-        target = tightness * self.epsilon(eta, delta)
-        lo, hi = 0.0, eta
-        for _ in range(60):
-            mid = (lo + hi) / 2
-            lo, hi = (mid, hi) if self.epsilon(mid, delta) < target else (lo, mid)
-        q, q_needed = 1 / (1 + math.exp(-eta)), 1 / (1 + math.exp(-hi))
-        z = float(stats.norm.isf(1 - confidence))
-        return z**2 * q * (1 - q) / (2 * self.T * (q - q_needed) ** 2)
+        return pooled_runs_for(self.epsilon, eta, self.T, tightness, delta, confidence)
 
     def fit(self, outputs_d: np.ndarray, outputs_d_prime: np.ndarray) -> tuple[bool, str]:
         """Goodness of fit of the family to the observed plays: the maximum-likelihood rate
@@ -278,6 +309,13 @@ def hedge_cases(name: str, learner) -> list[AuditCase]:
 
     cases = []
     for variant, copy in ((CORRECT, learner), (BROKEN, with_eta_factor(learner, factor))):
+        cases.append(accounting_case(
+            name, variant, g.epsilon, g.delta, REPLACE_ONE,
+            f"k=2, T={T_AUDIT} swap pair (round-1 losses (0,1) vs (1,0), then zeros); per round: the log-ratio range of the "
+            f"laws the kernel recorded on D and D' (its inverse-CDF tables and uniforms' range)"
+            + (f"; eta x{factor:g}" if variant == BROKEN else ""),
+            check=lambda copy=copy: hedge_steps(copy, g.delta),
+            note=HEDGE_PAIR_NOTE if variant == CORRECT else f"broken: eta x{factor:g}"))
         cases.append(AuditCase(
             name, variant, g.epsilon, g.delta, REPLACE_ONE,
             f"end to end: k=2, T={T_AUDIT}, round-1 losses (0,1) vs (1,0), then zeros; statistic: plays of expert 0; "
@@ -385,6 +423,49 @@ def per_mechanism_budget(epsilon: float, delta: float, mechanisms: int) -> float
     return max(basic, best.per_step)
 
 
+def sv_steps(learner, swap, T: int, k: int):
+    """Per-step accounting of ``sv_experts`` (:mod:`dpbench.audits.step_accounting`): the log-ratio
+    range of the law its switch (``switch_for``) draws from on the two loss vectors of
+    ``swap`` (ε_s: every cumulative loss moves by 1), recorded at the draw, against the
+    calibrated ε_s, and its 2K mechanisms (K sparse-vector instances, whose noise is not
+    recorded: taken at the same per-step loss, and K switches) composed by the learner's own
+    accountant (``privacy_of``)."""
+    from dpbench.learners.sv_experts import calibrate
+    from dpbench.audits.step_accounting import account, largest_step
+
+    mech = learner.switch_for(T, k)
+    laws = []
+    for scores in swap:
+        with recording_laws() as recorded:
+            mech.select(-scores, rng=np.random.default_rng(0))
+        laws.append(np.concatenate(recorded))
+    cal = calibrate(learner.epsilon, learner.delta, T, k)
+    return account(largest_step(*laws), cal.epsilon_step, 2 * cal.switches, lambda e: learner.privacy_of(e, 2 * cal.switches),
+                   f"eps_s per switch (log-ratio range of its recorded law); {cal.switches} sparse-vector instances and "
+                   f"{cal.switches} switches; accountant: privacy_of")
+
+
+def sv_pair_note(cal, epsilon: float) -> str:
+    """Why :func:`sv_pair` is near the worst case of ``sv_experts``' proof, and what it leaves
+    out: the proof composes 2K ε_s-DP mechanisms (K AboveThreshold instances, K switches);
+    a round's loss enters one instance's queries (losses since the last switch) and every
+    later switch's scores (cumulative losses), so a replace-one pair reaches at most K + 1 of
+    them; round 1 of this pair is in the first instance (every query moves by 1, as its proof
+    allows) and moves the switch's two scores by 1 in opposite directions, but after the one
+    switch it triggers the new expert (almost surely the zero-loss one) never fires again: 2
+    mechanisms, a budget of 2ε_s by basic composition ([DR14, Thm 3.16]) against the claim.
+    ``cal``: the learner's calibration."""
+    K, eps_s = cal.switches, cal.epsilon_step
+    return (f"pair: round 1 differs, inside the first sparse-vector instance (all its queries move by 1, as its proof allows) and "
+            f"before the switch (the two experts' scores -L move by 1 in opposite directions, the exponential mechanism's full "
+            f"sensitivity); the proof composes 2K = {2 * K} eps_s-DP mechanisms (eps_s = {eps_s:.4g}), of which a pair can reach "
+            f"at most K+1 = {K + 1} (one instance and the switches after it); this pair reaches 2 in almost every run (the switch "
+            f"almost surely picks the zero-loss expert, which never fires again): a budget of 2*eps_s = {2 * eps_s:.3g} by basic "
+            f"composition, against (K+1)*eps_s = {(K + 1) * eps_s:.3g} for the worst pair and the claim {epsilon:g}"
+            + ("; the pair exposes at most about half of the claim" if 2 * eps_s <= epsilon / 2 + 1e-12 else "")
+            + "; no exact law for either (the noisy threshold couples the rounds)")
+
+
 def sv_pair() -> tuple[ExpertsLosses, ExpertsLosses]:
     """Two experts; expert 0 loses every round on both sides, except round 1 on D' where the
     losses are swapped (1 → 0 for expert 0, 0 → 1 for expert 1): its sparse-vector query and
@@ -420,7 +501,7 @@ def sv_experts_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
             "sv_experts", variant, g.epsilon, g.delta, REPLACE_ONE,
             f"end to end: k=2, T={SV_T}, expert 0 loses every round; round 1 swapped to (0,1) on D'; statistic: plays of expert 0",
             sample=lambda side, runs, rng, copy=copy: plays_of_expert_0(copy, pair[side], runs, rng),
-            note="no exact law (the noisy threshold couples the rounds)" if variant == CORRECT else SV_BROKEN_NOTE,
+            note=sv_pair_note(calibrate(epsilon, delta, SV_T, 2), g.epsilon) if variant == CORRECT else SV_BROKEN_NOTE,
             runs_cap=SV_RUNS,
         ))
     k, T = 10, 10
@@ -439,6 +520,12 @@ def sv_experts_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
             return SVExperts.switch_mechanism(self, SV_SWITCH_BROKEN * epsilon_step)
 
     for variant, copy in ((CORRECT, learner), (BROKEN, LooseSwitch(epsilon=epsilon, delta=delta))):
+        cases.append(accounting_case(
+            "sv_experts", variant, g.epsilon, g.delta, REPLACE_ONE,
+            f"the switch's law (SVExperts.switch_for at T={T}, k={k}) recorded at the draw on losses (0,1,...,1) vs (1,0,...,0)"
+            + ("" if variant == CORRECT else f"; eps_s x{SV_SWITCH_BROKEN:g}"),
+            check=lambda copy=copy: sv_steps(copy, swap, T, k),
+            note="" if variant == CORRECT else f"broken: eps_s x{SV_SWITCH_BROKEN:g}"))
         mech = copy.switch_for(T, k)
 
         def sample(side: int, runs: int, rng: np.random.Generator, mech=mech) -> np.ndarray:

@@ -97,7 +97,7 @@ def exponential_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
     return [case(CORRECT, ExponentialMechanism(epsilon=epsilon)), case(BROKEN, ExponentialMechanism(epsilon=2 * epsilon))]
 
 
-#: queries of the AboveThreshold pair (Lyu, Su & Li 2017, Thm 3's counterexample shape)
+#: queries of the AboveThreshold pair (Lyu, Su & Li 2017 [LSL17, Thm 3]: its counterexample's shape)
 SVT_QUERIES = 5
 
 

@@ -5,7 +5,7 @@
 learner's own batched ``release(sample, rng=, runs=)``, which their ``fit`` calls (Gumbel-max
 over runs × outcomes, Laplace noise over runs × queries); the privdl learners call ``fit``
 per run, and their exact ε(δ) is composed from the laws their own exponential mechanism
-records at the draw (:mod:`dpbench.learners.laws`). The tests check ``fit`` against
+records at the draw (:mod:`dpbench.mechanisms.laws`). The tests check ``fit`` against
 ``release`` on common draws.
 """
 
@@ -15,11 +15,12 @@ import dataclasses
 import math
 
 import numpy as np
+from scipy.special import logsumexp
 
-from dpbench.audits.engine import AuditCase
+from dpbench.audits.engine import AuditCase, accounting_case
 from dpbench.audits import per_run, register_audit
 from dpbench.learners.base import REPLACE_ONE
-from dpbench.learners.laws import recording_laws
+from dpbench.mechanisms.laws import recording_laws
 from dpbench.mechanisms.exact import epsilon_for_delta, product_law_epsilon
 from dpbench.problems.base import Sample
 from dpbench.problems.conjunction import ConjunctionClass
@@ -62,10 +63,34 @@ def exp_mech_erm_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
             "exp_mech_erm", variant, claim.epsilon, claim.delta, claim.neighbours,
             "class {true, x1}; 4 x (0, 1) vs one label flipped to 0; output hypothesis",
             sample=sample, exact=lambda: epsilon_for_delta(mech.log_probabilities(scores[0]), mech.log_probabilities(scores[1]), claim.delta),
-            note="" if variant == CORRECT else "broken: score sensitivity halved (eps x2)",
+            note=exp_mech_erm_pair_note(claim.epsilon, epsilon_for_delta(mech.log_probabilities(scores[0]),
+                                                                         mech.log_probabilities(scores[1]), claim.delta))
+            if variant == CORRECT else "broken: score sensitivity halved (eps x2)",
         )
 
-    return [case(CORRECT, ExpMechERM(epsilon=epsilon)), case(BROKEN, HalfSensitivity(epsilon=epsilon))]
+    cases = [case(CORRECT, ExpMechERM(epsilon=epsilon)), case(BROKEN, HalfSensitivity(epsilon=epsilon))]
+    from dpbench.audits.cases.erm import exp_mech_steps
+
+    for variant, learner in ((CORRECT, ExpMechERM(epsilon=epsilon)), (BROKEN, HalfSensitivity(epsilon=epsilon))):
+        cases.append(accounting_case("exp_mech_erm", variant, claim.epsilon, claim.delta, claim.neighbours,
+                                     "the law the exponential mechanism drew from on each side (recorded at release)"
+                                     + ("" if variant == CORRECT else "; score sensitivity halved"),
+                                     check=lambda learner=learner: exp_mech_steps(learner, pair, claim.epsilon),
+                                     note="" if variant == CORRECT else "broken: score sensitivity halved"))
+    return cases
+
+
+def exp_mech_erm_pair_note(epsilon: float, pair: float) -> str:
+    """Why :func:`exp_mech_erm_pair` is near the worst case of the exponential mechanism's
+    proof ([MT07]; [DR14, Thm 3.10]): a replaced example moves each hypothesis's mistakes by
+    at most 1 (the sensitivity), so ``ln p(h)/p′(h) = (ε/2)(δ(h) − ln E_{p′}e^{(ε/2)δ})`` is at
+    most ε, approached when the output's score rises by 1 and the normaliser's mass sits on a
+    hypothesis whose score falls by 1 (here: more (0, 1) examples, mass on ``true``)."""
+    from dpbench.audits.engine import exposure_note
+
+    return ("pair: near the worst case of the exponential mechanism's proof (the flipped label moves the two hypotheses' "
+            "mistakes by 1 in opposite directions, the full sensitivity, and 'true', which holds most of the mass, moves against "
+            "x1); " + exposure_note(pair, epsilon, "the supremum eps, as more (0,1) examples put the mass on 'true'"))
 
 
 def sq_pair() -> tuple[Sample, Sample]:
@@ -136,9 +161,45 @@ def private_sq_conjunction_cases(*, epsilon: float, delta: float) -> list[AuditC
             "monotone d=2, n=100: 2 positives at (0,0) vs 1 (the other moved to a negative at (1,1)); kept literals",
             sample=lambda side, runs, rng: sq_statistic(learner, pair[side], runs, rng),
             exact=lambda: sq_exact(learner, pair, delta),
+            note=sq_pair_note(sq_exact(learner, pair, delta), correct.guarantee().epsilon, delta) if variant == CORRECT else "",
         )
 
-    return [case(CORRECT, PrivateSQConjunction), case(BROKEN, DoubleBudget)]
+    cases = [case(CORRECT, PrivateSQConjunction), case(BROKEN, DoubleBudget)]
+    for variant, klass in ((CORRECT, PrivateSQConjunction), (BROKEN, DoubleBudget)):
+        learner = klass(epsilon=epsilon, delta=delta, alpha=SQ_ALPHA)
+        cases.append(accounting_case("private_sq_conjunction", variant, correct.guarantee().epsilon, correct.guarantee().delta,
+                                     correct.guarantee().neighbours,
+                                     "the Laplace scale and sensitivity of the literal queries, recorded at release"
+                                     + ("" if variant == CORRECT else "; per-query budget x2"),
+                                     check=lambda learner=learner: sq_steps(learner, pair[0]),
+                                     note="" if variant == CORRECT else "broken: per-query budget x2"))
+    return cases
+
+
+def sq_pair_note(pair: float, epsilon: float, delta: float) -> str:
+    """Why :func:`sq_pair` is the worst case of ``private_sq_conjunction``'s proof (m Laplace
+    literal queries of sensitivity 1/n, basic composition [DR14, Thm 3.16]): the replaced
+    positive moves every literal query by the full 1/n, and the kept set "both literals"
+    sits in both queries' Laplace tails, so the m per-query losses add up to the claim."""
+    from dpbench.audits.engine import exposure_note
+
+    note = ("pair: the worst case of the proof (the replaced positive moves both literal queries by the full sensitivity 1/n, and "
+            "'both kept' lies in both queries' Laplace tails, so the per-query losses add up as basic composition charges)")
+    return note + ("; " + exposure_note(pair, epsilon, "the claim: basic composition of the pure per-query budgets") if delta == 0 else "")
+
+
+def sq_steps(learner, sample):
+    """Per-step accounting of ``private_sq_conjunction`` (:mod:`dpbench.audits.step_accounting`): the
+    Laplace noise its release drew with, ``ε_q = Δ/b`` per literal query (Δ = 1/n), against
+    the calibrated ``epsilon_per_query(m)``, and the m queries composed by its own accountant
+    (``privacy_of``)."""
+    from dpbench.learners.sq_conjunction import n_literals
+    from dpbench.audits.step_accounting import account, recorded_release
+
+    rec = recorded_release(learner, sample)
+    m = n_literals(sample)
+    return account(rec["sensitivity"] / rec["scale"], type(learner).epsilon_per_query(learner, m), m,
+                   lambda e: learner.privacy_of(e, m), f"Laplace: sensitivity/scale per literal query; {m} queries; accountant: privacy_of")
 
 
 def privdl_pair() -> tuple[Sample, Sample]:
@@ -154,7 +215,7 @@ def privdl_pair() -> tuple[Sample, Sample]:
 def recorded_round(learner, sample: Sample) -> np.ndarray:
     """The law of the one exponential-mechanism round the learner draws on
     :func:`privdl_pair`'s ``sample``, as its own code computed it at the draw (``fit`` inside
-    :func:`~dpbench.learners.laws.recording_laws`: the log-pmf over (feature, bit) that
+    :func:`~dpbench.mechanisms.laws.recording_laws`: the log-pmf over (feature, bit) that
     ``exp_mech_select`` hands to Gumbel-max). On this pair the single example is covered by
     every feature, so the sample is empty after round 1 and every later round is drawn
     without looking at the data (a uniform order of the remaining pairs): the output's
@@ -194,7 +255,21 @@ PAIR_SLACK = ("'analysis loose' below is this pair's slack, not shown to be the 
               "factor for an example that stays uncovered over many rounds, which this pair does not exercise")
 
 
-def _privdl_cases(name: str, learner, lam_of, epsilon: float, delta: float) -> list[AuditCase]:
+def covered_pair_note(name: str, pair: float, uncovered: float) -> str:
+    """The end-to-end row's note: :data:`PAIR_SLACK`, and its pair's exact ε(δ) against the
+    uncovered pair's (:func:`uncovered_exact`, near the set-cover analysis's worst case; for
+    ``privdl``, below half, which the note says). ``privdl_composition``'s analysis has
+    another worst case (a loss in each of its |F| rounds) that neither pair reaches."""
+    if name != "privdl":
+        return (f"{PAIR_SLACK}; this pair's exact eps {pair:.4g}, the uncovered pair's {uncovered:.4g}: the composition analysis's "
+                "worst case (a loss in each of its |F| rounds) is reached by neither, so both expose LESS THAN HALF of the "
+                "claim it composes (the exact rows' note)")
+    share = pair / uncovered if uncovered > 0 else math.nan
+    return (f"{PAIR_SLACK}; this pair's exact eps {pair:.4g} = {share:.2f} of the uncovered pair's {uncovered:.4g} (the exact rows "
+            "below, near the analysis's worst case)" + ("; the pair exposes LESS THAN HALF of it" if share < 0.5 else ""))
+
+
+def _privdl_cases(name: str, learner, lam_of, compose, epsilon: float, delta: float) -> list[AuditCase]:
     """End to end through ``fit``: statistic the first rule's bit. The exact ε(δ) of the
     output is that of round 1's law as the learner's own code drew it (:func:`recorded_round`);
     the broken copy's λ error is the smallest power of two whose exact ε clears the claim
@@ -221,8 +296,17 @@ def _privdl_cases(name: str, learner, lam_of, epsilon: float, delta: float) -> l
         return (f"a loss of lambda = {lam:.3g} on one bit moves its frequency by {2 * p - 1:.2g}; "
                 f"{PRIVDL_TARGET:g} of it needs ~{needed:.2g} runs/side of fit")
 
+    from dpbench.audits.engine import recorded_exact_case
+
     cases = []
     for variant, copy in ((CORRECT, learner), (BROKEN, with_lam_factor(factor))):
+        cases.append(accounting_case(
+            name, variant, g.epsilon, g.delta, REPLACE_ONE,
+            "D={((1,1),1)} vs D'={((1,1),0)}, monotone 2-term features, d=2; per selection: the log-ratio range of the "
+            "logits the exponential mechanism recorded on D and D'" + (f"; lambda x{factor:g}" if variant == BROKEN else ""),
+            check=lambda copy=copy: privdl_steps(copy, lam_of, compose),
+            note="" if variant == CORRECT else f"broken: lambda x{factor:g}"))
+
         def sample(side: int, runs: int, rng: np.random.Generator, copy=copy) -> np.ndarray:
             return np.array([int(copy.fit(pair[side], rng=rng).bits[0]) for _ in range(runs)])
 
@@ -231,9 +315,37 @@ def _privdl_cases(name: str, learner, lam_of, epsilon: float, delta: float) -> l
             f"end to end: D={{((1,1),1)}} vs D'={{((1,1),0)}}, monotone 2-term features, d=2; statistic: first rule's bit; "
             f"lambda={lam_of(copy):.4g}; exact: round 1's law recorded by the learner's exponential mechanism",
             sample=sample, exact=lambda copy=copy: privdl_exact(copy, g.delta),
-            note=PAIR_SLACK if variant == CORRECT else why, explain=explain if variant == CORRECT else None,
+            note=covered_pair_note(name, privdl_exact(learner, g.delta), uncovered_exact(learner, UNCOVERED_N, g.delta))
+            if variant == CORRECT else why, explain=explain if variant == CORRECT else None,
         ))
+    exact_factor, exact_why = smallest_broken_factor(lambda f: uncovered_exact(with_lam_factor(f), UNCOVERED_N, g.delta), g.epsilon,
+                                                     "lambda", resolvable=1.0)
+    for variant, copy in ((CORRECT, learner), (BROKEN, with_lam_factor(exact_factor))):
+        cases.append(recorded_exact_case(
+            name, variant, g.epsilon, g.delta, REPLACE_ONE,
+            f"the uncovered pair: x = 0 repeated n={UNCOVERED_N} times, y=1, vs one label flipped to 0; feature class "
+            f"{WORKFLOW_FEATURES} (the workflow's, |F| = 129); exact: the law of (first covering round, its bit) from the "
+            "round-1 law the learner's exponential mechanism recorded" + (f"; lambda x{exact_factor:g}" if variant == BROKEN else ""),
+            exact=lambda copy=copy: uncovered_exact(copy, UNCOVERED_N, g.delta),
+            note=(UNCOVERED_NOTE if name == "privdl" else UNCOVERED_NOTE_COMPOSITION) if variant == CORRECT else exact_why))
     return cases
+
+
+def privdl_steps(learner, lam_of, compose):
+    """Per-step accounting of a covering learner (:mod:`dpbench.audits.step_accounting`): the
+    log-ratio range of the selection law its exponential mechanism recorded on the two sides
+    of :func:`privdl_pair` (2λ: the flipped label moves q(f, 1) and q(f, 0) by ∓1 for every
+    f), fed to the learner's own accountant ``privacy_of`` — ``privdl``: the set-cover total
+    at rate step/2 ([BF26, Lemma A.1] with group privacy for replace-one); ``privdl_composition``:
+    composition of |F| rounds of ε₀ = step ([DRV10]) — against the calibrated 2λ.
+    ``compose(learner, |F|) -> (step ↦ total ε, description)``."""
+    from dpbench.learners.privdl import feature_class
+    from dpbench.audits.step_accounting import account, largest_step
+
+    step = largest_step(*(recorded_round(learner, sample) for sample in privdl_pair()))
+    size = feature_class(privdl_pair()[0]).size
+    total, what = compose(learner, size)
+    return account(step, 2 * lam_of(learner), size, total, what)
 
 
 #: ``dpbench audit`` runs per side of the privdl learners (one ``fit`` on the pair ≈ 0.1 ms: :data:`PRIVDL_SECONDS`)
@@ -247,7 +359,10 @@ PRIVDL_SECONDS = {"privdl": 7e-5, "privdl_composition": 1.1e-4}
 def privdl_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
     from dpbench.learners.privdl import PrivDL
 
-    return _privdl_cases("privdl", PrivDL(epsilon=epsilon, delta=delta), lambda lr: lr.lam(), epsilon, delta)
+    def compose(learner, size: int):
+        return (lambda e: learner.privacy_of(e / 2)[0]), "2*lambda per selection; accountant: the set-cover analysis (privacy_of)"
+
+    return _privdl_cases("privdl", PrivDL(epsilon=epsilon, delta=delta), lambda lr: lr.lam(), compose, epsilon, delta)
 
 
 @register_audit("privdl_composition", runs=PRIVDL_RUNS, cost=lambda n: 4 * PRIVDL_SECONDS["privdl_composition"] * n)
@@ -256,4 +371,93 @@ def privdl_composition_cases(*, epsilon: float, delta: float) -> list[AuditCase]
     from dpbench.learners.privdl_composition import PrivDLComposition
 
     size = feature_class(privdl_pair()[0]).size
-    return _privdl_cases("privdl_composition", PrivDLComposition(epsilon=epsilon, delta=delta), lambda lr: lr.lam(size), epsilon, delta)
+    def compose(learner, size: int):
+        return ((lambda e: learner.privacy_of(e, size)[0]),
+                f"eps0 = 2*lambda per round; accountant: composition of |F| = {size} rounds (privacy_of)")
+
+    return _privdl_cases("privdl_composition", PrivDLComposition(epsilon=epsilon, delta=delta), lambda lr: lr.lam(size), compose,
+                         epsilon, delta)
+
+
+# ------------------------------------------------------------------ privdl: the uncovered pair
+
+#: copies of the all-zero point (its exact ε grows with n and is flat from ~10³: e^{−λn} → 0)
+UNCOVERED_N = 1000
+UNCOVERED_NOTE = ("pair: near the worst case of the set-cover analysis (the differing example stays uncovered while every "
+                  "round's covering weights differ between the sides, so the loss accumulates over rounds; the round-1 pair "
+                  "of the end-to-end row covers it at once); exact only: a sampled bound would need ~1e5-1e6 fits a side")
+UNCOVERED_NOTE_COMPOSITION = ("pair: the set-cover analysis's worst case, audited beside the end-to-end row's; the composition "
+                              "analysis's worst case is one loss per round, which no pair of these reaches: both expose less "
+                              "than half of its claim (per-round eps0 composed over |F| rounds), so its calibration is checked "
+                              "by the per-step accounting row; exact only")
+
+#: the decision_lists experiment's feature class (config.yaml: 2-DLs over d = 8, |F| = 129)
+WORKFLOW_FEATURES = {"d": 8, "k": 2, "monotone": False}
+
+
+def uncovered_pair(n: int) -> tuple[Sample, Sample]:
+    """The all-zero point repeated n times with label 1 (D), one copy's label flipped to 0
+    (D′), over :data:`WORKFLOW_FEATURES`. Every example is the same point, so a feature covers
+    all of S or none of it: S stays whole, and the differing example uncovered, until a
+    feature covering x = 0 is drawn — each earlier round leaks a little (its covering
+    features' weights differ between the sides), the case the set-cover analysis pays its
+    ln(e/δ') for ([BF26, Lemma A.1]; Gupta, Ligett, McSherry, Roth & Talwar, "Differentially
+    private combinatorial optimization", SODA 2010)."""
+    from dpbench.problems.decision_list import DecisionListClass, FeatureClass
+
+    cls = DecisionListClass(FeatureClass(**WORKFLOW_FEATURES))
+    X = np.zeros((n, WORKFLOW_FEATURES["d"]), np.uint8)
+    y = np.ones(n, np.uint8)
+    y_prime = y.copy()
+    y_prime[0] = 0
+    return Sample(X, y, concept_class=cls), Sample(X, y_prime, concept_class=cls)
+
+
+def uncovered_law(learner, sample: Sample) -> np.ndarray:
+    """Log-pmf of ``(R, B)`` — the round at which ``learner.fit`` first draws a feature covering
+    the (single, repeated) point of ``sample`` and that rule's bit; the rest of the output
+    (which non-covering features came first and their bits, which covering feature, the
+    tail) has the same law on both sides of :func:`uncovered_pair` given (R, B).
+
+    From the round-1 law the learner's exponential mechanism records (``fit`` inside
+    :func:`~dpbench.mechanisms.laws.recording_laws`): its weights of the covering pairs with bit
+    b, ``C_b``, relative to one non-covering pair's (score 0 on both sides). While S is whole
+    the scores do not change, and each round removes one used feature, so round i draws a
+    covering pair with bit b with probability ``C_b / (2a_i + C_0 + C_1)``, ``a_i = a − i + 1``
+    non-covering features left. Index ``2(r − 1) + b``."""
+    from dpbench.mechanisms.laws import recording_laws
+
+    with recording_laws() as laws:
+        learner.fit(sample, rng=np.random.default_rng(0))
+    first = np.asarray(laws[0][0], dtype=float)  # log-weights (logits) of the first selection
+    features = feature_class(sample)
+    covers = features.evaluate(sample.X[:1])[0]
+    m = features.size
+    # in log space throughout: at a large λ the non-covering weights underflow exp()
+    non = first[:m][~covers]
+    if not np.allclose(non, non[0], rtol=0, atol=1e-9) or not np.allclose(first[m:][~covers], non[0], rtol=0, atol=1e-9):
+        raise ValueError(f"{type(learner).__name__}: the non-covering pairs' recorded weights differ: not the uncovered pair")
+
+    def lse(v: np.ndarray) -> float:
+        return float(logsumexp(v)) if len(v) else -math.inf
+
+    log_cover = np.array([lse(first[:m][covers]), lse(first[m:][covers])]) - non[0]  # ln C_0 (bit 0), ln C_1 (bit 1)
+    log_cover_sum = float(np.logaddexp(*log_cover))
+    a = int((~covers).sum())
+    logpmf, survive = [], 0.0
+    for i in range(a + 1):
+        total = float(np.logaddexp(math.log(2 * (a - i)), log_cover_sum)) if a > i else log_cover_sum
+        logpmf += [survive + log_cover[0] - total, survive + log_cover[1] - total]
+        survive += math.log(2 * (a - i)) - total if a > i else -math.inf
+    return np.array(logpmf)
+
+
+def uncovered_exact(learner, n: int, delta: float) -> float:
+    """Exact ε(δ) of ``learner``'s output on :func:`uncovered_pair` (:func:`uncovered_law`)."""
+    return epsilon_for_delta(*(uncovered_law(learner, s) for s in uncovered_pair(n)), delta)
+
+
+def feature_class(sample: Sample):
+    from dpbench.learners.privdl import feature_class as of
+
+    return of(sample)

@@ -13,7 +13,7 @@ vs ``Bin(MK, σ(−2η))``, each draw the 4η-bounded-range step the claim compo
 bound is a Clopper–Pearson bound on the pooled favoured draws of all runs within that
 binomial family (:class:`ReleaseSwapFamily`, checked by a χ² fit on every audit). The exact
 ε(δ) is composed from the laws the learner's own code draws from: ``_draw_released`` records
-the law of each release's K draws (:mod:`dpbench.learners.laws`) as ``run`` makes it, on each
+the law of each release's K draws (:mod:`dpbench.mechanisms.laws`) as ``run`` makes it, on each
 side, and :func:`release_laws_epsilon` composes them exactly — so an η error anywhere in the
 learner (its shadow update, its calibration) moves the exact value, and a sampled bound
 above it is a finding (:func:`dpbench.audits.engine.judge`). Broken copies: η × the factor of
@@ -61,10 +61,10 @@ import math
 import numpy as np
 from scipy import stats
 
-from dpbench.audits.engine import AuditCase
+from dpbench.audits.engine import AuditCase, accounting_case
 from dpbench.audits import SMALL_PURE_EPSILON, VECTORISED, register_audit
 from dpbench.learners.dp_winnow import calibrate
-from dpbench.learners.laws import recording_laws
+from dpbench.mechanisms.laws import recording_laws
 from dpbench.mechanisms.exact import epsilon_for_delta, product_law_epsilon
 
 #: The default grid's private stream (config.yaml, halfspaces_online sweep 1).
@@ -294,6 +294,10 @@ def release_pair(T: int):
     return stream((1.0, -1.0)), stream((-1.0, 1.0))
 
 
+#: the longest release pair an end-to-end row runs (rounds; the audited claims need ≤ 3·10⁴)
+MAX_RELEASE_HORIZON = 10**6
+
+
 def release_horizon(learner) -> int:
     """The shortest stream (rounds) on which ``learner``'s calibration reaches its firing cap
     with margin: ``T ≥ 1.3 M L`` at the calibration of that T (K, L grow like ln T)."""
@@ -303,16 +307,19 @@ def release_horizon(learner) -> int:
         need = int(math.ceil(1.3 * p.M * p.threshold)) + 100
         if need <= T:
             return T
+        if need > MAX_RELEASE_HORIZON:
+            break
         T = need
     raise ValueError(f"{learner.name}: its firing cap is out of an end-to-end run's reach (M = {p.M}, L = {p.threshold:.3g})")
 
 
-def recorded_release_laws(learner, stream) -> np.ndarray:
+def recorded_release_laws(learner, stream, *, same_releases: bool = True) -> np.ndarray:
     """``(draws, N)`` log-laws of every exponential-mechanism draw ``learner.run`` makes on
     ``stream``, as its own ``_draw_released`` computed them at the draw
-    (:mod:`dpbench.learners.laws`). Two runs with different seeds must record the same laws
+    (:mod:`dpbench.mechanisms.laws`). Two runs with different seeds must record the same laws
     (on :func:`release_pair` the firing rounds and the cached examples do not depend on the
-    draws), else the product composition would not be the output's law: ``ValueError``."""
+    draws), else the product composition would not be the output's law: ``ValueError``
+    (``same_releases=False``: the two runs need only draw from the same set of laws)."""
     records = []
     for seed in (0, 1):
         with recording_laws() as laws:
@@ -320,6 +327,10 @@ def recorded_release_laws(learner, stream) -> np.ndarray:
         if not laws:
             raise ValueError(f"{type(learner).__name__} recorded no release laws on the audit pair")
         records.append(np.concatenate(laws))
+    if not same_releases:  # only the set of laws drawn from must agree (a run short of the cap: its firings may differ)
+        if not np.array_equal(np.unique(records[0], axis=0), np.unique(records[1], axis=0)):
+            raise ValueError(f"{type(learner).__name__}'s release laws depend on its own draws on the audit pair")
+        return records[0]
     if records[0].shape != records[1].shape or not np.array_equal(records[0], records[1]):
         raise ValueError(f"{type(learner).__name__}'s release laws depend on its own draws on the audit pair: its output law is not a product")
     return records[0]
@@ -356,6 +367,126 @@ def release_exact(learner, pair, delta: float) -> float:
     return release_laws_epsilon(recorded_release_laws(learner, pair[0]), recorded_release_laws(learner, pair[1]), delta)
 
 
+def with_eta_factor(cls, factor: float, *, epsilon: float, delta: float):
+    """The learner ``cls`` at (ε, δ) with the η of its calibration multiplied by ``factor``
+    (a rate error of the EM layer; the broken copies), claiming the same (ε, δ)."""
+
+    def broken_calibrate(self, stream):
+        return dataclasses.replace(cls.calibrate(self, stream), eta=factor * cls.calibrate(self, stream).eta)
+
+    return dataclasses.make_dataclass(f"Broken{cls.__name__}", [], bases=(cls,), frozen=True,
+                                      namespace={"calibrate": broken_calibrate})(epsilon=epsilon, delta=delta)
+
+
+#: rounds of the release pair of the exact-only rows (a claim whose firing cap no run reaches,
+#: ``dp_winnow`` at ε = 1): enough for the first firings, whose releases record the law every
+#: later release draws from (2 firings at ε = 1, ~0.2 s a run)
+EXACT_HORIZON = 10**7
+
+
+def capped_release_epsilon(learner, pair, delta: float) -> tuple[float, str]:
+    """Exact ε(δ) of all the releases ``learner`` makes up to its firing cap on ``pair``,
+    from the laws its own ``_draw_released`` recorded in a run that reaches only the first
+    firings: on :func:`release_pair` every release after the differing update draws its K
+    draws from one law pair (checked: exactly one distinct pair of differing laws recorded,
+    and two seeds record the same laws), so the M releases' MK draws are ``Bin(MK, p)`` vs
+    ``Bin(MK, q)``, composed exactly (:func:`~dpbench.mechanisms.exact.binomial_pair_epsilon`).
+    ``(ε, description)``."""
+    from dpbench.mechanisms.exact import binomial_pair_epsilon
+
+    p = learner.calibrate(pair[0])
+    logp, logq = (recorded_release_laws(learner, side, same_releases=False) for side in pair)
+    common = min(len(logp), len(logq))  # release j on both sides (a run short of the cap may fire more on one side)
+    logp, logq = logp[:common], logq[:common]
+    differ = np.any(logp != logq, axis=1)
+    laws = np.unique(np.c_[logp[differ], logq[differ]], axis=0)
+    if len(laws) != 1:
+        raise ValueError(f"{type(learner).__name__}: {len(laws)} distinct differing release laws recorded in {pair[0].T} rounds of "
+                         "the release pair, expected 1 (at this claim no firing after the differing update in that many rounds?)")
+    n = p.M * p.K
+    how = (f"{int(differ.sum())} differing draws recorded in {pair[0].T} rounds, law ({math.exp(laws[0][0]):.9f}, "
+           f"{math.exp(laws[0][1]):.9f}) vs ({math.exp(laws[0][2]):.9f}, {math.exp(laws[0][3]):.9f}); composed over MK = {n} draws")
+    return binomial_pair_epsilon(laws[0][:2], laws[0][2:], n, delta), how
+
+
+def exact_only_cases(learner: str, *, epsilon: float, delta: float) -> list[AuditCase]:
+    """Where no run reaches the firing cap (``dp_winnow`` at ε = 1): ``[correct, broken]``
+    exact rows from the laws the learner's own ``run`` records on :func:`release_pair` of
+    :data:`EXACT_HORIZON` rounds (:func:`capped_release_epsilon`) and the per-step accounting
+    rows from the same laws; no sampled bound (its verdict rests on the computed values)."""
+    from dpbench.foundation import registry
+    from dpbench.audits.engine import recorded_exact_case
+
+    from dpbench.audits.cases.experts import smallest_broken_factor
+
+    cls = registry.learner(learner)
+    pair = release_pair(EXACT_HORIZON)
+    g = cls(epsilon=epsilon, delta=delta).guarantee()
+    exact_at = lambda f: capped_release_epsilon(with_eta_factor(cls, f, epsilon=epsilon, delta=delta), pair, g.delta)[0]  # noqa: E731
+    factor, why = smallest_broken_factor(exact_at, g.epsilon, "eta", resolvable=1.0)
+    cases = []
+    for variant, copy in (("correct", cls(epsilon=epsilon, delta=delta)),
+                          ("broken", with_eta_factor(cls, factor, epsilon=epsilon, delta=delta))):
+        p = copy.calibrate(pair[0])
+        broken = f"; eta x{factor:g}" if variant == "broken" else ""
+        cases.append(recorded_exact_case(
+            learner, variant, g.epsilon, g.delta, "replace-one",
+            f"N=2, T={EXACT_HORIZON} release pair (its first firings; cap M={p.M}, K={p.K} at this T's calibration); "
+            f"exact: the M releases' MK draws from the law the learner's _draw_released recorded" + broken,
+            exact=lambda copy=copy: capped_release_epsilon(copy, pair, g.delta)[0],
+            note=(RELEASE_PAIR_NOTE + "; no sampled row at this claim: its cap is out of a run's reach" if variant == "correct"
+                  else why)))
+        cases.append(accounting_case(
+            learner, variant, g.epsilon, g.delta, "replace-one",
+            f"N=2, T={EXACT_HORIZON} release pair; per draw: the log-ratio range of the release laws _draw_released recorded on "
+            "D and D'" + broken,
+            check=lambda copy=copy: release_steps(copy, pair, g.delta),
+            note="" if variant == "correct" else f"broken: eta x{factor:g}"))
+    return cases
+
+
+def release_steps(learner, pair, delta: float):
+    """Per-step accounting of a DP-Winnow learner (:mod:`dpbench.audits.step_accounting`): the
+    largest log-ratio range of the release laws its ``_draw_released`` recorded on the two
+    sides of ``pair`` (4η per draw: the shadow weights' log-odds differ by ±2η after the
+    differing update), fed with the (M+1)K draws and the M+1 AboveThreshold instances at the
+    calibrated ε₀ (audited by the component row) to the learner's own accountant
+    (:func:`dpbench.learners.dp_winnow.composed_privacy`), against the calibrated 4η."""
+    from dpbench.learners.dp_winnow import composed_privacy
+    from dpbench.audits.step_accounting import account, largest_step
+
+    p = learner.calibrate(pair[0])
+    logp, logq = (recorded_release_laws(learner, side, same_releases=False) for side in pair)
+    common = min(len(logp), len(logq))  # draw j of release j on both sides (a run short of the cap may fire more on one side)
+    step = largest_step(logp[:common], logq[:common])
+    total = lambda e: composed_privacy(epsilon0=p.epsilon0, eta=e / 4, K=p.K, M=p.M, delta=delta, accountant=p.accountant)[0]  # noqa: E731
+    return account(step, 4 * p.eta, (p.M + 1) * p.K, total,
+                   f"4*eta per released draw, M+1 = {p.M + 1} AboveThreshold instances at the calibrated eps0 = {p.epsilon0:.4g}; "
+                   f"accountant: composed_privacy ({p.accountant})")
+
+
+#: why the release pair is near the worst case of DP-Winnow's proof (its rows' note)
+RELEASE_PAIR_NOTE = ("pair: the worst case of the EM layer's per-draw analysis (the differing update moves the two shadow weights' "
+                     "log-odds by 2*eta in opposite directions, the most one example can, so every later draw's loss is the full "
+                     "4*eta); its sparse-vector half is not exercised (both sides cache every round)")
+
+
+def release_runs_note(eta: float, draws: int, row: dict) -> str:
+    """Why a correct release row falls short of its tightness target, and the runs a side
+    that would reach it (:func:`~dpbench.audits.cases.experts.pooled_runs_for`; the correct copy
+    runs at most :data:`CORRECT_RUNS` a side whatever the cell's n)."""
+    from dpbench.audits.cases.experts import TIGHTNESS_TARGET, pooled_runs_for
+
+    needed = pooled_runs_for(ReleaseSwapFamily(draws).epsilon, eta, draws, TIGHTNESS_TARGET, float(row["delta_claimed"]),
+                             float(row["confidence"]))
+    return (f"the correct copy runs {CORRECT_RUNS} times a side whatever the cell's n (~{RELEASE_SECONDS_NOTE} a run); "
+            f"{TIGHTNESS_TARGET:g} of exact needs ~{needed:.2g} runs/side")
+
+
+#: how long one release-pair run takes, for the notes
+RELEASE_SECONDS_NOTE = "5-15 ms"
+
+
 def release_cases(learner: str, *, epsilon: float, delta: float) -> list[AuditCase]:
     """``[correct, broken]``: the whole learner (``run``) on :func:`release_pair` at its
     recorded (ε, δ), on a stream long enough to reach its cap; statistic: the released draws
@@ -369,12 +500,7 @@ def release_cases(learner: str, *, epsilon: float, delta: float) -> list[AuditCa
     cls = registry.learner(learner)
     correct = cls(epsilon=epsilon, delta=delta)
     factor = RELEASE_BROKEN_ETA[learner]
-
-    def broken_calibrate(self, stream):
-        return dataclasses.replace(cls.calibrate(self, stream), eta=factor * cls.calibrate(self, stream).eta)
-
-    broken = dataclasses.make_dataclass(f"Broken{cls.__name__}", [], bases=(cls,), frozen=True,
-                                        namespace={"calibrate": broken_calibrate})(epsilon=epsilon, delta=delta)
+    broken = with_eta_factor(cls, factor, epsilon=epsilon, delta=delta)
     T = release_horizon(correct)
     pair = release_pair(T)
     g = correct.guarantee()
@@ -398,6 +524,13 @@ def release_cases(learner: str, *, epsilon: float, delta: float) -> list[AuditCa
         def exact(copy=copy) -> float:
             return release_exact(copy, pair, g.delta)
 
+        cases.append(accounting_case(
+            learner, variant, g.epsilon, g.delta, "replace-one",
+            f"N=2, T={T} release pair; per draw: the log-ratio range of the release laws _draw_released recorded on D and D'"
+            + (f"; eta x{factor:g}" if variant == "broken" else ""),
+            check=lambda copy=copy: release_steps(copy, pair, g.delta),
+            note=RELEASE_PAIR_NOTE if variant == "correct" else f"broken: eta x{factor:g}"))
+
         cases.append(AuditCase(
             learner=learner, variant=variant, epsilon=g.epsilon, delta=g.delta, neighbours="replace-one",
             instance=(f"end to end: N=2, T={T} (the cap M={p.M} is reached); round 1 x=(1,-1) vs (-1,1), y=+1, then x=(0,0) "
@@ -405,6 +538,7 @@ def release_cases(learner: str, *, epsilon: float, delta: float) -> list[AuditCa
                       f"Bin(MK={draws}, sigma(+-2 eta)); eta={p.eta:.4g}" + (f" (x{factor:g})" if variant == "broken" else "")),
             sample=sample, exact=exact, method="pooled", family=ReleaseSwapFamily(draws),
             runs_cap=CORRECT_RUNS if variant == "correct" else RELEASE_RUNS[learner],
+            explain=(lambda row, eta=2 * p.eta, draws=draws: release_runs_note(eta, draws, row)) if variant == "correct" else None,
             note=(f"the claim composes M+1 = {p.M + 1} AboveThreshold instances and (M+1)K = {(p.M + 1) * p.K} draws "
                   f"({cls.accountant} accounting); on this pair only the M releases after the differing update carry loss "
                   "(the sparse-vector half is unused: both sides cache every round)") if variant == "correct"
@@ -420,21 +554,36 @@ def release_cases(learner: str, *, epsilon: float, delta: float) -> list[AuditCa
 WORKFLOW_CLAIM = 1.0
 
 
+def registry_learner(name: str):
+    from dpbench.foundation import registry
+
+    return registry.learner(name)
+
+
 def audit_only_note(epsilon: float, delta: float) -> str:
     """Why the source rule's rows are at an audit-only claim (generated from its calibration):
     at :data:`WORKFLOW_CLAIM` on the default grid's stream its cap M and threshold L make a
-    run that reaches the cap ≈ M·L rounds per side, which neither an end-to-end row nor an
-    exact value from the laws the learner records (they are recorded by running it to the
-    cap on :func:`release_pair`) can afford."""
+    run that reaches the cap ≈ M·L rounds per side, which no sampled row can afford; the
+    exact and per-step accounting rows of :func:`exact_only_cases` audit that claim from the
+    laws its first firings record instead."""
     at_one = calibrate(epsilon=WORKFLOW_CLAIM, delta=delta, accountant="advanced", update="first", **STREAM)
     return (f"audit-only claim eps={epsilon:g} (no workflow cell claims it; chosen so that a run reaches the firing cap): "
             f"at eps={WORKFLOW_CLAIM:g} the cap is M={at_one.M} firings of L={at_one.threshold:.3g} rounds "
             f"(N=2, rho=1, T=1e6 calibration), a run of at least ~{at_one.M * at_one.threshold:.2g} rounds per side to reach it (L grows with T), "
-            f"so no row at eps={WORKFLOW_CLAIM:g} (end to end, or exact from the recorded laws) is affordable")
+            f"so no sampled row at eps={WORKFLOW_CLAIM:g} is affordable (its claim there is audited by exact and per-step "
+            f"accounting rows from the laws recorded in a {EXACT_HORIZON:.0e}-round pair's first firings)")
 
 
 @register_audit("dp_winnow", epsilon=SOURCE_CLAIM, runs=200_000, cost=_cost("dp_winnow"))
 def dp_winnow_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
+    """At :data:`SOURCE_CLAIM`: end to end, its per-step accounting and its AboveThreshold
+    component; at a claim whose cap no run reaches (the workflow's ε = 1): the exact-only and
+    per-step accounting rows from the laws recorded in its first firings
+    (:func:`exact_only_cases`)."""
+    try:
+        release_horizon(registry_learner("dp_winnow")(epsilon=epsilon, delta=delta))
+    except ValueError:
+        return exact_only_cases("dp_winnow", epsilon=epsilon, delta=delta)
     cases = release_cases("dp_winnow", epsilon=epsilon, delta=delta) + sparse_vector_cases("dp_winnow", epsilon=epsilon, delta=delta)
     if epsilon != SOURCE_CLAIM:
         return cases

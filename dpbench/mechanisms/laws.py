@@ -23,6 +23,7 @@ from contextvars import ContextVar
 import numpy as np
 
 _RECORDING: ContextVar[list[np.ndarray] | None] = ContextVar("dpbench_recorded_laws", default=None)
+_RELEASES: ContextVar[list[dict] | None] = ContextVar("dpbench_recorded_releases", default=None)
 
 
 @contextmanager
@@ -40,3 +41,23 @@ def recording_laws() -> Iterator[list[np.ndarray]]:
 def recorder() -> list[np.ndarray] | None:
     """The open recording (a list to append ``(rounds, outcomes)`` log-pmfs to), or ``None``."""
     return _RECORDING.get()
+
+
+@contextmanager
+def recording_releases() -> Iterator[list[dict]]:
+    """Within the block, closed-form releases (Laplace, ℓ2-Laplace, Gaussian noise; the noisy
+    descent's steps) append to the yielded list one dict per release with the parameters
+    they actually draw with (``mechanism``, the noise ``scale`` and the ``sensitivity`` it
+    was calibrated for, ...): the per-step accounting check (:mod:`dpbench.audits.step_accounting`)
+    recomputes each step's loss from them."""
+    releases: list[dict] = []
+    token = _RELEASES.set(releases)
+    try:
+        yield releases
+    finally:
+        _RELEASES.reset(token)
+
+
+def release_recorder() -> list[dict] | None:
+    """The open release recording (a list to append parameter dicts to), or ``None``."""
+    return _RELEASES.get()
