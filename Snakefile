@@ -22,7 +22,10 @@ if not workflow.overwrite_configfiles:
 include: "workflow/rules/common.smk"
 
 
-validate(config, schema="dpbench/orchestration/schema.yaml")
+# the schema ships inside the package (the installed one: a wheel install runs this workflow too)
+from dpbench.orchestration.config import SCHEMA_PATH
+
+validate(config, schema=str(SCHEMA_PATH))
 
 
 report: "workflow/report/workflow.rst"

@@ -5,4 +5,11 @@ machinery the Snakemake workflow calls (config validation, grid expansion, shard
 results schema, theory checks, figures). See README.md and ``docs/``.
 """
 
-__version__ = "0.1.0"
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    #: the installed distribution's version (pyproject.toml's, through the package metadata)
+    __version__ = version("dpbench-learning")
+except PackageNotFoundError:  # the source tree on sys.path, not installed
+    __version__ = "0+unknown"
+

@@ -219,6 +219,9 @@ def _cmd_audit(args: argparse.Namespace) -> int:
 def _cmd_docs(args: argparse.Namespace) -> int:
     from dpbench.reporting import docs
 
+    reason = docs.not_a_checkout()
+    if reason:
+        raise UsageError(reason)
     if args.check:
         stale = docs.stale()
         for path in stale:

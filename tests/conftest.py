@@ -35,6 +35,7 @@ SLOW_FIRST = (
     "shrunk_paper_run",  # the shrunk paper grid end to end (tests/test_shrink.py), its figures refereed (tests/test_figures.py)
     "tests/test_shrink.py",
     "tests/test_s3.py",
+    "tests/test_wheel.py",  # builds and installs the wheel into a fresh environment (~1 min)
     "plugin_example_run",  # examples/plugin/config.yaml end to end
     "tests/test_outputs.py",
     "tests/test_plugins.py",

@@ -21,13 +21,15 @@ from dpbench.orchestration.cost_table import COST_TABLE, CostModel, Measurement,
 
 REPO = Path(__file__).resolve().parents[1]
 
-#: sha256 (16 hex digits) of :func:`_predictions` per config, computed on main at d4b2027,
-#: before the coefficients moved out of the learners: every cell's own and shared seconds
-#: and every shard's memory, bit for bit. A change of a coefficient, a formula or a config
-#: legitimately changes them: re-pin then, and say so.
+#: sha256 (16 hex digits) of :func:`_predictions` per config: every cell's own and shared
+#: seconds and every shard's memory, bit for bit. First pinned on main at d4b2027, before the
+#: coefficients moved out of the learners; re-pinned at b5101ec (the configs gained the
+#: cost-of-privacy grid points and the dp_winnow eps = 1 audit), where the same digests come out
+#: of the learners' own cost methods and of this table. A change of a coefficient, a formula
+#: or a config legitimately changes them: re-pin then, and say so.
 PREDICTIONS = {
-    "config/config.yaml": "1eb08da068043eea",
-    "config/paper.yaml": "385f6d793abf5e3c",
+    "config/config.yaml": "9fe1788fe121fd57",
+    "config/paper.yaml": "e322b52021a1f678",
 }
 
 

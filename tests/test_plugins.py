@@ -149,3 +149,40 @@ def test_example_plugin_runs_end_to_end(example_plugin_installed, plugin_example
         labels = {text.get_text() for legend in fig.legends + [ax.get_legend() for ax in fig.axes if ax.get_legend()]
                   for text in legend.get_texts()}
         assert any(label.startswith("kconj_noisy_max") for label in labels), (name, labels)
+
+
+def test_plugin_problem_runs_on_the_experiments_of_its_base(example_plugin_installed):
+    """A plugin problem that subclasses a built-in one runs wherever that one does; any other
+    problem is still refused, naming the experiment's problems."""
+    config = {"seed": 1, "plugins": ["dpbench_noisy_max"], "experiments": {"conjunctions": {
+        "problem": "spread_conjunction", "problem_params": {"d": 5, "k": 2, "spread": 0.3},
+        "learners": ["elimination", "kconj_erm"], "learner_params": {"kconj_erm": {"k": 2}},
+        "epsilon": [1.0], "n": [50], "repetitions": 1, "shards": 1}}}
+    cells = from_dict(config).experiments["conjunctions"].cells
+    assert {dict(c.problem_params)["spread"] for c in cells} == {0.3}
+    assert registry.runs_on(("conjunction",), "spread_conjunction")
+    assert not registry.runs_on(("decision_list",), "spread_conjunction")
+    config["experiments"]["conjunctions"]["problem"] = "decision_list"
+    with pytest.raises(ConfigError, match=r"conjunctions\.problem"):
+        from_dict(config)
+
+
+@pytest.mark.slow
+def test_plugin_problem_writes_rows_end_to_end(example_plugin_installed, tmp_path):
+    """examples/plugin/problem.yaml through snakemake: the plugin problem's own parameter
+    ``spread`` (no results column of its name) reaches every row in ``problem_params``, the
+    built-in parameters their own columns too, and the figures and theory check are made."""
+    from tests.conftest import run_snakemake
+
+    proc = run_snakemake(tmp_path, configfile=REPO / "examples" / "plugin" / "problem.yaml")
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    results = tmp_path / "results" / "problem"
+    df = pd.read_parquet(results / "conjunctions.parquet")
+    assert len(df) == 24 and (df["status"] == "ok").all() and set(df["problem"]) == {"spread_conjunction"}
+    assert "spread" not in df.columns
+    params = df["problem_params"].map(json.loads)
+    assert sorted(set(params.map(lambda p: p["spread"]))) == [0.1, 0.4]
+    assert (params.map(lambda p: p["d"]) == df["d"]).all() and set(df["k"]) == {2}
+    assert set(df["learner"]) == {"elimination", "kconj_erm", "kconj_noisy_max"}
+    assert {"kconj_erm", "kconj_noisy_max"} <= set(pd.read_csv(results / "theory" / "conjunctions.csv")["learner"])
+    assert (results / "figures" / "conjunctions_error_vs_n.png").stat().st_size > 5_000

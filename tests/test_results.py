@@ -47,3 +47,41 @@ def test_failed_write_leaves_no_file(tmp_path, monkeypatch):
 def test_wrong_type_raises():
     with pytest.raises(Exception):
         to_table([make_row(n="many")])
+
+
+def test_problem_params_keep_builtin_columns_and_carry_any_parameter(tmp_path):
+    """Built-in parameters fill their typed columns; every parameter (a plugin problem's own
+    too) is in the ``problem_params`` JSON object, types kept."""
+    import json
+
+    import numpy as np
+
+    columns = results.problem_param_columns({"d": np.int64(10), "skew": 3.0, "monotone": False, "spread": 0.25})
+    assert columns["d"] == 10 and type(columns["d"]) is int and "spread" not in columns
+    row = make_row(experiment="x", **columns)
+    out = tmp_path / "p.parquet"
+    write_rows([row], out)
+    df = results.read_results(out)
+    assert df["d"][0] == 10 and df["skew"][0] == 3.0
+    assert json.loads(df["problem_params"][0]) == {"d": 10, "monotone": False, "skew": 3.0, "spread": 0.25}
+    with pytest.raises(Exception):  # a parameter under a built-in name keeps the column's type
+        to_table([make_row(**results.problem_param_columns({"d": "ten"}))])
+
+
+def test_files_carry_schema_and_package_version(tmp_path):
+    from importlib.metadata import version
+
+    shard = tmp_path / "runs" / "000.parquet"
+    write_rows([make_row(experiment="x")], shard)
+    expected = {results.METADATA_SCHEMA_VERSION: str(results.SCHEMA_VERSION),
+                results.METADATA_PACKAGE_VERSION: version("dpbench-learning")}
+    assert results.read_metadata(shard) == expected
+    assert pq.read_table(shard).column("dpbench_version")[0].as_py() == version("dpbench-learning")
+    out = tmp_path / "x.parquet"
+    results.concat([shard, shard], out)
+    assert results.read_metadata(out) == expected and pq.read_table(out).num_rows == 2
+    # a shard of another schema version (or none: written before version 2) is refused
+    old = tmp_path / "old.parquet"
+    pq.write_table(pq.read_table(shard).replace_schema_metadata(None), old)
+    with pytest.raises(ValueError, match="version 2; the file's: none"):
+        results.concat([shard, old], out)

@@ -27,7 +27,7 @@ import numpy as np
 from dpbench.foundation import registry
 from dpbench.foundation.cell import Cell
 from dpbench.problems.base import redraw_target
-from dpbench.foundation.results import make_row, write_rows
+from dpbench.foundation.results import make_row, problem_param_columns, write_rows
 from dpbench.foundation.seeding import make_rng
 
 log = logging.getLogger(__name__)
@@ -262,7 +262,7 @@ def base_row(cell: Cell, rep: int, root_seed: int, learner: Any) -> dict[str, ob
         delta=cell.delta,
         rep=rep,
         **{experiment.size: cell.size},
-        **dict(cell.problem_params),
+        **problem_param_columns(dict(cell.problem_params)),
         eps_reported=guarantee.epsilon,
         delta_reported=guarantee.delta,
         neighbours=guarantee.neighbours,

@@ -183,3 +183,18 @@ def is_learner(name: str) -> bool:
     except KeyError:
         return False
     return True
+
+
+def runs_on(problems: Iterable[str], name: str) -> bool:
+    """Whether an experiment or learner declared for ``problems`` runs on problem ``name``:
+    ``name`` is one of them, or its class is a subclass of one of theirs — a variant of a
+    problem (a plugin's, with parameters of its own) draws targets of the same kind, so
+    whatever runs on the problem runs on it."""
+    problems = tuple(problems)
+    if name in problems:
+        return True
+    try:
+        cls = problem(name)
+    except KeyError:
+        return False
+    return any(issubclass(cls, problem(p)) for p in problems)

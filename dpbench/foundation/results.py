@@ -4,10 +4,20 @@ One row per (cell, repetition, checkpoint). Columns an experiment does not use a
 Every experiment writes through :func:`make_row` and :func:`write_rows`, so a new column is
 added here (and in ``tests/test_results.py``), never ad hoc. Files are written atomically
 (temporary file, then rename): a failed job never leaves a Parquet file that looks complete.
+
+Problem parameters: the built-in problems' parameters have typed columns of their own (the
+figures and the theory check read them); every parameter of a cell's problem, built-in or
+not, is also in ``problem_params``, a JSON object (:func:`problem_param_columns`), so a
+plugin problem with parameters of its own writes rows without a schema change.
+
+Every file carries :data:`SCHEMA_VERSION` and the installed package's version in its
+key-value metadata (:data:`METADATA_SCHEMA_VERSION`, :data:`METADATA_PACKAGE_VERSION`;
+:func:`file_metadata`).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
@@ -19,6 +29,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 import dpbench
+
+#: version of :data:`SCHEMA`: raised whenever a column is added, removed, renamed or retyped
+#: (1: the schema up to 110e06c; 2: ``problem_params`` added, the file metadata below)
+SCHEMA_VERSION = 2
+#: key-value metadata keys of every results file
+METADATA_SCHEMA_VERSION = "dpbench.schema_version"
+METADATA_PACKAGE_VERSION = "dpbench.version"
 
 _STR, _F64, _I64, _BOOL = pa.string(), pa.float64(), pa.int64(), pa.bool_()
 
@@ -53,6 +70,7 @@ SCHEMA = pa.schema(
         ("domain", _STR),
         ("n_features", _I64),  # |F| for decision lists, N for halfspaces
         ("log_class_size", _F64),  # ln |C| of the hypothesis class
+        ("problem_params", _STR),  # every problem parameter, as a JSON object (plugin problems' too)
         # learner diagnostics
         ("eta", _F64),
         ("sigma", _F64),
@@ -98,6 +116,24 @@ SCHEMA = pa.schema(
     ]
 )
 
+_COLUMNS = frozenset(SCHEMA.names)
+
+
+def file_metadata() -> dict[bytes, bytes]:
+    """The key-value metadata of every results file: the schema version and the version of
+    the installed ``dpbench-learning`` distribution that wrote it."""
+    return {METADATA_SCHEMA_VERSION.encode(): str(SCHEMA_VERSION).encode(),
+            METADATA_PACKAGE_VERSION.encode(): dpbench.__version__.encode()}
+
+
+def read_metadata(path: str | os.PathLike) -> dict[str, str]:
+    """A results file's dpbench metadata: ``{"dpbench.schema_version": ..., "dpbench.version": ...}``
+    (empty for a file written before schema version 2)."""
+    metadata = pq.read_schema(path).metadata or {}
+    keys = (METADATA_SCHEMA_VERSION, METADATA_PACKAGE_VERSION)
+    return {key: metadata[key.encode()].decode() for key in keys if key.encode() in metadata}
+
+
 #: Columns that legitimately differ between two runs of the same config.
 TIMING_COLUMNS = ("fit_seconds",)
 
@@ -110,15 +146,30 @@ def make_row(**values: object) -> dict[str, object]:
     KeyError
         naming the keys that are not schema columns.
     """
-    extra = set(values) - set(SCHEMA.names)
+    extra = set(values) - _COLUMNS
     if extra:
         raise KeyError(f"not results-schema columns: {sorted(extra)}")
     row = dict.fromkeys(SCHEMA.names)
-    row["dpbench_version"] = dpbench.__version__
+    row["dpbench_version"] = dpbench.__version__  # the installed distribution's (importlib.metadata)
     row["numpy_version"] = np.__version__
     for name, value in values.items():
         row[name] = value.item() if isinstance(value, np.generic) else value
     return row
+
+
+def problem_param_columns(params: dict[str, object]) -> dict[str, object]:
+    """The row columns of a cell's problem parameters: ``problem_params``, the JSON object of
+    every parameter (sorted keys; JSON keeps int, float, bool and str apart), and each
+    parameter that has a column of its own (the built-in problems' names) in that column.
+
+    A plugin problem's parameter that is not a schema column is only in ``problem_params``
+    (read it back with ``json.loads``); one that shares a built-in column's name must have
+    that column's type.
+    """
+    plain = {name: value.item() if isinstance(value, np.generic) else value for name, value in params.items()}
+    columns = {name: value for name, value in plain.items() if name in _COLUMNS}
+    columns["problem_params"] = json.dumps(plain, sort_keys=True)
+    return columns
 
 
 def to_table(rows: Sequence[dict[str, object]]) -> pa.Table:
@@ -132,7 +183,7 @@ def to_table(rows: Sequence[dict[str, object]]) -> pa.Table:
         if set(row) != names:
             missing, extra = sorted(names - set(row)), sorted(set(row) - names)
             raise KeyError(f"row {i}: missing columns {missing}, unknown columns {extra}")
-    return pa.Table.from_pylist(list(rows), schema=SCHEMA)
+    return pa.Table.from_pylist(list(rows), schema=SCHEMA).replace_schema_metadata(file_metadata())
 
 
 def _umask() -> int:
@@ -175,10 +226,12 @@ def concat(paths: Iterable[str | os.PathLike], out: str | os.PathLike) -> None:
     tables = []
     for p in paths:
         table = pq.read_table(p)
-        if not table.schema.equals(SCHEMA):
-            raise ValueError(f"{p}: schema differs from dpbench.foundation.results.SCHEMA")
-        tables.append(table)
-    table = pa.concat_tables(tables) if tables else SCHEMA.empty_table()
+        version = read_metadata(p).get(METADATA_SCHEMA_VERSION)
+        if not table.schema.equals(SCHEMA) or version != str(SCHEMA_VERSION):
+            raise ValueError(f"{p}: schema differs from dpbench.foundation.results.SCHEMA (version {SCHEMA_VERSION}; "
+                             f"the file's: {version or 'none'}): re-run its shard")
+        tables.append(table.replace_schema_metadata(None))
+    table = (pa.concat_tables(tables) if tables else SCHEMA.empty_table()).replace_schema_metadata(file_metadata())
     atomic_write(out, lambda tmp: pq.write_table(table, tmp))
 
 

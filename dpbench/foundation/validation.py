@@ -67,3 +67,14 @@ def check_positive(value: float, *, name: str, allow_inf: bool = False) -> float
     if not value > 0 or (math.isinf(value) and not allow_inf):
         raise ValueError(f"{name} must be > 0{' (inf allowed)' if allow_inf else ' and finite'}, got {value!r}")
     return float(value)
+
+
+def normalise(obj: object, **fields: object) -> None:
+    """Replace fields of a frozen dataclass instance by their checked, normalised values, in
+    the order given: ``normalise(self, epsilon=check_epsilon(self.epsilon), lam=float(self.lam))``
+    in ``__post_init__``. The one place that writes a frozen dataclass's fields (a frozen
+    dataclass refuses ``setattr``; this is the escape hatch the :mod:`dataclasses` documentation
+    names for ``__post_init__``, ``object.__setattr__``). The values are computed before the
+    call: a check that reads a field normalised earlier goes in a later call."""
+    for name, value in fields.items():
+        object.__setattr__(obj, name, value)

@@ -13,6 +13,7 @@ import dataclasses
 from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar
 
+from dpbench.foundation.validation import check_delta, check_epsilon, normalise
 from dpbench.mechanisms.guarantee import ADD_REMOVE, NON_PRIVATE, REPLACE_ONE, Guarantee  # noqa: F401 (re-exported)
 
 
@@ -63,3 +64,28 @@ class Learner:
         """Small, fast parameter sets used by the conformance tests."""
         yield {}
 
+
+def check_claim(epsilon: float, delta: float) -> tuple[float, float]:
+    """(ε, δ) of a private learner's claim, checked: ε > 0 (``inf``: the non-private limit), 0 ≤ δ < 1."""
+    return check_epsilon(epsilon), check_delta(delta)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ClaimedDP(Learner):
+    """A private learner whose guarantee is its configured (ε, δ) itself, under replace-one
+    neighbours: its calibration (of the per-round or per-mechanism budget) composes to at
+    most the target, which the subclass asserts where it calibrates. The claim is checked
+    once, by :attr:`check_claim` (a subclass may require more, e.g. δ > 0 at finite ε)."""
+
+    private: ClassVar[bool] = True
+    #: ``(epsilon, delta) -> (epsilon, delta)``: the claim checked and normalised
+    check_claim: ClassVar = staticmethod(check_claim)
+    epsilon: float
+    delta: float = 0.0
+
+    def __post_init__(self) -> None:
+        epsilon, delta = self.check_claim(self.epsilon, self.delta)
+        normalise(self, epsilon=epsilon, delta=delta)
+
+    def guarantee(self) -> Guarantee:
+        return Guarantee(epsilon=self.epsilon, delta=self.delta, neighbours=REPLACE_ONE)

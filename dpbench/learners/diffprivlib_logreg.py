@@ -37,11 +37,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from dpbench.learners.base import Guarantee, Learner
-from dpbench.learners.logistic_common import DEFAULT_LAM, LinearClassifier, check_lam, projected
+from dpbench.learners.logistic_common import LinearClassifier, PureDPLogistic, projected
 from dpbench.problems.base import Sample
 from dpbench.foundation.registry import register_learner
-from dpbench.foundation.validation import check_epsilon
 
 #: Stand-in for ε = ∞ (diffprivlib requires a finite ε).
 EPSILON_INF_STANDIN = 1e12
@@ -49,17 +47,8 @@ EPSILON_INF_STANDIN = 1e12
 
 @register_learner
 @dataclass(frozen=True, kw_only=True)
-class DiffprivlibLogReg(Learner):
+class DiffprivlibLogReg(PureDPLogistic):
     name: ClassVar[str] = "diffprivlib_logreg"
-    family: ClassVar[str] = "batch"
-    private: ClassVar[bool] = True
-    problems: ClassVar[tuple[str, ...]] = ("logistic", "halfspace")
-    epsilon: float
-    lam: float = DEFAULT_LAM
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        object.__setattr__(self, "lam", check_lam(self.lam))
 
     @classmethod
     def test_params(cls) -> Iterator[dict]:
@@ -75,9 +64,6 @@ class DiffprivlibLogReg(Learner):
         except PeerMissing as exc:
             return str(exc)
         return super().supports(target)
-
-    def guarantee(self) -> Guarantee:
-        return Guarantee(epsilon=self.epsilon, delta=0.0)
 
     def peer_parameters(self, n: int) -> dict:
         """The parameters ``fit`` hands diffprivlib's ``LogisticRegression`` for ``n`` rows

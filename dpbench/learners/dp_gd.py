@@ -35,17 +35,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import ClassVar
 
-import numpy as np
-
 from dpbench.learners.base import Guarantee
 from dpbench.learners.logistic_common import (
-    LinearClassifier,
     NoisyGradientDescent,
     calibrate_gd,
     gd_epsilon,
-    projected,
 )
-from dpbench.problems.base import Sample
 from dpbench.foundation.registry import register_learner
 
 
@@ -81,14 +76,3 @@ class DPGD(NoisyGradientDescent):
         """Full batch (``q = 1``), normaliser ``n``, noise std ``z·2C`` on the clipped sum."""
         return 1.0, float(n), self.noise_multiplier() * 2 * self.clip
 
-    def release(self, sample: Sample, *, rng: np.random.Generator, runs: int | None = None) -> np.ndarray:
-        """θ (what :meth:`fit` outputs), or ``(runs, d)`` independent θ at once (the privacy
-        audit's batch: one code path with ``fit``)."""
-        X, s, norms = projected(sample)
-        thetas = self.descend(X, s, runs=1 if runs is None else runs, rng=rng, x_norms=norms)
-        return thetas[0] if runs is None else thetas
-
-    def fit(self, sample: Sample, *, rng: np.random.Generator) -> LinearClassifier:
-        s = sample.y
-        theta = self.release(sample, rng=rng)
-        return LinearClassifier(theta, {"sigma": self.noise_multiplier() * 2 * self.clip / len(s)})

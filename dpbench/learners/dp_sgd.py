@@ -37,19 +37,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import ClassVar
 
-import numpy as np
-
 from dpbench.learners.base import REPLACE_ONE, Guarantee
 from dpbench.learners.logistic_common import (
-    LinearClassifier,
     NoisyGradientDescent,
     calibrate_sgd,
     sgd_epsilon,
-    projected,
 )
-from dpbench.problems.base import Sample
 from dpbench.foundation.registry import register_learner
-from dpbench.foundation.validation import check_positive_int
+from dpbench.foundation.validation import check_positive_int, normalise
 
 
 def sampling_rate(batch_size: int, n: int) -> float:
@@ -66,7 +61,7 @@ class DPSGD(NoisyGradientDescent):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        object.__setattr__(self, "batch_size", check_positive_int(self.batch_size, name="batch_size"))
+        normalise(self, batch_size=check_positive_int(self.batch_size, name="batch_size"))
 
     @classmethod
     def test_params(cls) -> Iterator[dict]:
@@ -102,14 +97,3 @@ class DPSGD(NoisyGradientDescent):
         q = sampling_rate(self.batch_size, n)
         return q, q * n, self.calibration(n)[0] * self.clip
 
-    def release(self, sample: Sample, *, rng: np.random.Generator, runs: int | None = None) -> np.ndarray:
-        """θ (what :meth:`fit` outputs), or ``(runs, d)`` independent θ at once (the privacy
-        audit's batch: one code path with ``fit``)."""
-        X, s, norms = projected(sample)
-        thetas = self.descend(X, s, runs=1 if runs is None else runs, rng=rng, x_norms=norms)
-        return thetas[0] if runs is None else thetas
-
-    def fit(self, sample: Sample, *, rng: np.random.Generator) -> LinearClassifier:
-        q, normaliser, std = self.step_parameters(len(sample))
-        theta = self.release(sample, rng=rng)
-        return LinearClassifier(theta, {"sigma": std / normaliser})

@@ -101,7 +101,7 @@ from dpbench.mechanisms.lazy_laplace import query_uniforms
 from dpbench.mechanisms.sparse_vector import accuracy, accuracy_tight, query_noise, threshold_noise
 from dpbench.foundation.registry import register_learner
 from dpbench.theory.winnow import confident_winnow_update_bound
-from dpbench.foundation.validation import check_delta, check_epsilon, check_probability
+from dpbench.foundation.validation import check_delta, check_epsilon, check_probability, normalise
 
 #: "No cap" for ε = ∞ (the non-private limit never stops updating).
 NO_CAP = 2**62
@@ -375,9 +375,12 @@ class DPWinnow(Learner):
     beta: float = 0.1
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        object.__setattr__(self, "delta", check_delta(self.delta))
-        object.__setattr__(self, "beta", check_probability(self.beta, name="beta", closed=False))
+        normalise(
+            self,
+            epsilon=check_epsilon(self.epsilon),
+            delta=check_delta(self.delta),
+            beta=check_probability(self.beta, name="beta", closed=False),
+        )
         if self.delta == 0 and not math.isinf(self.epsilon):
             raise ValueError(f"delta must be > 0 for {self.name} (advanced/zCDP composition), got {self.delta!r}")
 

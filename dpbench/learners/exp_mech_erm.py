@@ -24,7 +24,7 @@ from dpbench.learners.erm import MAX_HYPOTHESES, class_mistakes, unsupported_cla
 from dpbench.mechanisms.exponential import ExponentialMechanism
 from dpbench.problems.base import Sample
 from dpbench.foundation.registry import register_learner
-from dpbench.foundation.validation import check_epsilon
+from dpbench.foundation.validation import check_epsilon, normalise
 
 
 @register_learner
@@ -39,7 +39,7 @@ class ExpMechERM(Learner):
     max_hypotheses: int = MAX_HYPOTHESES
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        normalise(self, epsilon=check_epsilon(self.epsilon))
 
     @classmethod
     def test_params(cls) -> Iterator[dict]:

@@ -31,13 +31,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from dpbench.learners.base import Guarantee, Learner
 from dpbench.learners.log_loss_kernel import grid_log_loss_sums, log_loss_sums
-from dpbench.learners.logistic_common import DEFAULT_LAM, LinearClassifier, check_lam, projected
+from dpbench.learners.logistic_common import DEFAULT_LAM, LinearClassifier, PureDPLogistic, projected
 from dpbench.mechanisms.exponential import ExponentialMechanism
 from dpbench.problems.base import Sample
 from dpbench.foundation.registry import register_learner
-from dpbench.foundation.validation import check_epsilon, check_positive, check_positive_int
+from dpbench.foundation.validation import check_positive, check_positive_int, normalise
 
 
 def grid_axis(points: int, radius: float) -> np.ndarray:
@@ -58,31 +57,26 @@ def score_sensitivity(d: int, radius: float) -> float:
 
 @register_learner
 @dataclass(frozen=True, kw_only=True)
-class ExpMechGrid(Learner):
+class ExpMechGrid(PureDPLogistic):
     name: ClassVar[str] = "exp_mech_grid"
-    family: ClassVar[str] = "batch"
-    private: ClassVar[bool] = True
-    problems: ClassVar[tuple[str, ...]] = ("logistic", "halfspace")
-    epsilon: float
-    lam: float = DEFAULT_LAM
     points: int = 7
     radius: float = 4.0
     max_candidates: int = 20_000
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        object.__setattr__(self, "lam", check_lam(self.lam))
-        object.__setattr__(self, "points", check_positive_int(self.points, name="points"))
-        object.__setattr__(self, "radius", check_positive(self.radius, name="radius"))
-        object.__setattr__(self, "max_candidates", check_positive_int(self.max_candidates, name="max_candidates"))
+        super().__post_init__()
+        normalise(
+            self,
+            points=check_positive_int(self.points, name="points"),
+            radius=check_positive(self.radius, name="radius"),
+            max_candidates=check_positive_int(self.max_candidates, name="max_candidates"),
+        )
 
     @classmethod
     def test_params(cls) -> Iterator[dict]:
         yield {"epsilon": 1.0, "points": 5}
         yield {"epsilon": math.inf, "points": 5}
 
-    def guarantee(self) -> Guarantee:
-        return Guarantee(epsilon=self.epsilon, delta=0.0)
 
     def supports(self, target: Any) -> str | None:
         d = getattr(target, "d", None)

@@ -22,13 +22,14 @@ import numpy.typing as npt
 from scipy.special import expit
 
 from dpbench.kernels import numba_cache  # noqa: F401 (kernel caches stamped with the compiled code they use)
-from dpbench.learners.base import Learner
+from dpbench.learners.base import Guarantee, Learner
 from dpbench.kernels.lane_dot import block_axpy, block_dots
 from dpbench.theory.logistic_objective import DEFAULT_LAM, LOGISTIC_SMOOTHNESS, minimise, objective, optimum, projected, signs, unit_ball  # noqa: F401 (the learners' imports)
 from dpbench.mechanisms.accounting import calibrate_noise_multiplier, compose_gaussian, poisson_gaussian_epsilon
 from dpbench.mechanisms.gaussian import analytic_sigma
 from dpbench.mechanisms.guarantee import REPLACE_ONE
-from dpbench.foundation.validation import check_delta, check_epsilon, check_positive_int
+from dpbench.problems.base import Sample
+from dpbench.foundation.validation import check_delta, check_epsilon, check_positive_int, normalise
 
 
 @dataclass(frozen=True)
@@ -254,6 +255,26 @@ def check_clip(clip: float) -> float:
 
 
 @dataclass(frozen=True, kw_only=True)
+class PureDPLogistic(Learner):
+    """Parameters, checks and guarantee shared by the ε-DP learners of the logistic problems
+    (``objective_perturbation``, ``exp_mech_grid``, the peer ``diffprivlib_logreg``): ε and
+    the ridge ``lam`` of the regularised logistic objective; the guarantee is ε-DP (δ = 0)
+    under replace-one neighbours, each learner's module proving it for its mechanism."""
+
+    family: ClassVar[str] = "batch"
+    private: ClassVar[bool] = True
+    problems: ClassVar[tuple[str, ...]] = ("logistic", "halfspace")
+    epsilon: float
+    lam: float = DEFAULT_LAM
+
+    def __post_init__(self) -> None:
+        normalise(self, epsilon=check_epsilon(self.epsilon), lam=check_lam(self.lam))
+
+    def guarantee(self) -> Guarantee:
+        return Guarantee(epsilon=self.epsilon, delta=0.0)
+
+
+@dataclass(frozen=True, kw_only=True)
 class NoisyGradientDescent(Learner):
     """Parameters and checks shared by ``dp_gd`` and ``dp_sgd``: (ε, δ) with δ > 0 at finite
     ε, regularisation ``lam``, ``steps``, clipping norm ``clip`` and step size ``lr``
@@ -270,13 +291,15 @@ class NoisyGradientDescent(Learner):
     lr: float = 0.0
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        object.__setattr__(self, "delta", check_delta(self.delta))
+        normalise(self, epsilon=check_epsilon(self.epsilon), delta=check_delta(self.delta))
         if not math.isinf(self.epsilon) and self.delta == 0:
             raise ValueError(f"delta must be > 0 for {self.name} at finite epsilon, got 0.0")
-        object.__setattr__(self, "lam", check_lam(self.lam))
-        object.__setattr__(self, "steps", check_positive_int(self.steps, name="steps"))
-        object.__setattr__(self, "clip", check_clip(self.clip))
+        normalise(
+            self,
+            lam=check_lam(self.lam),
+            steps=check_positive_int(self.steps, name="steps"),
+            clip=check_clip(self.clip),
+        )
         if isinstance(self.lr, bool) or not isinstance(self.lr, (int, float)) or not (self.lr >= 0 and math.isfinite(self.lr)):
             raise ValueError(f"lr must be a finite number >= 0, got {self.lr!r}")
 
@@ -327,4 +350,18 @@ class NoisyGradientDescent(Learner):
             if t >= start:
                 average += theta
         return average / (self.steps - start)
+
+    def release(self, sample: Sample, *, rng: np.random.Generator, runs: int | None = None) -> np.ndarray:
+        """θ (what :meth:`fit` outputs), or ``(runs, d)`` independent θ at once (the privacy
+        audit's batch: one code path with ``fit``): :meth:`descend` on the sample projected
+        into the unit ball."""
+        X, s, norms = projected(sample)
+        thetas = self.descend(X, s, runs=1 if runs is None else runs, rng=rng, x_norms=norms)
+        return thetas[0] if runs is None else thetas
+
+    def fit(self, sample: Sample, *, rng: np.random.Generator) -> LinearClassifier:
+        """One release; its diagnostic ``sigma`` is the noise std on the averaged gradient, ``ς/N``."""
+        q, normaliser, std = self.step_parameters(len(sample))
+        theta = self.release(sample, rng=rng)
+        return LinearClassifier(theta, {"sigma": std / normaliser})
 

@@ -29,19 +29,16 @@ from typing import ClassVar
 
 import numpy as np
 
-from dpbench.learners.base import Guarantee, Learner
 from dpbench.learners.logistic_common import (
-    DEFAULT_LAM,
     LOGISTIC_SMOOTHNESS,
     LinearClassifier,
-    check_lam,
+    PureDPLogistic,
     l2_laplace_noise,
     minimise,
     projected,
 )
 from dpbench.problems.base import Sample
 from dpbench.foundation.registry import register_learner
-from dpbench.foundation.validation import check_epsilon
 
 
 def calibration(epsilon: float, n: int, lam: float, c: float = LOGISTIC_SMOOTHNESS) -> tuple[float, float]:
@@ -61,27 +58,15 @@ def objective_epsilon(eps_prime: float, n: float, lam: float, c: float = LOGISTI
 
 @register_learner
 @dataclass(frozen=True, kw_only=True)
-class ObjectivePerturbation(Learner):
+class ObjectivePerturbation(PureDPLogistic):
     name: ClassVar[str] = "objective_perturbation"
     twin: ClassVar[str] = "sklearn_logreg"  # its ε → ∞ limit (dpbench check)
-    family: ClassVar[str] = "batch"
-    private: ClassVar[bool] = True
-    problems: ClassVar[tuple[str, ...]] = ("logistic", "halfspace")
-    epsilon: float
-    lam: float = DEFAULT_LAM
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        object.__setattr__(self, "lam", check_lam(self.lam))
 
     @classmethod
     def test_params(cls) -> Iterator[dict]:
         yield {"epsilon": 1.0}
         yield {"epsilon": 0.05, "lam": 0.001}  # ε' ≤ 0 at small n: extra regularisation
         yield {"epsilon": math.inf}
-
-    def guarantee(self) -> Guarantee:
-        return Guarantee(epsilon=self.epsilon, delta=0.0)
 
     def noise(self, n: float, d: int, *, rng: np.random.Generator, runs: int | None = None) -> np.ndarray:
         """``b`` with density ``∝ e^{−ε'‖b‖/2}`` for ``n`` examples (``(d,)`` or ``(runs, d)``)."""

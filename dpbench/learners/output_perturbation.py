@@ -37,7 +37,7 @@ from dpbench.learners.logistic_common import DEFAULT_LAM, LinearClassifier, chec
 from dpbench.mechanisms.gaussian import GaussianMechanism
 from dpbench.problems.base import Sample
 from dpbench.foundation.registry import register_learner
-from dpbench.foundation.validation import check_delta, check_epsilon
+from dpbench.foundation.validation import check_delta, check_epsilon, normalise
 
 MECHANISMS = ("l2_laplace", "gaussian")
 
@@ -61,9 +61,7 @@ class OutputPerturbation(Learner):
     mechanism: str = "l2_laplace"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        object.__setattr__(self, "delta", check_delta(self.delta))
-        object.__setattr__(self, "lam", check_lam(self.lam))
+        normalise(self, epsilon=check_epsilon(self.epsilon), delta=check_delta(self.delta), lam=check_lam(self.lam))
         if self.mechanism not in MECHANISMS:
             raise ValueError(f"mechanism must be one of {MECHANISMS}, got {self.mechanism!r}")
         if self.mechanism == "gaussian" and not math.isinf(self.epsilon) and self.delta == 0:

@@ -40,9 +40,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import ClassVar
 
-from dpbench.learners.base import REPLACE_ONE, Guarantee, Learner
-from dpbench.learners.experts_common import HedgeLearner, rwm_eta
-from dpbench.learners.private_rwm import check_private_params
+from dpbench.learners.experts_common import rwm_eta
+from dpbench.learners.private_rwm import PrivateExperts, check_private_params
 from dpbench.mechanisms.accounting import compose_bounded_range
 from dpbench.mechanisms.bounded_range import bounded_range_delta
 from dpbench.foundation.registry import register_learner
@@ -73,21 +72,13 @@ def calibrate(epsilon: float, delta: float, T: int, k: int) -> Mw001Calibration:
 
 @register_learner
 @dataclass(frozen=True, kw_only=True)
-class PrivateMW001(HedgeLearner, Learner):
+class PrivateMW001(PrivateExperts):
+    # guarantee(): (ε, δ) wherever it runs: supports_horizon skips every T at which the RDP
+    # accountant's composition of the T 2α-bounded-range rounds exceeds ε at δ
     name: ClassVar[str] = "private_mw_001"
-    family: ClassVar[str] = "experts"
-    private: ClassVar[bool] = True
-    problems: ClassVar[tuple[str, ...]] = ("experts",)
     #: the accountant :func:`calibrate` certifies with (per-round 2α bounded range, RDP):
     #: ``(per_round, T, delta) -> ε`` (the audit's per-step accounting check)
     compose_rounds: ClassVar = staticmethod(compose_bounded_range)
-    epsilon: float
-    delta: float
-
-    def __post_init__(self) -> None:
-        epsilon, delta = check_private_params(self.epsilon, self.delta)
-        object.__setattr__(self, "epsilon", epsilon)
-        object.__setattr__(self, "delta", delta)
 
     @classmethod
     def test_params(cls) -> Iterator[dict]:
@@ -110,8 +101,3 @@ class PrivateMW001(HedgeLearner, Learner):
             f"certified eps={cal.epsilon:.3g} at delta={self.delta:g}, certified delta={certified_delta:.3g} at eps={self.epsilon:g} "
             f"(the notes' exp(-T*alpha)={cal.delta_notes:.3g} is false)"
         )
-
-    def guarantee(self) -> Guarantee:
-        """(ε, δ) wherever it runs: ``supports_horizon`` skips every T at which the RDP
-        accountant's composition of the T 2α-bounded-range rounds exceeds ε at δ."""
-        return Guarantee(epsilon=self.epsilon, delta=self.delta, neighbours=REPLACE_ONE)

@@ -27,15 +27,14 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
-from dpbench.learners.base import REPLACE_ONE, Guarantee, Learner
+from dpbench.learners.base import ClaimedDP, check_claim
 from dpbench.learners.experts_common import HedgeLearner, rwm_eta
 from dpbench.mechanisms.accounting import exponential_mechanism_event, largest_per_step
 from dpbench.mechanisms.composition import advanced
 from dpbench.foundation.registry import register_learner
-from dpbench.foundation.validation import check_delta, check_epsilon
 
 
 @dataclass(frozen=True)
@@ -50,8 +49,8 @@ class RwmCalibration:
 
 
 def check_private_params(epsilon: float, delta: float) -> tuple[float, float]:
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta)
+    """The claim of an (ε, δ) composition over T rounds: :func:`~dpbench.learners.base.check_claim`, and δ > 0 at finite ε."""
+    epsilon, delta = check_claim(epsilon, delta)
     if math.isfinite(epsilon) and delta == 0:
         raise ValueError("delta must be > 0 for (ε, δ) composition over T rounds, got 0.0")
     return epsilon, delta
@@ -83,25 +82,30 @@ def calibrate(epsilon: float, delta: float, T: int, k: int) -> RwmCalibration:
 
 
 @dataclass(frozen=True, kw_only=True)
-class PrivateHedge(HedgeLearner, Learner):
-    """Shared shape of the (ε, δ)-DP Hedge learners (replace-one: one round's loss vector
-    changed): ε and δ are validated once; η(T, k) comes from the class's ``calibrate_fn``,
-    which computes the composed (ε, δ) of the T rounds and asserts it is ≤ the target."""
+class PrivateExperts(HedgeLearner, ClaimedDP):
+    """The experts learners whose claim is an (ε, δ) composition over the T rounds
+    (``private_rwm``, ``private_rwm_tight``, ``private_mw_001``): δ is required, and > 0 at
+    finite ε (:func:`check_private_params`)."""
 
     family: ClassVar[str] = "experts"
-    private: ClassVar[bool] = True
+    problems: ClassVar[tuple[str, ...]] = ("experts",)
+    check_claim: ClassVar = staticmethod(check_private_params)
+    delta: float = field()  # required (no default)
+
+
+@dataclass(frozen=True, kw_only=True)
+class PrivateHedge(PrivateExperts):
+    """Shared shape of the (ε, δ)-DP Hedge learners (replace-one: one round's loss vector
+    changed): ε and δ are validated once; η(T, k) comes from the class's ``calibrate_fn``,
+    which computes the composed (ε, δ) of the T rounds and asserts it is ≤ the target.
+    The guarantee, (ε, δ), holds for every horizon: :meth:`calibration` picks η(T) so that
+    the T-fold composition meets the target (asserted there)."""
+
     calibrate_fn: ClassVar = staticmethod(calibrate)
     #: the accountant ``calibrate_fn`` certifies with: ε at δ of T rounds of a per-round loss
     #: ``(per_round, T, delta) -> ε`` (the audit's per-step accounting check feeds it the
     #: losses the kernel actually drew with)
     compose_rounds: ClassVar = staticmethod(advanced_composed_epsilon)
-    epsilon: float
-    delta: float
-
-    def __post_init__(self) -> None:
-        epsilon, delta = check_private_params(self.epsilon, self.delta)
-        object.__setattr__(self, "epsilon", epsilon)
-        object.__setattr__(self, "delta", delta)
 
     @classmethod
     def test_params(cls) -> Iterator[dict]:
@@ -113,11 +117,6 @@ class PrivateHedge(HedgeLearner, Learner):
 
     def eta(self, T: int, k: int) -> float:
         return self.calibration(T, k).eta
-
-    def guarantee(self) -> Guarantee:
-        """(ε, δ) for every horizon: :meth:`calibration` picks η(T) so that the T-fold
-        composition meets the target (asserted there)."""
-        return Guarantee(epsilon=self.epsilon, delta=self.delta, neighbours=REPLACE_ONE)
 
     def dp_event(self, T: int, k: int):
         """``dp_accounting`` event of the T rounds (each a 2η exponential mechanism)."""

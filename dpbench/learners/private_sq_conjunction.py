@@ -26,7 +26,7 @@ from dpbench.mechanisms.laplace import Laplace
 from dpbench.problems.base import Sample
 from dpbench.problems.conjunction import Conjunction
 from dpbench.foundation.registry import register_learner
-from dpbench.foundation.validation import check_delta, check_epsilon, check_probability
+from dpbench.foundation.validation import check_delta, check_epsilon, check_probability, normalise
 
 
 @register_learner
@@ -45,8 +45,7 @@ class PrivateSQConjunction(Learner):
     alpha: float = 0.05
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        object.__setattr__(self, "delta", check_delta(self.delta))
+        normalise(self, epsilon=check_epsilon(self.epsilon), delta=check_delta(self.delta))
         check_probability(self.alpha, name="alpha", closed=False)
 
     @classmethod

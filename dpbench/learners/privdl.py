@@ -68,7 +68,7 @@ from dpbench.problems.base import Sample
 from dpbench.problems.decision_list import DecisionList
 from dpbench.foundation.registry import register_learner
 from dpbench.theory.decision_lists import privdl_lambda_value
-from dpbench.foundation.validation import check_delta, check_epsilon
+from dpbench.foundation.validation import check_delta, check_epsilon, normalise
 
 NEIGHBOURS = (REPLACE_ONE, ADD_REMOVE)
 
@@ -178,8 +178,7 @@ class PrivDL(CoverLearner):
     neighbours: str = REPLACE_ONE
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        object.__setattr__(self, "delta", check_delta(self.delta))
+        normalise(self, epsilon=check_epsilon(self.epsilon), delta=check_delta(self.delta))
         privdl_calibration(self.epsilon, self.delta, self.neighbours)  # raises on δ = 0, bad neighbours
 
     @classmethod

@@ -35,7 +35,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from dpbench.learners.base import REPLACE_ONE, Guarantee
+from dpbench.learners.base import ClaimedDP, check_claim
 from dpbench.learners.privdl import covering_list
 from dpbench.learners.rivest import (
     CoverLearner,
@@ -45,13 +45,12 @@ from dpbench.mechanisms.composition import advanced_per_step, basic, composed_ro
 from dpbench.problems.base import Sample
 from dpbench.problems.decision_list import DecisionList
 from dpbench.foundation.registry import register_learner
-from dpbench.foundation.validation import check_delta, check_epsilon
 
 
 def composition_calibration(epsilon: float, delta: float, rounds: int) -> tuple[float, float, float]:
     """``(ε₀, ε_total, δ_total)`` for ``rounds`` ε₀-DP rounds: the composed total is recomputed
     (the better of basic and advanced composition) and checked to be ≤ ``(ε, δ)``."""
-    epsilon, delta = check_epsilon(epsilon), check_delta(delta)
+    epsilon, delta = check_claim(epsilon, delta)
     if math.isinf(epsilon):
         return math.inf, math.inf, 0.0
     if delta == 0:
@@ -67,29 +66,19 @@ def composition_calibration(epsilon: float, delta: float, rounds: int) -> tuple[
 
 @register_learner
 @dataclass(frozen=True, kw_only=True)
-class PrivDLComposition(CoverLearner):
+class PrivDLComposition(CoverLearner, ClaimedDP):
     """``privdl``'s loop with per-round ε₀ from composition over |F| rounds (module docstring)."""
 
+    # guarantee(): the configured (ε, δ), for every |F| (ε₀ is chosen per sample to meet the target)
     name: ClassVar[str] = "privdl_composition"
     family: ClassVar[str] = "batch"
-    private: ClassVar[bool] = True
     problems: ClassVar[tuple[str, ...]] = ("decision_list",)
-    epsilon: float
-    delta: float = 0.0
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        object.__setattr__(self, "delta", check_delta(self.delta))
 
     @classmethod
     def test_params(cls) -> Iterator[dict]:
         yield {"epsilon": 1.0, "delta": 1e-6}
         yield {"epsilon": 1.0}
         yield {"epsilon": math.inf}
-
-    def guarantee(self) -> Guarantee:
-        # The calibration holds for every |F| (ε₀ is chosen per sample to meet the target).
-        return Guarantee(epsilon=self.epsilon, delta=self.delta, neighbours=REPLACE_ONE)
 
 
     def privacy_of(self, eps0: float, n_features: int) -> tuple[float, float]:

@@ -21,6 +21,7 @@ from dpbench.learners.base import Learner
 from dpbench.learners.logistic_common import DEFAULT_LAM, LinearClassifier, check_lam, projected
 from dpbench.problems.base import Sample
 from dpbench.foundation.registry import register_learner
+from dpbench.foundation.validation import normalise
 
 
 @register_learner
@@ -33,7 +34,7 @@ class SklearnLogReg(Learner):
     lam: float = DEFAULT_LAM
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "lam", check_lam(self.lam))
+        normalise(self, lam=check_lam(self.lam))
 
     @classmethod
     def test_params(cls) -> Iterator[dict]:

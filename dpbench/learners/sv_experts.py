@@ -44,12 +44,11 @@ from typing import ClassVar
 
 import numpy as np
 
-from dpbench.learners.base import REPLACE_ONE, Guarantee, Learner
+from dpbench.learners.base import ClaimedDP, check_claim
 from dpbench.learners.experts_common import ExpertsLosses, ExpertsTrace, check_losses, checkpoints
 from dpbench.mechanisms.accounting import compose_pure_dp, largest_per_step
 from dpbench.mechanisms.exponential import ExponentialMechanism
 from dpbench.foundation.registry import register_learner
-from dpbench.foundation.validation import check_delta, check_epsilon
 
 BETA = 0.1
 CHUNK = 1 << 14
@@ -71,7 +70,7 @@ class SvCalibration:
 @functools.lru_cache(maxsize=4096)
 def calibrate(epsilon: float, delta: float, T: int, k: int) -> SvCalibration:
     """Per-mechanism ε_s, switch budget K, threshold Λ; composed (ε, δ) ≤ target (asserted)."""
-    epsilon, delta = check_epsilon(epsilon), check_delta(delta)
+    epsilon, delta = check_claim(epsilon, delta)
     K = max_switches(k)
     if math.isinf(epsilon):
         return SvCalibration(math.inf, K, 1.0, math.inf, delta)
@@ -89,26 +88,17 @@ def calibrate(epsilon: float, delta: float, T: int, k: int) -> SvCalibration:
 
 @register_learner
 @dataclass(frozen=True, kw_only=True)
-class SVExperts(Learner):
+class SVExperts(ClaimedDP):
+    # guarantee(): the configured (ε, δ); calibrate() composes the 2K switches to at most it (asserted)
     name: ClassVar[str] = "sv_experts"
     family: ClassVar[str] = "experts"
-    private: ClassVar[bool] = True
     problems: ClassVar[tuple[str, ...]] = ("experts",)
-    epsilon: float
-    delta: float = 0.0
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        object.__setattr__(self, "delta", check_delta(self.delta))
 
     @classmethod
     def test_params(cls) -> Iterator[dict]:
         yield {"epsilon": 1.0, "delta": 0.0}
         yield {"epsilon": 1.0, "delta": 1e-6}
         yield {"epsilon": math.inf}
-
-    def guarantee(self) -> Guarantee:
-        return Guarantee(epsilon=self.epsilon, delta=self.delta, neighbours=REPLACE_ONE)
 
     def supports_horizon(self, T: int, k: int) -> str | None:
         return None

@@ -24,7 +24,7 @@ import numpy as np
 from dpbench.learners.base import Learner
 from dpbench.learners.online import WINNOW, OnlineTrace, reference_nonprivate, run_nonprivate
 from dpbench.foundation.registry import register_learner
-from dpbench.foundation.validation import check_positive
+from dpbench.foundation.validation import check_positive, normalise
 
 
 @register_learner
@@ -44,7 +44,7 @@ class Winnow(Learner):
     eta_scale: float = 1.0
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "eta_scale", check_positive(self.eta_scale, name="eta_scale"))
+        normalise(self, eta_scale=check_positive(self.eta_scale, name="eta_scale"))
 
     def eta(self, rho: float) -> float:
         return self.eta_scale * rho

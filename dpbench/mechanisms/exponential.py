@@ -14,7 +14,7 @@ import numpy.typing as npt
 from scipy.special import logsumexp
 
 from dpbench.mechanisms.guarantee import Guarantee
-from dpbench.foundation.validation import check_epsilon, check_positive
+from dpbench.foundation.validation import check_epsilon, check_positive, normalise
 
 
 def gumbel_max(logits: npt.ArrayLike, *, rng: np.random.Generator) -> int:
@@ -45,8 +45,11 @@ class ExponentialMechanism:
     sensitivity: float = 1.0
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        object.__setattr__(self, "sensitivity", check_positive(self.sensitivity, name="sensitivity"))
+        normalise(
+            self,
+            epsilon=check_epsilon(self.epsilon),
+            sensitivity=check_positive(self.sensitivity, name="sensitivity"),
+        )
 
     def logits(self, scores: npt.ArrayLike) -> npt.NDArray[np.float64]:
         return self.epsilon * np.asarray(scores, dtype=np.float64) / (2 * self.sensitivity)

@@ -42,7 +42,7 @@ from scipy.optimize import brentq
 from scipy.special import log_ndtr
 
 from dpbench.mechanisms.guarantee import Guarantee
-from dpbench.foundation.validation import check_delta, check_epsilon, check_positive
+from dpbench.foundation.validation import check_delta, check_epsilon, check_positive, normalise
 
 __all__ = ["GaussianMechanism", "classic_sigma", "analytic_sigma", "analytic_delta", "analytic_epsilon"]
 
@@ -124,9 +124,12 @@ class GaussianMechanism:
     calibration: str = "auto"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        object.__setattr__(self, "delta", check_delta(self.delta))
-        object.__setattr__(self, "sensitivity", check_positive(self.sensitivity, name="sensitivity"))
+        normalise(
+            self,
+            epsilon=check_epsilon(self.epsilon),
+            delta=check_delta(self.delta),
+            sensitivity=check_positive(self.sensitivity, name="sensitivity"),
+        )
         if self.calibration not in CALIBRATIONS:
             raise ValueError(f"calibration must be one of {CALIBRATIONS}, got {self.calibration!r}")
         if not math.isinf(self.epsilon):

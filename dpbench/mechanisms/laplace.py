@@ -9,7 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dpbench.mechanisms.guarantee import Guarantee
-from dpbench.foundation.validation import check_epsilon, check_positive
+from dpbench.foundation.validation import check_epsilon, check_positive, normalise
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -25,8 +25,11 @@ class Laplace:
     sensitivity: float
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        object.__setattr__(self, "sensitivity", check_positive(self.sensitivity, name="sensitivity"))
+        normalise(
+            self,
+            epsilon=check_epsilon(self.epsilon),
+            sensitivity=check_positive(self.sensitivity, name="sensitivity"),
+        )
 
     @property
     def scale(self) -> float:

@@ -251,7 +251,7 @@ def _expand_block(exp_id: str, block: Mapping, where: str) -> list[Cell]:
         if key not in block:
             raise ConfigError(f"{where}.{key}", "is required")
     problem_name = block["problem"]
-    if problem_name not in experiment.problems:
+    if not registry.runs_on(experiment.problems, problem_name):
         raise ConfigError(f"{where}.problem", nearest(problem_name, experiment.problems, "problem", f"for experiment {exp_id!r}"))
     problem_cls = registry.problem(problem_name)
     raw_params = block.get("problem_params", {})
@@ -291,7 +291,7 @@ def _expand_block(exp_id: str, block: Mapping, where: str) -> list[Cell]:
         if not registry.is_learner(name):
             raise ConfigError(f"{where}.learners[{i}]", nearest(name, registry.LEARNERS, "learner"))
         learner_cls = registry.learner(name)
-        if problem_name not in learner_cls.problems:
+        if not registry.runs_on(learner_cls.problems, problem_name):
             raise ConfigError(
                 f"{where}.learners[{i}]", f"learner {name!r} does not run on problem {problem_name!r} (runs on {list(learner_cls.problems)})"
             )

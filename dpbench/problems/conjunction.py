@@ -31,7 +31,7 @@ import numpy.typing as npt
 
 from dpbench.problems.base import Problem, Sample
 from dpbench.foundation.registry import register_problem
-from dpbench.foundation.validation import check_positive_int, check_probability
+from dpbench.foundation.validation import check_positive_int, check_probability, normalise
 
 HOLDOUT_SIZE = 50_000
 
@@ -144,9 +144,7 @@ class ConjunctionProblem(Problem):
             raise ValueError(f"noise must be in [0, 0.5), got {self.noise!r}")
         if not (isinstance(self.skew, (int, float)) and 0 <= self.skew <= 12):
             raise ValueError(f"skew must be in [0, 12], got {self.skew!r}")
-        object.__setattr__(self, "p", float(self.p))
-        object.__setattr__(self, "skew", float(self.skew))
-        object.__setattr__(self, "noise", float(self.noise))
+        normalise(self, p=float(self.p), skew=float(self.skew), noise=float(self.noise))
 
     @classmethod
     def test_params(cls) -> Iterator[dict]:

@@ -54,7 +54,7 @@ from dpbench.kernels.bitset import pack_columns, popcount_rows
 from dpbench.problems.base import Problem, Sample
 from dpbench.foundation.registry import register_problem
 from dpbench.theory.decision_lists import dl_feature_count, dl_log_class_size
-from dpbench.foundation.validation import check_positive_int, check_probability
+from dpbench.foundation.validation import check_positive_int, check_probability, normalise
 
 HOLDOUT_SIZE = 50_000
 #: Inputs used to check that a drawn target is not degenerate.
@@ -316,8 +316,7 @@ class DecisionListProblem(Problem):
         check_probability(self.p, name="p", closed=False)
         if not 0 <= self.noise < 0.5:
             raise ValueError(f"noise must be in [0, 0.5), got {self.noise!r}")
-        object.__setattr__(self, "p", float(self.p))
-        object.__setattr__(self, "noise", float(self.noise))
+        normalise(self, p=float(self.p), noise=float(self.noise))
 
     def n_features(self) -> int:
         """``|F|`` of the feature class (a function of the parameters only)."""

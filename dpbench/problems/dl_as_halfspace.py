@@ -27,12 +27,12 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from dpbench.problems.base import Problem, Sample
+from dpbench.problems.base import Problem
 from dpbench.kernels.block_kernels import decision_list_block
 from dpbench.kernels.pcg64 import random_below
-from dpbench.problems.halfspace import OnlineStream
+from dpbench.problems.halfspace import MarginTarget
 from dpbench.foundation.registry import register_problem
-from dpbench.foundation.validation import check_positive_int, check_probability
+from dpbench.foundation.validation import check_positive_int, check_probability, normalise
 
 HOLDOUT_SIZE = 50_000
 
@@ -43,8 +43,11 @@ def dl_margin(l: int) -> float:  # noqa: E741
 
 
 @dataclass(frozen=True)
-class DecisionListHalfspaceTarget:
-    """A decision list (``variables``, ``bits``; ``bits[-1]`` is the default) and its halfspace."""
+class DecisionListHalfspaceTarget(MarginTarget):
+    """A decision list (``variables``, ``bits``; ``bits[-1]`` is the default) and its halfspace;
+    its batch sample has ``X ∈ {0,1}^d`` (uint8), nested across n (:meth:`MarginTarget.sample`)."""
+
+    sample_dtype: ClassVar[type] = np.uint8
 
     d: int
     p: float
@@ -101,20 +104,6 @@ class DecisionListHalfspaceTarget:
         """Features ``(1, x, −1, −x)`` and labels of :meth:`_draw`'s examples, in one pass."""
         return decision_list_block(random_below(rng, (b, self.d), self.p), self.variables, self.bits)  # x = [U < p]
 
-    def stream(self, T: int, *, rng: np.random.Generator, checkpoints: npt.ArrayLike | None = None) -> OnlineStream:
-        cps = None if checkpoints is None else np.asarray(checkpoints, dtype=np.int64)
-        return OnlineStream(T=int(T), n_features=self.n_features, rho=self.rho, make_block=self._block, rng=rng, checkpoints=cps)
-
-    def sample(self, n: int, *, rng: np.random.Generator) -> Sample:
-        """Batch view: ``X ∈ {0,1}^d`` (uint8), ``y ∈ {0,1}`` (1 ⇔ +1); nested across n."""
-        Xs, ys, done = [], [], 0
-        while done < n:
-            X, y = self._draw(4096, rng)
-            Xs.append(X)
-            ys.append(y)
-            done += 4096
-        return Sample(X=np.concatenate(Xs)[:n].astype(np.uint8), y=(np.concatenate(ys)[:n] > 0).astype(np.uint8))
-
     def population_error(self, hypothesis: Any) -> float:
         holdout = self.sample(HOLDOUT_SIZE, rng=np.random.default_rng(self.seed))
         return float(np.mean(hypothesis.predict(holdout.X) != holdout.y))
@@ -140,13 +129,12 @@ class DlAsHalfspace(Problem):
     p: float = 0.3
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "d", check_positive_int(self.d, name="d"))
+        normalise(self, d=check_positive_int(self.d, name="d"))
         l = check_positive_int(self.l, name="l")  # noqa: E741
         if l > self.d:
             raise ValueError(f"l must be <= d={self.d}, got {self.l!r}")
-        object.__setattr__(self, "l", l)
-        p = check_probability(self.p, name="p", closed=False)
-        object.__setattr__(self, "p", p)
+        normalise(self, l=l)
+        normalise(self, p=check_probability(self.p, name="p", closed=False))
 
     @classmethod
     def test_params(cls) -> Iterator[Mapping[str, object]]:

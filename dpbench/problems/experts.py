@@ -41,7 +41,7 @@ from dpbench.kernels.pcg64_float32 import bernoulli_fill
 from dpbench.problems.losses import ExpertsLosses
 from dpbench.problems.base import Problem
 from dpbench.foundation.registry import register_problem
-from dpbench.foundation.validation import check_positive_int
+from dpbench.foundation.validation import check_positive_int, normalise
 
 KINDS = ("stochastic", "coin", "switching", "ftl_trap", "realizable")
 
@@ -138,7 +138,7 @@ class ExpertsProblem(Problem):
         limit = 0.25 if self.kind == "switching" else 0.5
         if isinstance(self.gap, bool) or not isinstance(self.gap, (int, float)) or not 0 <= self.gap <= limit:
             raise ValueError(f"gap must be in [0, {limit}] for kind {self.kind!r}, got {self.gap!r}")
-        object.__setattr__(self, "gap", float(self.gap))
+        normalise(self, gap=float(self.gap))
 
     @classmethod
     def test_params(cls) -> Iterator[dict]:

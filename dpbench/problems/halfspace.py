@@ -42,7 +42,7 @@ from dpbench.problems.base import Problem, Sample
 from dpbench.kernels.pcg64 import skip_coin_flips
 from dpbench.kernels.block_kernels import signs_from_bytes, single_coordinate_labels
 from dpbench.foundation.registry import register_problem
-from dpbench.foundation.validation import check_positive_int, check_probability
+from dpbench.foundation.validation import check_positive_int, check_probability, normalise
 
 HOLDOUT_SIZE = 50_000
 #: Rows × features generated per block of a stream (bounds memory; see ``order``).
@@ -157,8 +157,41 @@ class LinearHypothesis:
         return (np.asarray(X, dtype=np.float64) @ self.w > 0).astype(np.uint8)
 
 
+#: examples per draw of a batch sample (:meth:`MarginTarget.sample`)
+SAMPLE_BLOCK = 4096
+
+
+class MarginTarget:
+    """Shared by the targets whose learners see margin-ρ halfspace features (``halfspace``,
+    ``dl_as_halfspace``): the online stream over blocks of :meth:`_block` and the batch
+    sample over blocks of :meth:`_draw`. A subclass provides ``n_features``, ``rho``,
+    ``_block(b, rng) -> (features, labels)`` and ``_draw(b, rng) -> (X, y)``, ``y ∈ {−1, +1}``;
+    :attr:`sample_dtype` is the dtype of a sample's ``X``."""
+
+    sample_dtype: ClassVar[type] = np.float64
+
+    def stream(self, T: int, *, rng: np.random.Generator, checkpoints: npt.ArrayLike | None = None) -> OnlineStream:
+        """A length-``T`` stream over the learner features (see the module docstring)."""
+        cps = None if checkpoints is None else np.asarray(checkpoints, dtype=np.int64)
+        return OnlineStream(T=int(T), n_features=self.n_features, rho=self.rho, make_block=self._block, rng=rng, checkpoints=cps)
+
+    def sample(self, n: int, *, rng: np.random.Generator) -> Sample:
+        """``n`` iid examples: ``X`` of :attr:`sample_dtype`, ``y ∈ {0,1}`` (1 ⇔ +1).
+
+        Generated in blocks of :data:`SAMPLE_BLOCK` examples, so a size-m sample is the prefix
+        of a size-n one drawn with the same seed."""
+        Xs, ys, done = [], [], 0
+        while done < n:
+            X, y = self._draw(SAMPLE_BLOCK, rng)
+            Xs.append(X)
+            ys.append(y)
+            done += SAMPLE_BLOCK
+        X, y = np.concatenate(Xs)[:n], np.concatenate(ys)[:n]
+        return Sample(X=X.astype(self.sample_dtype), y=(y > 0).astype(np.uint8))
+
+
 @dataclass(frozen=True)
-class HalfspaceTarget:
+class HalfspaceTarget(MarginTarget):
     """A drawn halfspace ``u`` with its input distribution and stream order."""
 
     u: npt.NDArray[np.float64]
@@ -226,25 +259,6 @@ class HalfspaceTarget:
             X, y = X[idx], y[idx]
         return self._features(X), y
 
-    def stream(self, T: int, *, rng: np.random.Generator, checkpoints: npt.ArrayLike | None = None) -> OnlineStream:
-        """A length-``T`` stream over the learner features (see the module docstring)."""
-        cps = None if checkpoints is None else np.asarray(checkpoints, dtype=np.int64)
-        return OnlineStream(T=int(T), n_features=self.n_features, rho=self.rho, make_block=self._block, rng=rng, checkpoints=cps)
-
-    def sample(self, n: int, *, rng: np.random.Generator) -> Sample:
-        """``n`` iid examples: ``X ∈ [−1,1]^d`` float, ``y ∈ {0,1}`` (1 ⇔ +1).
-
-        Generated in blocks of a fixed size, so a size-m sample is the prefix of a size-n
-        one drawn with the same seed."""
-        Xs, ys, done = [], [], 0
-        while done < n:
-            X, y = self._draw(4096, rng)
-            Xs.append(X)
-            ys.append(y)
-            done += 4096
-        X, y = np.concatenate(Xs)[:n], np.concatenate(ys)[:n]
-        return Sample(X=X.astype(np.float64), y=(y > 0).astype(np.uint8))
-
     def population_error(self, hypothesis: Any) -> float:
         """Error on a held-out sample of HOLDOUT_SIZE drawn once from the target's seed."""
         if "sample" not in self._holdout:
@@ -280,14 +294,14 @@ class Halfspace(Problem):
     monotone: bool = True
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "d", check_positive_int(self.d, name="d"))
+        normalise(self, d=check_positive_int(self.d, name="d"))
         if isinstance(self.s, bool) or not isinstance(self.s, (int, np.integer)) or not 0 <= self.s <= self.d:
             raise ValueError(f"s must be an integer in [0, d={self.d}], got {self.s!r}")
-        object.__setattr__(self, "s", int(self.s))
+        normalise(self, s=int(self.s))
         rho = check_probability(self.rho, name="rho")
         if rho <= 0:
             raise ValueError(f"rho must be in (0, 1], got {self.rho!r}")
-        object.__setattr__(self, "rho", rho)
+        normalise(self, rho=rho)
         if self.order not in ORDERS:
             raise ValueError(f"order must be one of {list(ORDERS)}, got {self.order!r}")
         if self.domain not in DOMAINS:

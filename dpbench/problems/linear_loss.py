@@ -24,7 +24,7 @@ from dpbench.problems.losses import ExpertsLosses
 from dpbench.problems.base import Problem
 from dpbench.problems.experts import bernoulli_codes
 from dpbench.foundation.registry import register_problem
-from dpbench.foundation.validation import check_positive_int
+from dpbench.foundation.validation import check_positive_int, normalise
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ class LinearLossProblem(Problem):
             raise ValueError(f"d must be >= 2, got {self.d!r}")
         if isinstance(self.gap, bool) or not isinstance(self.gap, (int, float)) or not 0 < self.gap <= 1:
             raise ValueError(f"gap must be in (0, 1], got {self.gap!r}")
-        object.__setattr__(self, "gap", float(self.gap))
+        normalise(self, gap=float(self.gap))
 
     @classmethod
     def test_params(cls) -> Iterator[dict]:

@@ -25,7 +25,7 @@ from scipy.special import ndtr
 
 from dpbench.problems.base import Problem, Sample
 from dpbench.foundation.registry import register_problem
-from dpbench.foundation.validation import check_positive_int
+from dpbench.foundation.validation import check_positive_int, normalise
 
 HOLDOUT_SIZE = 50_000
 
@@ -47,8 +47,7 @@ class LogisticProblem(Problem):
             raise ValueError(f"rho must be in [0, 1), got {self.rho!r}")
         if isinstance(self.noise, bool) or not isinstance(self.noise, (int, float)) or not 0 <= self.noise < 0.5:
             raise ValueError(f"noise must be in [0, 0.5), got {self.noise!r}")
-        object.__setattr__(self, "rho", float(self.rho))
-        object.__setattr__(self, "noise", float(self.noise))
+        normalise(self, rho=float(self.rho), noise=float(self.noise))
 
     @classmethod
     def test_params(cls) -> Iterator[dict]:

@@ -32,6 +32,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from dpbench.reporting.docs import ROOT, not_a_checkout
 from dpbench.reporting.pipeline import figure_stems
 
 
@@ -48,6 +49,12 @@ def commit_of(repo: Path) -> str:
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
     return head + ("-dirty" if dirty else "")
+
+
+def _checkout() -> Path:
+    """The source checkout of this dpbench, or (installed from a wheel) the working
+    directory: the workflow checkout the run was made in."""
+    return Path.cwd() if not_a_checkout() else ROOT
 
 
 def expected_files(run_dir: Path, experiments: list[str]) -> dict[str, Path]:
@@ -130,7 +137,7 @@ def publish(run_dir: str | Path, config: str | Path, out: str | Path = "docs/pap
         raise PublishError(f"--report {report}: no such file")
     text = config.read_bytes()
     source = {
-        "commit": commit_of(Path(repo) if repo else Path(__file__).resolve().parents[2]),
+        "commit": commit_of(Path(repo) if repo else _checkout()),
         "config": str(config),
         "config_sha256": hashlib.sha256(text).hexdigest(),
         "published": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),

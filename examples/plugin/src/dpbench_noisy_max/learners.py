@@ -50,7 +50,7 @@ from dpbench.learners.base import REPLACE_ONE, Guarantee, Learner
 from dpbench.problems.base import Sample
 from dpbench.problems.conjunction import Conjunction, ConjunctionClass
 from dpbench.foundation.registry import register_learner
-from dpbench.foundation.validation import check_epsilon, check_nonneg_int
+from dpbench.foundation.validation import check_epsilon, check_nonneg_int, normalise
 
 #: Score sensitivity: one replaced example changes a hypothesis's mistakes by at most 1.
 SENSITIVITY = 1.0
@@ -155,7 +155,7 @@ class KConjNoisyMax(Learner):
     k: int = 3
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        normalise(self, epsilon=check_epsilon(self.epsilon))
         check_nonneg_int(self.k, name="k")
 
     @classmethod
