@@ -302,7 +302,9 @@ def fit_regime(
         return RegimeFit(empty, xs, np.zeros(m, dtype=bool), m, math.nan, False, R)
     lx = np.log(xs)
     mean = Y.mean(axis=1)
-    trivial = trivial if trivial is not None and np.isfinite(trivial) else None
+    if callable(trivial):  # a trivial level that varies along x (uniform play's regret against k)
+        trivial = np.asarray(trivial(xs), dtype=float)
+    trivial = trivial if trivial is not None and np.all(np.isfinite(trivial)) else None
     decays = _theory_decays(xs, rate)
     if predicted is None:
         predicted = _theory_exponent(xs, rate)
@@ -553,6 +555,9 @@ def check_curve(
     values = rows[np.isfinite(rows[y].astype(float))] if len(rows) else rows
     if learning_starts is not None and np.isfinite(learning_starts) and len(values):
         values = values[values[x].astype(float) >= learning_starts]
+    trivial_at = trivial if callable(trivial) else None  # varies along x: judged point by point
+    if trivial_at is not None and len(values):
+        trivial = float(np.max(np.asarray(trivial_at(np.unique(values[x].to_numpy(dtype=float))), dtype=float)))
     trivial = float(trivial) if trivial is not None and np.isfinite(trivial) else None
     defined_note = ""
     if rate is not None and exponent is None and len(values):
@@ -567,7 +572,7 @@ def check_curve(
             defined_note = (f"; fitted only where the theory is defined ({x} in [{grid[defined].min():g}, {grid[defined].max():g}]; "
                             f"undefined at {int((~defined).sum())} of {len(grid)} grid points)")
     cnt = values[counts] if counts is not None and len(values) else None
-    rf = (fit_regime(values[x], values[y], values["rep"], trivial=trivial, rate=rate, margin=fraction, counts=cnt, predicted=exponent)
+    rf = (fit_regime(values[x], values[y], values["rep"], trivial=trivial_at or trivial, rate=rate, margin=fraction, counts=cnt, predicted=exponent)
           if len(values) else fit_regime([], [], [], trivial=trivial))
     fit, xs = rf.fit, rf.xs
     learned = rf.learned
@@ -580,8 +585,9 @@ def check_curve(
     curve_x = rate(xs) if rate is not None and len(xs) else None
     if curve_x is not None:
         curve_x = np.broadcast_to(np.asarray(curve_x, dtype=float), xs.shape)
+        level = np.asarray(trivial_at(xs), dtype=float) if trivial_at is not None else trivial
         if trivial is not None and kind == "bound":
-            vacuous = bool(np.all(~np.isfinite(curve_x) | (curve_x >= trivial)))
+            vacuous = bool(np.all(~np.isfinite(curve_x) | (curve_x >= level)))
         if exponent is None and np.isfinite(fit.x_min):
             span = np.geomspace(fit.x_min, fit.x_max, 16)
             theory_exp = local_exponent(span, rate(span))
@@ -589,7 +595,7 @@ def check_curve(
             cells, above = bound_check(values, rate, x=x, y=y, holds_with=holds_with)
             within = xs[rf.regime]
             if not len(within):  # no regime: how far below the bound the data sit where it says something
-                informative = np.isfinite(curve_x) & ((curve_x < trivial) if trivial is not None else True)
+                informative = np.isfinite(curve_x) & ((curve_x < level) if trivial is not None else True)
                 within = xs[informative]
             ratio = bound_ratio(values, rate, x=x, y=y, holds_with=holds_with, within=within)
     status, note = curve_status(n_values=len(values), fit=fit, trivial=trivial, learned=learned, bound_vacuous=vacuous, regime=True)
