@@ -190,7 +190,7 @@ def studentized_fit(
     O(R⁻¹) for the percentile interval, which is too narrow by about √((R − 1)/R) and
     ignores skewness. In the simulation shipped with the suite (tests/test_coverage.py:
     skewed noise, 10–50 paired repetitions, regime chosen in every resample) it covers a known
-    slope ≥ 0.93 of the time where the percentile interval covers 0.83–0.92. A resample whose
+    slope ≥ 0.93 of the time, where the percentile interval under-covers. A resample whose
     repetitions are all equal (se* = 0) has |t| = ∞ unless its slope equals the estimate."""
     keep = (w.sum(1) >= 3) & np.isfinite(slopes)
     slopes, ses = slopes[keep], ses[keep]
