@@ -249,7 +249,8 @@ def regime_masks(
     means: npt.NDArray, *, trivial: float | None, floor_from: npt.NDArray, margin: float = MARGIN,
     start: npt.NDArray | None = None, at_floor: npt.NDArray | None = None, level: float | None = None,
 ) -> npt.NDArray[np.bool_]:
-    """Per row of ``means`` (B, m): the regime — learning (positive, ≤ margin·trivial, or ≤ ½
+    """Per row of ``means`` (B, m): the regime — learning (positive, ≤ margin·trivial — ``trivial``
+    a scalar or one level per point —, or ≤ ½
     the row's largest mean without a trivial level), from ``start`` (B,; online curves:
     :func:`window_starts`), before ``floor_from`` (B,) and not on the floor (a mean at most
     (1 + :data:`FLOOR_TOL`) × the row's floor level — ``level`` when given, a deterministic
@@ -267,8 +268,8 @@ def regime_masks(
             ok &= ~np.asarray(at_floor, dtype=bool)[None, :]
         if start is not None:
             ok &= idx[None, :] >= np.asarray(start)[:, None]
-        if trivial is not None and np.isfinite(trivial):
-            ok &= means <= margin * trivial
+        if trivial is not None and np.all(np.isfinite(trivial)):  # a scalar, or one level per point (m,)
+            ok &= means <= margin * np.asarray(trivial, dtype=float)
         else:
             ok &= means <= 0.5 * np.nanmax(np.where(np.isfinite(means), means, -np.inf), axis=-1, keepdims=True)
     return last_run(ok)
