@@ -95,6 +95,8 @@ SOURCES = {
 def attribution(row: pd.Series) -> tuple[str, str] | None:
     """``(source, theorem)`` of a theory-check row, or None (no theorem: reference learners)."""
     exp, learner, regime = str(row["experiment"]), str(row["learner"]), str(row["regime"])
+    if "finite-class bound" in regime:  # a consistent learner's n*(α) against |C|(1−α)ⁿ ≤ β
+        return OCCAM, "finite-class bound: n* ≤ (ln|C| + ln 1/β)/ln(1/(1−α)), from |C|(1−α)ⁿ ≤ β (Thm 1's union bound)"
     if "course notes' stated" in regime:  # the course notes' stated formula, beside the derived bound
         return NOTES, "§1 stated sample complexity n ≥ 8 ln|C|/(α·min(α, ε))"
     if exp == "halfspaces_online" and learner.startswith("dp_winnow"):
