@@ -198,8 +198,11 @@ def studentized_fit(
         why = f"only {len(slopes)} of {n_boot} bootstrap resamples have ≥ 3 {points}"
         return SlopeFit(slope, math.nan, math.nan, m, *log_range(xs), no_interval=why)
     dev = np.abs(slopes - slope)
+    tol = 1e-9 * max(1.0, abs(slope))  # rounding: a slope the repetitions cannot move (e.g. per-repetition factors only)
+    if se <= tol * 1e-3 and float(dev.max()) <= tol:
+        return SlopeFit(slope, slope - float(dev.max()), slope + float(dev.max()), m, *log_range(xs))
     with np.errstate(invalid="ignore", divide="ignore"):
-        t = np.where(dev == 0, 0.0, dev / np.where(np.isfinite(ses), ses, 0.0))
+        t = np.where(dev <= tol, 0.0, dev / np.where(np.isfinite(ses), ses, 0.0))
     q = float(np.quantile(t, confidence))
     if not np.isfinite(q):
         return SlopeFit(slope, math.nan, math.nan, m, *log_range(xs), no_interval="more than 5% of the bootstrap resamples have no spread (se* = 0)")
