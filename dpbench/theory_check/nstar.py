@@ -303,7 +303,7 @@ def check_n_star_at(
     if not decided:
         note += "; the grid ends before the bound's n: undecided"
     row = judged_row(
-        fit, status="ok" if decided else "too_few_points", note=note, exponent=math.nan, reps=R, has_data=True,
+        fit, status="too_few_points", note=note + "; one n*, no slope (status too_few_points): the bound decides the verdict", exponent=math.nan, reps=R, has_data=True,
         theory_given=True, experiment=experiment, learner=learner, regime=regime, x="n", y="n_star", bound_kind="bound",
         cells=int(decided), cells_above_bound=above, bound_ratio=ratio,
     )
