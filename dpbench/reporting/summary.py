@@ -174,10 +174,22 @@ def summary_html(table: pd.DataFrame) -> str:
     coloured (:func:`dpbench.reporting.report_tables.page_html`)."""
     from dpbench.reporting.report_tables import page_html, summary_view
 
-    intro = ("<p>One row per (source theorem, learner, regime). verdict: agrees = the 95% bootstrap interval (the regime chosen "
-             "in every resample) overlaps the predicted exponent ± 0.1 and is at most 0.5 wide, the estimate within 0.25; steeper / shallower = it "
-             "excludes it; shape_only = the theory is a reconstruction whose constants were lost (never agrees); bound_ratio = "
-             "largest empirical/bound ratio in the regime (n*: empirical n* over the theorem's). Rules: docs/theory-check.md.</p>")
+    import html
+
+    counts = verdict_counts(table)
+    counted = ", ".join(f"{v}: {int(n)}" for v, n in counts.loc["all"].items() if n) if len(counts) else "none"
+    n_sanity = int((table["role"] == "sanity").sum()) if "role" in table else 0
+    intro = ("<p>One row per (source theorem, learner, regime). Counted — the <code>prediction</code> rows (what a theorem "
+             f"predicts about ε, |C|, |F|, N, ρ, k, d or n, and its constant): {html.escape(counted)}. The {n_sanity} "
+             "<code>sanity</code> rows (an exponent the calibration, a finite mistake count or the instance fixes) follow, "
+             "labelled, not counted. verdict: agrees = the 95% studentised bootstrap interval (the regime chosen in every "
+             "resample) overlaps the predicted exponent ± 0.1 and is at most 0.5 wide, the estimate within 0.25; steeper / "
+             "shallower = it excludes it (a contradiction only for a rate stated as tight); bound_holds / violated = a proven "
+             "bound checked at every cell; shape_only = the theory is a reconstruction whose constants were lost (never "
+             "agrees); bound_ratio = largest empirical/bound ratio in the regime (n*: empirical n* over the theorem's). "
+             "Rules: docs/theory-check.md.</p>")
+    if "role" in table:
+        table = table.sort_values("role", kind="stable")  # prediction before sanity
     return page_html(summary_view(table), "Theory vs practice: every measured exponent against its theorem", intro, hidden=())
 
 
