@@ -245,6 +245,8 @@ FIGURES = {
     "coin": Figure(
         "dpbench.plotting.experts:coin",
         "Fair coins (every expert's loss an independent fair coin): average expected regret against T, log-log. "
+        "A lower-bound check of the instance, not a verdict on any learner (its theory-check rows are labelled "
+        "sanity, claim lower, and are not counted): uniform play does as well here. "
         "No expert is better in expectation, so every learner's regret is the best-in-hindsight fluctuation and "
         "the order sqrt(ln k / T) of Thm 11.1's bound is attained (unlike the stochastic gap sequences, where the "
         "regret is the bound's ln k/(eta T) term and FTL is best). Dashed, in the learner's colour: Thm 11.1's "
