@@ -107,8 +107,10 @@ def test_status(error, rate, kind, expected):
 
 
 def test_no_points_status():
-    curve = curves(_rows([10, 100], 2, lambda n, r: np.nan))[0]
+    curve = curves(_rows([10, 100, 1000], 2, lambda n, r: np.nan))[0]
     assert check_curve(curve, experiment="x", x="n", trivial=0.125)["status"] == "no_points"
+    two = curves(_rows([10, 100], 2, lambda n, r: 1 / n))[0]
+    assert check_curve(two, experiment="x", x="n", trivial=0.125) is None  # < 3 grid values: no slope row
 
 
 def test_sample_complexity_slope_recovers_one_over_epsilon():

@@ -86,12 +86,15 @@ def test_theory_check_statuses_from_hand_set_errors(cell):
             rows.append(_row(c, seed, n=n, rep=rep, error=learning))  # privdl: slope −1
             rows.append(_row(c, seed, n=n, rep=rep, error=trivial, learner="privdl_composition"))  # never learns
             rows.append(_row(c, seed, n=n, rep=rep, error=0.0, learner="rivest", private=False, epsilon=math.inf))
-    out = theory_check(pd.DataFrame(rows)).set_index(["learner", "x"])
-    ok = out.loc[("privdl", "n")]
+    out = theory_check(pd.DataFrame(rows)).set_index(["learner", "x", "y"])
+    ok = out.loc[("privdl", "n", "error")]
     assert ok["status"] == "ok" and ok["fitted_slope"] == pytest.approx(-1.0, abs=0.02)
     assert ok["slope_ci_low"] <= -1.0 <= ok["slope_ci_high"] and ok["x_max"] == 4096
-    assert out.loc[("privdl_composition", "n"), "status"] == "at_chance"
-    zero = out.loc[("rivest", "n")]
+    assert out.loc[("privdl_composition", "n", "error"), "status"] == "at_chance"
+    zero = out.loc[("rivest", "n", "error")]
     assert zero["status"] == "too_few_points" and "exactly 0 at every n" in zero["note"] and zero["cells_above_bound"] == 0
+    assert zero["verdict"] == "bound_holds"  # the Occam bound checked at every cell, no slope needed
+    nstar = out.loc[("rivest", "n", "n_star")]  # n*(α) against the finite-class bound: censored at 128, below it
+    assert nstar["verdict"] == "bound_holds" and nstar["bound_ratio"] < 1
     assert set(out["status"]) <= {"ok", "no_points", "at_chance", "vacuous_bound", "too_few_points"}
     assert not ((out["status"] == "ok") & out["fitted_slope"].isna()).any()

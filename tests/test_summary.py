@@ -44,11 +44,22 @@ def test_summary_rows_sources_and_exclusions():
     assert "floor 0.000884" in floor["where"]
 
 
-def test_results_section_names_the_contradicted_stated_formula():
+def test_results_section_names_a_stated_formula_only_when_the_data_contradict_it():
+    """exp_mech_erm's n* falls faster in ε than both sufficient sample sizes say, at 0.035 and
+    0.007 of them: the bounds hold, so neither is a contradiction (issue 29). The same stated
+    formula with an n* above it (violated) is named as contradicted."""
     text = results_section(summary_table(_theory()))
-    assert "A stated formula the data contradict" in text and "predicts 0.00" in text and "predicts -0.48 (steeper)" in text
+    assert "A stated formula the data contradict" not in text
+    assert "contradict the theorem**: nowhere" in text
+    _, _, differs = text.partition("steeper or shallower than an upper bound's exponent")
+    assert "course notes" in differs and "| 0.0072 |" in differs or "0.007" in differs
     assert "| elimination | error vs n | 1 | -1.00 | -1.07 | 0.18 |" in text
     assert "fit_seconds" not in text  # timings stay out of the generated numbers
+    bad = _theory()
+    stated = bad["regime"].str.contains("stated")
+    bad.loc[stated, ["verdict", "cells", "cells_above_bound", "bound_ratio", "bound_kind"]] = ["violated", 6, 2, 1.4, "bound"]
+    text = results_section(summary_table(bad))
+    assert "A stated formula the data contradict" in text and "predicts 0.00 — violated" in text
 
 
 def test_replace_section_and_missing_markers():
@@ -67,7 +78,7 @@ def test_dpbench_readme_writes_checks_and_fails(tmp_path, capsys):
     args = ["readme", "--results", str(results), "--readme", str(readme)]
     assert main([*args, "--check"]) == 1  # differs: fails
     assert main(args) == 0
-    assert "A stated formula" in readme.read_text() and "stale" not in readme.read_text()
+    assert "Where the data contradict the theorem" in readme.read_text() and "stale" not in readme.read_text()
     assert main([*args, "--check"]) == 0
     capsys.readouterr()
     readme.write_text("# no markers\n")
@@ -100,21 +111,33 @@ def test_dpbench_readme_writes_and_checks_the_privacy_docs_audit_table(tmp_path)
 
 
 def test_a_bound_that_holds_with_another_exponent_is_no_contradiction():
-    """winnow's mistakes/t falls faster than its bound's 1/t (steeper) with no cell above the
-    bound: listed as 'differs, bound holds', not under 'contradict'. A cell above a proven
-    bound, or a predicted rate (not a bound) whose interval excludes it, is a contradiction."""
-    common = dict(experiment="halfspaces_online", x="t", y="mistake_rate", slope_ci_low=-1.5, slope_ci_high=-1.3, fitted_slope=-1.4,
-                  theory_exponent=-1.0, n_points=8, status="ok", verdict="steeper", x_min=10, x_max=1e6, reps=10)
-    rows = [theory_row(learner="winnow", regime="holds", bound_kind="bound", cells=8, cells_above_bound=0, bound_ratio=0.2, **common),
-            theory_row(learner="perceptron", regime="violated", bound_kind="bound", cells=8, cells_above_bound=2, bound_ratio=1.3,
-                       **{**common, "verdict": "agrees", "slope_ci_low": -1.05, "slope_ci_high": -0.95})]
-    rate = theory_row(experiment="experts", learner="rwm", regime="rate", x="T", y="regret", bound_kind="shape", fitted_slope=-0.2,
+    """winnow's final mistakes grow faster in ln N than its bound's exponent (steeper) with no
+    cell above the bound, and an experts rate is shallower than an upper bound's shape: both
+    are listed as 'steeper or shallower than an upper bound's exponent', not under
+    'contradict'. A cell above a proven bound (violated), or a rate stated as tight whose
+    interval excludes it, is a contradiction, in either role."""
+    from dpbench.reporting.summary import contradictions
+
+    common = dict(experiment="halfspaces_online", x="ln_N", y="mistakes", slope_ci_low=1.3, slope_ci_high=1.5, fitted_slope=1.4,
+                  theory_exponent=1.0, n_points=4, status="ok", verdict="steeper", x_min=2, x_max=6, reps=10)
+    rows = [theory_row(learner="winnow", regime="holds", bound_kind="bound", cells=4, cells_above_bound=0, bound_ratio=0.2, **common),
+            theory_row(learner="perceptron", regime="violated", bound_kind="bound", cells=4, cells_above_bound=2, bound_ratio=1.3,
+                       **{**common, "verdict": "violated", "slope_ci_low": 0.95, "slope_ci_high": 1.05})]
+    rate = theory_row(experiment="experts", learner="rwm", regime="rate", x="epsilon", y="regret", bound_kind="shape", fitted_slope=-0.2,
                       slope_ci_low=-0.3, slope_ci_high=-0.1, theory_exponent=-0.5, n_points=6, status="ok", verdict="shallower", reps=10)
-    text = results_section(summary_table(pd.DataFrame([*rows, rate], columns=THEORY_COLUMNS)))
-    contra, _, differs = text.partition("bound holds**")
-    assert "| winnow |" in differs and "steeper (bound holds)" in differs and "| winnow |" not in contra
-    assert "| perceptron |" in contra and "2 cell(s) above the bound" in contra
-    assert "| rwm |" in contra and "Where the data contradict the theorem" in contra
+    tight = theory_row(experiment="experts", learner="ftl", regime="trap", x="T", y="regret", bound_kind="shape", fitted_slope=-0.3,
+                       slope_ci_low=-0.35, slope_ci_high=-0.25, theory_exponent=0.0, n_points=4, status="ok", verdict="steeper",
+                       reps=10, claim="tight")
+    table = summary_table(pd.DataFrame([*rows, rate, tight], columns=THEORY_COLUMNS))
+    contra, differs = contradictions(table)
+    assert set(contra["learner"]) == {"perceptron", "ftl"} and set(differs["learner"]) == {"winnow", "rwm"}
+    text = results_section(table)
+    contra_text, _, differs_text = text.partition("than an upper bound's exponent**")
+    assert "| winnow |" in differs_text and "| winnow |" not in contra_text and "| rwm |" in differs_text
+    assert "| perceptron |" in contra_text and "2 cell(s) above the bound" in contra_text
+    assert "| ftl |" in contra_text and "Where the data contradict the theorem" in contra_text
+    assert table.loc[table["learner"] == "ftl", "role"].iloc[0] == "sanity"  # regret vs T: fixed by η ∝ T^−½ / the instance
+    assert table.loc[table["learner"] == "winnow", "role"].iloc[0] == "prediction"
 
 
 def test_a_run_of_the_privacy_audit_alone_has_an_empty_summary(tmp_path):

@@ -188,8 +188,11 @@ def test_late_window_rate_decides_at_chance_for_online_curves():
 
 
 def test_too_few_points():
+    """Three grid values whose regime keeps two: too_few_points; two grid values: no slope row at all."""
     rows = _rows(power(-1.0), n=np.array([1000, 2000]))
-    assert _check(rows, exponent=-1.0)["verdict"] == "too_few_points"
+    assert _check(rows, exponent=-1.0) is None  # fewer than 3 grid values: no row is emitted
+    three = _rows(lambda n, r, rng: 0.4 if n == 250 else 20 / n, n=np.array([250, 1000, 2000]))
+    assert _check(three, exponent=-1.0)["verdict"] == "too_few_points"
 
 
 # --------------------------------------------------------------------------- n*

@@ -58,8 +58,9 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
             rows.append(check_n_star(
                 curve.rows, experiment="conjunctions", learner=curve.learner, alpha=ALPHA, beta=BETA, x="epsilon",
                 theory_n=theory_n, regime=label + (f"; theory: {rate.label}" if rate is not None else ""),
+                kind=rate.kind if rate is not None else None,
             ))
-    return pd.DataFrame(rows)
+    return pd.DataFrame([r for r in rows if r is not None])
 
 
 _CAPTION_RATES = (

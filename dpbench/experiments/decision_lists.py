@@ -28,7 +28,7 @@ import pandas as pd
 from dpbench import theory
 from dpbench.theory_check.analysis import check_curve, curves, setting_label, slope_row
 from dpbench.theory_check.fit import fit_slope
-from dpbench.theory_check.nstar import check_n_star
+from dpbench.theory_check.nstar import check_n_star, check_n_star_at
 from dpbench.theory_check.trivial import dl_trivial_error_of
 from dpbench.experiments.base import Experiment, Figure, run_batch_cell
 from dpbench.foundation.registry import register_experiment
@@ -55,24 +55,34 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
         row = check_curve(
             curve, experiment=EXPERIMENT_ID, x="n", y="error", rate=rate.error if rate else None,
             kind=rate.kind if rate else "none", trivial=dl_trivial_error_of(curve.row), holds_with=1 - BETA,
-            reconstructed=_reconstructed(rate),
+            reconstructed=_reconstructed(rate), shape_why=SHAPE_WHY.get(curve.learner, ""),
             regime=", ".join(filter(None, [setting_label(curve.key), f"theory: {rate.label}" if rate else ""])) or None,
         )
+        if row is None:
+            continue
         means = curve.rows.groupby("n")["error"].mean()
         if row["status"] == "too_few_points" and (means == 0).all():
             row["note"] = (f"mean error exactly 0 at every n of the grid (from n = {int(means.index.min())}): learned before "
                            "the smallest n, no slope on a log axis") + row["note"][row["note"].find(";"):] * (";" in row["note"])
         rows.append(row)
+        if curve.learner in CONSISTENT and float(curve.row["noise"]) == 0:
+            # the judged quantity of a consistent learner: n*(α) against the finite-class bound |C|(1−α)ⁿ ≤ β
+            n_bound = float(theory.n_finite_class(ALPHA, float(curve.row["log_class_size"]), BETA))
+            rows.append(check_n_star_at(
+                curve.rows, experiment=EXPERIMENT_ID, learner=curve.learner, alpha=ALPHA, beta=BETA, n_bound=n_bound,
+                regime=", ".join(filter(None, [f"n*(alpha={ALPHA}) against the finite-class bound", setting_label(curve.key)])),
+            ))
     ok = df[df["status"] == "ok"] if len(df) else df
     private = ok[ok["private"] & np.isfinite(ok["epsilon"])] if len(ok) else ok
     for curve in curves(private, exclude=("epsilon",)):
-        if curve.rows["epsilon"].nunique() < 2:
-            continue  # a single ε: no n*-vs-ε curve
+        if curve.rows["epsilon"].nunique() < 3:
+            continue  # fewer than 3 values of ε: no n*-vs-ε curve
         rate = _primary(curve.learner, curve.row)
         theory_n = (lambda eps, r=rate: r.n_at(ALPHA, eps)) if rate is not None and rate.n_at is not None else None
         label = f"n*(alpha={ALPHA}) vs epsilon" + (f", {setting_label(curve.key)}" if curve.key else "")
         rows.append(check_n_star(curve.rows, experiment=EXPERIMENT_ID, learner=curve.learner, regime=label, alpha=ALPHA,
-                                 beta=BETA, x="epsilon", theory_n=theory_n, reconstructed=_reconstructed(rate)))
+                                 beta=BETA, x="epsilon", theory_n=theory_n, reconstructed=_reconstructed(rate),
+                                 kind=rate.kind if rate is not None else None, shape_why=SHAPE_WHY.get(curve.learner, "")))
     from dpbench.plotting.decision_lists import common_reps, feature_sweep  # the figure's |F| sweep, the same rows
 
     for curve in curves(feature_sweep(ok), exclude=("d", "k", "n_features", "problem_id", "log_class_size")):
@@ -89,7 +99,8 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
         label = f"n*(alpha={ALPHA}) vs |F|" + (f", {setting_label(curve.key)}" if curve.key else "")
         rows.append(check_n_star(same_reps, experiment=EXPERIMENT_ID, learner=curve.learner, regime=label, alpha=ALPHA,
                                  beta=BETA, x="n_features", theory_n=theory_n if rate is not None and rate.n_at is not None else None,
-                                 reconstructed=_reconstructed(rate)))
+                                 reconstructed=_reconstructed(rate), kind=rate.kind if rate is not None else None,
+                                 shape_why=SHAPE_WHY.get(curve.learner, "")))
     per = fit_time_per_example(ok)
     for learner, group in per.groupby("learner"):
         timing = group.rename(columns={"seconds_per_example": "y"})
@@ -99,7 +110,20 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
             experiment=EXPERIMENT_ID, learner=learner, regime="fit time / n vs |F| (largest n of each problem)",
             x="n_features", y="fit_seconds", bound_kind="none",
         ))
-    return pd.DataFrame(rows)
+    return pd.DataFrame([r for r in rows if r is not None])
+
+
+#: learners that output a decision list consistent with the sample (realizable): judged by n*(α)
+#: against the finite-class bound (dpbench.theory.n_finite_class)
+CONSISTENT = ("rivest", "erm")
+
+#: why no bound with constants can be stated for the reconstructed shapes (the shape_only note)
+SHAPE_WHY = {
+    "privdl": ("Bun & Fang 2026, Thm 3.5 states n = Õ(|F| log(1/δ)/(αε)); the text available lost its constants and "
+               "its set-cover utility lemma (Lemma A.1, after Gupta et al. 2010) was not re-derived with constants here"),
+    "privdl_composition": ("the ablation's |F|^1.5 rate sums per-round exponential-mechanism bounds whose union-bound "
+                           "constants were not carried through the set-cover rounds"),
+}
 
 
 def _reconstructed(rate) -> bool:

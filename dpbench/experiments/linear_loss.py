@@ -72,7 +72,7 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
                 trivial=float(curve.row["gap"]), holds_with=rate.holds_with,
             )
         )
-    return pd.DataFrame(out)
+    return pd.DataFrame([r for r in out if r is not None])
 
 
 EXPERIMENT = register_experiment(

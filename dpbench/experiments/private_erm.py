@@ -104,7 +104,7 @@ def _check(curve, x: str, n_at=None) -> dict:
         curve, experiment="private_erm", x=x, y="excess_loss", rate=fn, kind=kind,
         trivial=theory.trivial_excess_of(curve.rows), holds_with=1 - BETA,
     )
-    if x == "epsilon":
+    if x == "epsilon" and row is not None:
         row["regime"] = ", ".join(filter(None, (f"n = {n_at}", setting_label(curve.key))))
     return row
 
@@ -129,7 +129,7 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
             regime=setting_label(curve.key) or "all", x="n", y="fit_seconds", bound_kind="shape",
             note_suffix="; cost model n·d·T (n·g^d for exp_mech_grid); a timing on a shared machine",
         ))
-    return pd.DataFrame(rows)
+    return pd.DataFrame([r for r in rows if r is not None])
 
 
 def _largest_full_n(rows: pd.DataFrame) -> int:

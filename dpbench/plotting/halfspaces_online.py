@@ -160,7 +160,7 @@ def _sweep_lines(axis: str):
             scale = float(row["eta"]) / float(row["rho"])  # η = scale·ρ
             y, label = theory.winnow_mistake_bound(N, rho, scale * np.asarray(rho)), "Winnow bound ln N/(ηρ − η²/2)"
         elif learner == "confident_winnow":
-            y, label = theory.confident_winnow_update_bound(N, rho), "ConfidentWinnow bound 8 ln N/ρ² [reconstructed]"
+            y, label = theory.confident_winnow_update_bound(N, rho), "ConfidentWinnow bound 8 ln N/ρ²"
         elif learner == "perceptron":
             y, label = theory.perceptron_mistake_bound(N, rho), "perceptron bound N/ρ²"
         else:

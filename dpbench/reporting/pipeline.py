@@ -88,6 +88,10 @@ def write_theory_check(experiment: str, results, out: str | Path, html: str | Pa
     df = _results(results)
     notes = timeout_notes(df)
     table = _with_timeout_notes(exp.theory_check(df), notes, experiment)
+    if "fitted_slope" in table:  # a theory check (the privacy audit's table is another kind)
+        from dpbench.theory_check.roles import with_roles
+
+        table = with_roles(table)
     table = table.reindex(columns=list(exp.theory_columns or THEORY_COLUMNS))
     atomic_write(Path(out), lambda tmp: table.to_csv(tmp, index=False, float_format="%.6g"))
     if html is not None:

@@ -221,9 +221,9 @@ def _counts_table(counts: pd.DataFrame) -> str:
 
 def landing_counts(theory_csvs, summary_csvs) -> tuple[pd.DataFrame, str]:
     """The landing page's verdict counts and their title: rows of the theory-vs-practice
-    summary per experiment and verdict (:func:`dpbench.reporting.summary.verdict_counts`) when there is
+    summary per experiment and verdict (:func:`dpbench.reporting.counts.verdict_counts`) when there is
     one (``summary_csvs``), else the theory checks' rows per experiment and verdict (or status)."""
-    from dpbench.reporting.summary import verdict_counts
+    from dpbench.reporting.counts import verdict_counts
 
     if summary_csvs:
         return verdict_counts(pd.read_csv(summary_csvs[0])), "Theory vs practice: rows per experiment and verdict"

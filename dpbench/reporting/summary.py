@@ -7,8 +7,13 @@ generated results section.
 (full reference) and theorem, the predicted and measured exponent with its 95 % interval,
 the verdict (:mod:`dpbench.theory_check.verdict`), the constant-factor gap ``bound_ratio`` (largest
 empirical/bound ratio in the regime; for n*, empirical n* over the theorem's n*) and where
-it was measured. Rows without a theory (reference learners) and timing rows (machine-
-dependent) are left out.
+it was measured, what the formula claims (``claim``: upper bound, tight rate, lower bound) and
+the row's ``role`` (:mod:`dpbench.theory_check.roles`: ``prediction`` rows test what a theorem
+predicts and are the ones counted; ``sanity`` rows, whose exponent the setup fixes, are kept
+and labelled). Rows without a theory (reference learners) and timing rows (machine-
+dependent) are left out. A row *contradicts* its theorem only by
+:func:`dpbench.theory_check.verdict.contradicts`: a cell above a proven bound, or a tight rate
+that the interval excludes.
 
 :func:`results_section` renders the table as the Markdown block between
 :data:`BEGIN` and :data:`END` in README.md; ``dpbench readme`` writes it from a run's
@@ -22,6 +27,8 @@ import re
 from pathlib import Path
 
 import pandas as pd
+
+from dpbench.reporting.counts import verdict_counts
 
 SUMMARY_COLUMNS = [
     "source",
@@ -41,6 +48,8 @@ SUMMARY_COLUMNS = [
     "reps",
     "bound_kind",
     "cells_above_bound",
+    "claim",
+    "role",
 ]
 
 BEGIN = "<!-- results:begin -->"
@@ -68,7 +77,7 @@ SOURCES = {
     ("decision_lists", "privdl_composition"): (BF26, "composition ablation of Theorem 3.5 (reconstructed shape ∝ |F|^1.5)"),
     ("halfspaces_online", "perceptron"): ("Novikoff, On Convergence Proofs on Perceptrons, 1962", "mistake bound N/ρ²"),
     ("halfspaces_online", "winnow"): ("Littlestone, Learning Quickly When Irrelevant Attributes Abound, Machine Learning 2(4), 1988", "mistake bound ln N/(ηρ − η²/2)"),
-    ("halfspaces_online", "confident_winnow"): (BF26, "Lemma 4.2: ≤ 8 ln N/ρ² updates (reconstructed constants)"),
+    ("halfspaces_online", "confident_winnow"): (BF26, "Lemma 4.2: ≤ 8 ln N/ρ² updates (constants derived by the potential argument)"),
     ("experts", "rwm"): (DR14, "Theorem 11.1: regret ≤ η + ln k/(ηT)"),
     ("experts", "private_rwm"): (DR14, "Theorems 11.1–11.2: regret of private RWM at its calibrated η"),
     ("experts", "private_rwm_tight"): (DR14, "Theorem 11.1 at the η calibrated by an RDP accountant (this project's variant)"),
@@ -88,11 +97,13 @@ SOURCES = {
 def attribution(row: pd.Series) -> tuple[str, str] | None:
     """``(source, theorem)`` of a theory-check row, or None (no theorem: reference learners)."""
     exp, learner, regime = str(row["experiment"]), str(row["learner"]), str(row["regime"])
+    if "finite-class bound" in regime:  # a consistent learner's n*(α) against |C|(1−α)ⁿ ≤ β
+        return OCCAM, "finite-class bound: n* ≤ (ln|C| + ln 1/β)/ln(1/(1−α)), from |C|(1−α)ⁿ ≤ β (Thm 1's union bound)"
     if "course notes' stated" in regime:  # the course notes' stated formula, beside the derived bound
         return NOTES, "§1 stated sample complexity n ≥ 8 ln|C|/(α·min(α, ε))"
     if exp == "halfspaces_online" and learner.startswith("dp_winnow"):
-        if str(row["x"]) == "epsilon":
-            return BF26, "Theorem 4.5 (reconstructed shape ln^1.5 N·√ln(1/δ)·ln(T/β)/(ερ³))"
+        if "ε = ∞" in regime:  # DP-Winnow at ε = ∞ is ConfidentWinnow
+            return SOURCES[("halfspaces_online", "confident_winnow")]
         return BF26, "calibrated mistake bound (M+1)(2L−B+1) of the run (proof of Theorem 4.5 with the run's constants)"
     return SOURCES.get((exp, learner))
 
@@ -125,12 +136,17 @@ def summary_table(theory: pd.DataFrame) -> pd.DataFrame:
         source = attribution(row)
         if source is None:
             continue
+        from dpbench.theory_check.roles import role_of
+
+        role = row.get("role") if isinstance(row.get("role"), str) else role_of(row)
+        claim = row.get("claim") if isinstance(row.get("claim"), str) else "upper"
         out.append({
             "source": source[0], "theorem": source[1], "learner": row["learner"], "experiment": row["experiment"],
             "regime": row["regime"], "predicted_exponent": row["theory_exponent"], "measured_exponent": row["fitted_slope"],
             "ci_low": row["slope_ci_low"], "ci_high": row["slope_ci_high"], "verdict": row["verdict"],
             "bound_ratio": row["bound_ratio"], "where": _where(row), "x": row["x"], "y": row["y"], "reps": row.get("reps"),
             "bound_kind": row.get("bound_kind"), "cells_above_bound": row.get("cells_above_bound"),
+            "claim": claim, "role": role,
         })
     table = pd.DataFrame(out, columns=SUMMARY_COLUMNS)  # experiments alphabetically: independent of the config's order
     return table.sort_values("experiment", kind="stable").reset_index(drop=True)
@@ -160,22 +176,28 @@ def summary_html(table: pd.DataFrame) -> str:
     coloured (:func:`dpbench.reporting.report_tables.page_html`)."""
     from dpbench.reporting.report_tables import page_html, summary_view
 
-    intro = ("<p>One row per (source theorem, learner, regime). verdict: agrees = the 95% bootstrap interval (the regime chosen "
-             "in every resample) overlaps the predicted exponent ± 0.1 and is at most 0.5 wide, the estimate within 0.25; steeper / shallower = it "
-             "excludes it; shape_only = the theory is a reconstruction whose constants were lost (never agrees); bound_ratio = "
-             "largest empirical/bound ratio in the regime (n*: empirical n* over the theorem's). Rules: docs/theory-check.md.</p>")
+    import html
+
+    counts = verdict_counts(table)
+    counted = ", ".join(f"{v}: {int(n)}" for v, n in counts.loc["all"].items() if n) if len(counts) else "none"
+    n_sanity = int((table["role"] == "sanity").sum()) if "role" in table else 0
+    intro = ("<p>One row per (source theorem, learner, regime). Counted — the <code>prediction</code> rows (what a theorem "
+             f"predicts about ε, |C|, |F|, N, ρ, k, d or n, and its constant): {html.escape(counted)}. The {n_sanity} "
+             "<code>sanity</code> rows (an exponent the calibration, a finite mistake count or the instance fixes) follow, "
+             "labelled, not counted. verdict: agrees = the 95% studentised bootstrap interval (the regime chosen in every "
+             "resample) overlaps the predicted exponent ± 0.1 and is at most 0.5 wide, the estimate within 0.25; steeper / "
+             "shallower = it excludes it (a contradiction only for a rate stated as tight); bound_holds / violated = a proven "
+             "bound checked at every cell; shape_only = the theory is a reconstruction whose constants were lost (never "
+             "agrees); bound_ratio = largest empirical/bound ratio in the regime (n*: empirical n* over the theorem's). "
+             "Rules: docs/theory-check.md.</p>")
+    if "role" in table:
+        table = table.sort_values("role", kind="stable")  # prediction before sanity
     return page_html(summary_view(table), "Theory vs practice: every measured exponent against its theorem", intro, hidden=())
 
 
-def verdict_counts(table: pd.DataFrame) -> pd.DataFrame:
-    """Rows per experiment (index) and verdict (columns, in :data:`dpbench.theory_check.verdict.VERDICTS` order)."""
-    from dpbench.theory_check.verdict import VERDICTS
-
-    counts = pd.crosstab(table["experiment"], table["verdict"]) if len(table) else pd.DataFrame()
-    cols = [v for v in VERDICTS if v in counts.columns]
-    counts = counts.reindex(columns=cols, fill_value=0)
-    counts.loc["all"] = counts.sum()
-    return counts
+def predictions(table: pd.DataFrame) -> pd.DataFrame:
+    """The ``prediction`` rows of a summary table (all rows of a table without roles)."""
+    return table[table["role"] == "prediction"] if "role" in table else table
 
 
 # --------------------------------------------------------------------------- README block
@@ -229,15 +251,19 @@ def _is_bound(table: pd.DataFrame) -> pd.Series:
 
 
 def contradictions(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """``(contradicts, differs)`` rows of a summary table. *Contradicts*: a cell above a proven
-    bound (``cells_above_bound`` > 0), or a predicted rate — not a bound — whose interval
-    excludes the exponent ± 0.1 (``steeper``/``shallower``). *Differs*: a proven bound that
-    holds at every cell while the slope's interval excludes the bound's exponent (an upper
-    bound's exponent is not a prediction of the typical rate)."""
-    bound = _is_bound(table)
-    above = pd.to_numeric(table["cells_above_bound"], errors="coerce").fillna(0) > 0 if "cells_above_bound" in table else bound & False
+    """``(contradicts, differs)`` rows of a summary table. *Contradicts*
+    (:func:`dpbench.theory_check.verdict.contradicts`): a cell above a proven bound
+    (``violated``), or a theorem stating a tight rate whose exponent ± 0.1 the interval
+    excludes — in any role. *Differs*: a ``prediction`` row whose slope is steeper or
+    shallower than an upper bound's exponent (proven or a shape) — a description, since an
+    upper bound's exponent is not the typical rate."""
+    from dpbench.theory_check.verdict import contradicts
+
+    claim = table["claim"] if "claim" in table else pd.Series("upper", index=table.index)
+    bad = pd.Series([contradicts(v, c) for v, c in zip(table["verdict"], claim)], index=table.index, dtype=bool)
     excluded = table["verdict"].isin(["steeper", "shallower"])
-    return table[(bound & above) | (excluded & ~bound)], table[excluded & bound & ~above]
+    role = table["role"] if "role" in table else pd.Series("prediction", index=table.index)
+    return table[bad], table[excluded & ~bad & (role == "prediction")]
 
 
 def results_section(table: pd.DataFrame) -> str:
@@ -258,12 +284,19 @@ def results_section(table: pd.DataFrame) -> str:
         "",
     ]
     counts = verdict_counts(table)
+    sanity = table[table["role"] == "sanity"] if "role" in table else table.iloc[:0]
+    lines += [f"Counted: the {int(counts.loc['all'].sum()) if len(counts) else 0} `prediction` rows — the dependence a theorem "
+              "claims on ε, |C|, |F|, N, ρ, k, d or n, and its constant through the bound ratio. The "
+              f"{len(sanity)} `sanity` rows, whose exponent the calibration, a finite mistake count or the instance fixes "
+              "in advance (mistakes/t against t, regret against T at η ∝ T^−½, the fair-coin lower-bound check, private "
+              "ERM's training-objective excess loss ∝ (nε)⁻²), are in the CSVs, labelled, and not counted.", ""]
     lines += ["| experiment | " + " | ".join(counts.columns) + " |", "|---|" + "---|" * len(counts.columns)]
     for exp, row in counts.iterrows():
         lines.append(f"| {exp} | " + " | ".join(str(int(v)) for v in row) + " |")
     lines.append("")
 
-    stated = table[table["theorem"].str.contains("stated", regex=False) & table["verdict"].isin(["steeper", "shallower"])]
+    contradicts, differs = contradictions(table)
+    stated = contradicts[contradicts["theorem"].str.contains("stated", regex=False)]
     for _, r in stated.iterrows():
         others = table[(table["experiment"] == r["experiment"]) & (table["learner"] == r["learner"]) & (table["y"] == r["y"])
                        & (table["x"] == r["x"]) & (table.index != r.name)]
@@ -271,8 +304,6 @@ def results_section(table: pd.DataFrame) -> str:
         lines += [f"**A stated formula the data contradict.** {r['learner']} ({r['experiment']}, {_short(r['regime'])}): measured "
                   f"{_ci(r)} where the {r['source']}, {r['theorem']}, predicts {_pred(r['predicted_exponent'])} — "
                   f"{r['verdict']}{beside}.", ""]
-
-    contradicts, differs = contradictions(table)
 
     def listed(title: str, rows: pd.DataFrame, suffix: str = "") -> None:
         if rows.empty:
@@ -287,10 +318,15 @@ def results_section(table: pd.DataFrame) -> str:
             lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
         lines.append("")
 
-    listed("**Where the data contradict the theorem** (a cell above a proven bound, or a predicted rate whose exponent "
-           "± 0.1 the interval excludes):", contradicts)
-    listed("**Where the slope differs from a bound's exponent, and the bound holds** (no cell above it; an upper bound's "
-           "exponent is not a prediction of the typical rate, so this is no contradiction):", differs, " (bound holds)")
+    if contradicts.empty:
+        lines += ["**Where the data contradict the theorem**: nowhere — no cell lies above a proven bound, and no tight "
+                  "rate is excluded by its interval.", ""]
+    listed("**Where the data contradict the theorem** (a cell above a proven bound, or a rate the theorem states as "
+           "tight whose exponent ± 0.1 the interval excludes):", contradicts)
+    listed("**Where the slope is steeper or shallower than an upper bound's exponent** (no contradiction: the data sit "
+           "below the bound where it has constants — bound ratio < 1 — and an upper bound's exponent is not the typical "
+           "rate):", differs)
+    table = predictions(table)
 
     def grouped(title: str, rows: pd.DataFrame) -> None:
         if rows.empty:
@@ -306,6 +342,9 @@ def results_section(table: pd.DataFrame) -> str:
 
     grouped("**Where the data agree with the theorem** (interval within 0.5, overlapping the exponent ± 0.1, estimate within 0.25):",
             table[table["verdict"] == "agrees"])
+    grouped("**Where a proven bound holds and the slope decides nothing more** (too few points or repetitions for a slope, "
+            "or an interval that neither agrees with nor excludes the bound's exponent):", table[table["verdict"] == "bound_holds"])
+    grouped("**Where the curve sits on, or is approaching, a floor** (fewer than 3 points above it):", table[table["verdict"] == "floor"])
     grouped("**Inconclusive** (the interval overlaps the prediction but is wider than 0.5, or the estimate is more than 0.25 away):", table[table["verdict"] == "inconclusive"])
     grouped("**Shape comparisons with reconstructed rates** (the source's constants are lost: never `agrees`):",
             table[table["verdict"] == "shape_only"])

@@ -16,6 +16,7 @@ import numpy.typing as npt
 
 __all__ = [
     "rate_consistent",
+    "n_finite_class",
     "rate_agnostic_erm",
     "rate_exp_mech_pac",
     "rate_exp_mech_realizable",
@@ -117,6 +118,27 @@ def rate_private_sq(n: Array, epsilon: Array, m: int) -> npt.NDArray:
 def n_consistent(alpha: Array, log_class_size: float, beta: float = 0.05) -> npt.NDArray:
     """Sample size at which :func:`rate_consistent` reaches α."""
     return (log_class_size + np.log(1 / beta)) / np.asarray(alpha, dtype=float)
+
+
+def n_finite_class(alpha: Array, log_class_size: Array, beta: float = 0.05) -> npt.NDArray:
+    r"""Sufficient sample size of any consistent learner over a finite class C, realizable
+    (L. G. Valiant, "A theory of the learnable", Commun. ACM 27(11), 1984; A. Blumer, A.
+    Ehrenfeucht, D. Haussler and M. K. Warmuth, "Occam's Razor", Inf. Process. Lett. 24(6),
+    1987, Thm 1), a *bound* with its constants:
+
+    .. math:: n \ge \frac{\ln|C| + \ln(1/\beta)}{\ln\frac{1}{1-\alpha}}
+              \quad\Longrightarrow\quad P[\mathrm{err}(\hat h) > \alpha] \le \beta.
+
+    Derivation: a fixed h with err(h) > α labels n i.i.d. examples correctly with probability
+    < (1 − α)ⁿ; a consistent learner errs by more than α only if some such h is consistent,
+    so by the union bound P[err(ĥ) > α] < |C|(1 − α)ⁿ, which is ≤ β exactly when n is at
+    least the right-hand side. (Since ln(1/(1 − α)) ≥ α this is at most
+    :func:`n_consistent`'s (ln|C| + ln(1/β))/α, the form with (1 − α)ⁿ ≤ e^{−αn}.) The bound is
+    on the error at the fixed size n, so the smallest size by which a share 1 − β of
+    independent runs has reached α — the empirical n*(α) of :mod:`dpbench.theory_check.nstar`
+    — is at most it, up to the sampling error of that order statistic."""
+    alpha = np.asarray(alpha, dtype=float)
+    return (np.asarray(log_class_size, dtype=float) + math.log(1 / beta)) / -np.log1p(-alpha)
 
 
 def n_exp_mech_pac(alpha: Array, epsilon: Array, log_class_size: float) -> npt.NDArray:

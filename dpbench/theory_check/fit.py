@@ -1,6 +1,7 @@
 """The statistics under every theory-check row: log–log slopes fitted by OLS on the mean
-curve, with a percentile bootstrap over repetitions (resampled as whole repetitions, since a
-repetition's points share their samples across x), bootstrap intervals of a mean, and
+curve, with a symmetric studentised bootstrap interval over repetitions (resampled as whole
+repetitions, since a repetition's points share their samples across x; :func:`studentized_fit`),
+percentile-bootstrap intervals of an order statistic (n*) and of a mean, and
 Clopper–Pearson intervals of a proportion (C. J. Clopper and E. S. Pearson, "The use of
 confidence or fiducial limits illustrated in the case of the binomial", Biometrika 26(4), 1934).
 
@@ -49,8 +50,8 @@ def local_exponent(x: npt.ArrayLike, curve: npt.ArrayLike) -> float:
 
 @dataclass(frozen=True)
 class SlopeFit:
-    """A log–log slope fitted on repetitions: estimate, percentile-bootstrap interval over
-    repetitions, number of x points and the fitted range; ``no_interval`` says why the
+    """A log–log slope fitted on repetitions: estimate, bootstrap interval over repetitions
+    (studentised for slopes of means, percentile for n*), number of x points and the fitted range; ``no_interval`` says why the
     interval is NaN when the slope is not."""
 
     slope: float
@@ -106,7 +107,8 @@ def fit_slope(
     """Log–log slope of the mean of ``y`` in ``x``, with a bootstrap over repetitions.
 
     The estimate is the OLS slope of ``log mean_r y(x, r)`` on ``log x``. The interval is the
-    percentile interval of the same slope over ``n_boot`` resamples of the repetitions (one
+    symmetric studentised interval (:func:`studentized_fit`) of the same slope over ``n_boot``
+    resamples of the repetitions (one
     resample of repetition indices is used at every x: the repetitions of a curve share
     their samples across x, so their values are paired). Points whose mean is ≤ 0 are left
     out of that fit. Fewer than 3 points with positive mean (or fewer than
@@ -130,16 +132,81 @@ def fit_slope(
         return SlopeFit(slope, math.nan, math.nan, m, *log_range(xs[pos]), no_interval=f"{R} repetition(s) seen at every x; an interval needs ≥ {MIN_REPS}")
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, R, size=(n_boot, R))
-    boot_mean = Y[pos][:, idx].mean(axis=2).T  # (n_boot, m)
+    Yb = Y[pos][:, idx]  # (m, n_boot, R)
+    boot_mean = Yb.mean(axis=2).T  # (n_boot, m)
     w = (boot_mean > 0).astype(float)
     with np.errstate(divide="ignore"):
         slopes = masked_ols(lx[None, :], np.log(np.where(w > 0, boot_mean, 1.0)), w)
-    return percentile_fit(slope, slopes, w, n_boot, confidence, m, xs[pos])
+    se = float(slope_se(lx, Y[pos], np.ones(m)))
+    ses = slope_se(lx, np.moveaxis(Yb, 1, 0), w)
+    return studentized_fit(slope, se, slopes, ses, w, n_boot, confidence, m, xs[pos])
 
 
 def identical(Y: npt.NDArray) -> bool:
     """Do all repetitions (columns of ``Y``) give the same values?"""
     return bool(Y.size) and bool(np.all(Y == Y[:, :1]))
+
+
+def slope_se(lx: npt.NDArray, Y: npt.NDArray, w: npt.NDArray) -> npt.NDArray:
+    r"""Delta-method standard error of the OLS slope of ``log mean_r Y`` on ``lx`` over the
+    points of weight ``w`` (0/1), per leading index: ``Y`` is (…, m points, R repetitions),
+    ``w`` (…, m).
+
+    The slope is :math:`\hat s = \sum_j c_j \ln \bar y_j` with
+    :math:`c_j = w_j (\ell_j - \bar\ell_w) / \sum_k w_k (\ell_k - \bar\ell_w)^2` and
+    :math:`\bar y_j = \frac1R \sum_r y_{jr}`. Its derivative in repetition r's values gives
+    the influence :math:`z_r = \sum_j c_j y_{jr} / \bar y_j` (the repetitions are paired
+    across the points, so one z per repetition carries their covariance), and
+    :math:`\widehat{\mathrm{se}}^2 = \widehat{\mathrm{Var}}_r(z_r)/R` (sample variance, R − 1 in
+    the denominator): the first-order (infinitesimal-jackknife) variance of a smooth function
+    of R i.i.d. vectors (B. Efron and R. J. Tibshirani, *An Introduction to the Bootstrap*,
+    Chapman & Hall, 1993, §21.3). NaN with fewer than 2 weighted points; 0 when every
+    repetition gives the same values at the weighted points."""
+    Y = np.asarray(Y, dtype=float)
+    w = np.broadcast_to(np.asarray(w, dtype=float), Y.shape[:-1])
+    R = Y.shape[-1]
+    sw = w.sum(-1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mx = (w * lx).sum(-1, keepdims=True) / sw
+        d = w * (lx - mx)
+        c = d / (d * (lx - mx)).sum(-1, keepdims=True)
+        ybar = Y.mean(-1)
+        ratio = np.where((w > 0)[..., None], Y / np.where(ybar > 0, ybar, 1.0)[..., None], 0.0)
+        z = (c[..., None] * ratio).sum(-2)  # (…, R)
+        return np.sqrt(z.var(-1, ddof=1) / R) if R > 1 else np.full(z.shape[:-1], np.nan)
+
+
+def studentized_fit(
+    slope: float, se: float, slopes: npt.NDArray, ses: npt.NDArray, w: npt.NDArray, n_boot: int, confidence: float, m: int,
+    xs: npt.NDArray, points: str = "points with a positive mean",
+) -> SlopeFit:
+    r"""The point slope with the *symmetric studentised* bootstrap interval
+    :math:`\hat s \pm q\,\widehat{\mathrm{se}}`, where q is the ``confidence``-quantile of
+    :math:`|\hat s^*_b - \hat s| / \widehat{\mathrm{se}}^*_b` over the bootstrap resamples
+    (each resample's slope ``slopes`` and standard error ``ses`` from :func:`slope_se`, both on
+    the resample's own points ``w``; resamples with < 3 points are dropped and fewer than half
+    usable give no interval). P. Hall, "On symmetric bootstrap confidence intervals", J. R.
+    Stat. Soc. B 50(1), 1988: the pivot :math:`|t|` makes the coverage error O(R⁻²), against
+    O(R⁻¹) for the percentile interval, which is too narrow by about √((R − 1)/R) and
+    ignores skewness. In the simulation shipped with the suite (tests/test_coverage.py:
+    skewed noise, 10–50 paired repetitions, regime chosen in every resample) it covers a known
+    slope ≥ 0.93 of the time, where the percentile interval under-covers. A resample whose
+    repetitions are all equal (se* = 0) has |t| = ∞ unless its slope equals the estimate."""
+    keep = (w.sum(1) >= 3) & np.isfinite(slopes)
+    slopes, ses = slopes[keep], ses[keep]
+    if len(slopes) < n_boot // 2 or not np.isfinite(se):
+        why = f"only {len(slopes)} of {n_boot} bootstrap resamples have ≥ 3 {points}"
+        return SlopeFit(slope, math.nan, math.nan, m, *log_range(xs), no_interval=why)
+    dev = np.abs(slopes - slope)
+    tol = 1e-9 * max(1.0, abs(slope))  # rounding: a slope the repetitions cannot move (e.g. per-repetition factors only)
+    if se <= tol * 1e-3 and float(dev.max()) <= tol:
+        return SlopeFit(slope, slope - float(dev.max()), slope + float(dev.max()), m, *log_range(xs))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = np.where(dev <= tol, 0.0, dev / np.where(np.isfinite(ses), ses, 0.0))
+    q = float(np.quantile(t, confidence))
+    if not np.isfinite(q):
+        return SlopeFit(slope, math.nan, math.nan, m, *log_range(xs), no_interval="more than 5% of the bootstrap resamples have no spread (se* = 0)")
+    return SlopeFit(slope, float(slope - q * se), float(slope + q * se), m, *log_range(xs))
 
 
 def percentile_fit(

@@ -191,11 +191,18 @@ def sample_complexity_slope(rows: pd.DataFrame, *, alpha: float, beta: float, x:
 
 def check_n_star(
     rows: pd.DataFrame, *, experiment: str, learner: str, regime: str, alpha: float, beta: float, x: str = "epsilon",
-    theory_n: Callable[[npt.NDArray], npt.ArrayLike] | None = None, reconstructed: bool = False,
-) -> dict[str, object]:
+    theory_n: Callable[[npt.NDArray], npt.ArrayLike] | None = None, reconstructed: bool = False, kind: str | None = None,
+    shape_why: str = "",
+) -> dict[str, object] | None:
     """The judged theory-check row of an n*(α)-vs-``x`` curve: slope (:func:`n_star_fit`)
     beside the local exponent of ``theory_n(xs)`` (the theorem's n(α) along x) over the
-    fitted range, ``bound_ratio`` = the largest empirical n* / theorem n* there."""
+    fitted range, ``bound_ratio`` = the largest empirical n* / theorem n* there. ``kind`` is
+    the theory's bound kind (``bound``: a proven sufficient sample size, with constants —
+    checked at every value of ``x``, :func:`n_star_bound_cells`; ``shape``; default ``shape``
+    with a theory, ``none`` without). None (no row) with fewer than 3 values of ``x``."""
+    if len(rows) and rows[x].nunique() < 3:
+        return None
+    kind = kind or ("shape" if theory_n is not None else "none")
     silent_note = ""
     if theory_n is not None and len(rows):
         # fit only where the theory's n* is defined; undefined everywhere: theory_silent
@@ -212,6 +219,10 @@ def check_n_star(
     nf = n_star_fit(rows, alpha=alpha, beta=beta, x=x)
     fit, used = nf.fit, nf.used
     exponent, ratio = math.nan, math.nan
+    cells = above = None
+    if kind == "bound" and theory_n is not None and not reconstructed and len(nf.xs):
+        largest = float(rows["n"].max()) if "n" in rows else math.inf
+        cells, above, ratio_all = n_star_bound_cells(nf, theory_n, largest)
     if theory_n is not None and np.isfinite(fit.x_min):
         span = np.geomspace(fit.x_min, fit.x_max, 16)
         exponent = local_exponent(span, theory_n(span))
@@ -219,6 +230,8 @@ def check_n_star(
         good = np.isfinite(th) & (th > 0)
         if good.any() and not reconstructed:
             ratio = float(np.max(nf.n_star[used][good] / th[good]))
+    if cells is not None and not np.isfinite(ratio):
+        ratio = ratio_all
     status, note = curve_status(n_values=len(rows), fit=fit)
     found = int(np.isfinite(nf.n_star).sum())
     if status == "too_few_points":
@@ -236,5 +249,62 @@ def check_n_star(
         fit, status=status, note=note, exponent=exponent, reps=nf.reps, reconstructed=reconstructed,
         on_floor=bool(floored.any()) and fit.n_points < 3,
         has_data=len(rows) > 0, theory_given=theory_n is not None, experiment=experiment, learner=learner, regime=regime, x=x, y="n_star",
-        bound_kind="shape" if theory_n is not None else "none", bound_ratio=ratio,
+        bound_kind=kind, bound_ratio=ratio, cells=cells, cells_above_bound=above, shape_why=shape_why,
     )
+
+
+def n_star_bound_cells(nf: NStarFit, theory_n, largest: float) -> tuple[int, int, float]:
+    """``(cells, cells above, largest ratio)`` of a proven sufficient sample size
+    ``theory_n(x)`` against the empirical n* at each value of x where it is finite: n* (the
+    (1 − β)-order statistic of the crossings) above it is a cell above the bound. A censored n*
+    (learned before the grid starts) is an upper bound of the true one: below the bound when
+    the grid's first size is. An n* the grid never reaches is above the bound where the grid
+    goes beyond the bound's n (the bound says ≥ 1 − β of the repetitions have learnt by then),
+    undecided (not a cell) where it does not. Values whose error sits on a floor near α are
+    not cells either (:func:`floor_near_alpha`: the rate does not set their n*)."""
+    with np.errstate(all="ignore"):
+        th = np.broadcast_to(np.asarray(theory_n(nf.xs), dtype=float), nf.xs.shape)
+    floored = np.zeros(len(nf.xs), dtype=bool) if nf.floored is None else nf.floored
+    ok = np.isfinite(th) & (th > 0) & ~floored
+    star = nf.n_star
+    decided = ok & (np.isfinite(star) | (largest >= th))
+    over = decided & (star > th)
+    with np.errstate(all="ignore"):
+        ratios = np.where(decided & np.isfinite(star), star / th, np.nan)
+    ratio = float(np.nanmax(ratios)) if np.isfinite(ratios).any() else math.nan
+    return int(decided.sum()), int(over.sum()), ratio
+
+
+def check_n_star_at(
+    rows: pd.DataFrame, *, experiment: str, learner: str, regime: str, alpha: float, beta: float, n_bound: float,
+) -> dict[str, object] | None:
+    """The judged row of one curve's n*(α) (error against ``n``, one setting) against a proven
+    sufficient sample size ``n_bound`` (e.g. the finite-class bound of a consistent learner,
+    :func:`dpbench.theory.n_finite_class`): ``bound_holds`` when the (1 − β)-order statistic
+    of the per-repetition crossings (:func:`crossing_sizes`) is at most ``n_bound`` — a crossing
+    censored at the grid's first size counts as that size, an upper bound — and ``violated``
+    when it is above (or never reached on a grid that goes beyond ``n_bound``);
+    ``bound_ratio`` = n*/n_bound. None (no row) for a curve with fewer than 3 sizes."""
+    if len(rows) == 0 or rows["n"].nunique() < 3:
+        return None
+    xs, first, C = crossing_sizes(rows, alpha, x=None)
+    R = C.shape[1]
+    star = float(n_star_of(C[0], beta)) if R else math.inf
+    largest = float(rows["n"].max())
+    decided = np.isfinite(star) or largest >= n_bound
+    above = int(decided and star > n_bound)
+    ratio = star / n_bound if np.isfinite(star) else math.nan
+    censored = np.isfinite(star) and star <= first[0]
+    fit = SlopeFit(math.nan, math.nan, math.nan, 0, math.nan, math.nan)
+    where = ("never reached on the grid (largest n " + f"{largest:g})" if not np.isfinite(star)
+             else f"n*(α={alpha}) = {star:.4g}" + (" (censored: the grid's smallest n, an upper bound)" if censored else ""))
+    note = (f"{where}, the {1 - beta:g} order statistic of {R} repetitions' interpolated crossings, against the sufficient "
+            f"sample size {n_bound:.4g} of the bound")
+    if not decided:
+        note += "; the grid ends before the bound's n: undecided"
+    row = judged_row(
+        fit, status="too_few_points", note=note + "; one n*, no slope (status too_few_points): the bound decides the verdict", exponent=math.nan, reps=R, has_data=True,
+        theory_given=True, experiment=experiment, learner=learner, regime=regime, x="n", y="n_star", bound_kind="bound",
+        cells=int(decided), cells_above_bound=above, bound_ratio=ratio,
+    )
+    return row

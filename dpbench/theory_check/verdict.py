@@ -51,6 +51,14 @@ FLOOR_RISE = 0.05
 #: a point whose mean is at most (1 + FLOOR_TOL) × the floor level is on the floor (at 1.5× the
 #: floor, a third of its value is the floor: its log–log slope would be biased by it)
 FLOOR_TOL = 0.5
+#: a floor being approached (:func:`approach_start`): the last local slope is flatter than
+#: APPROACH_FRACTION × the steeper of the steepest local slope and the predicted exponent, ...
+APPROACH_FRACTION = 1 / 3
+#: ... the steepest local slope is at least APPROACH_CURVATURE × the last one (the curve bends) ...
+APPROACH_CURVATURE = 1.5
+#: ... and the trailing points whose incoming local slope is flatter than APPROACH_HALF × the
+#: reference (the predicted exponent, else the steepest local slope) are on the approach
+APPROACH_HALF = 0.5
 #: an interval needs this many repetitions (the figures draw no band below it either)
 #: agrees: the interval overlaps [exponent − TOLERANCE, exponent + TOLERANCE] ...
 TOLERANCE = 0.1
@@ -60,20 +68,43 @@ MAX_WIDTH = 0.5
 #: The values of the ``verdict`` column, in the order they are tested (the first that
 #: applies wins).
 VERDICTS = (
-    "too_few_points",  # no data, or < 3 points in the regime
+    "too_few_points",  # no data, or < 3 points in the regime and no proven bound checked
+    "violated",  # a cell lies above a proven bound (its statistic at the bound's level): a contradiction
     "at_chance",  # never clearly below the trivial level (online curves: on late-window rates); before
     #               vacuous_bound, so a curve that does not learn shows as such even under a vacuous bound
     "vacuous_bound",  # the bound is above the trivial level over the whole range: it says nothing
-    "floor",  # < 3 regime points because the curve sits on a floor
+    "floor",  # < 3 regime points because the curve sits on a floor, or is seen approaching one
     "too_few_reps",  # < MIN_REPS repetitions: no interval
     "theory_silent",  # a theory is given but undefined over the whole curve (e.g. a rate from its n₀ on): kept, nothing to compare
     "no_theory",  # no theory at all (a reference learner, a timing without a model)
     "shape_only",  # a reconstructed rate whose constants the source lost: compared by shape only
+    "bound_holds",  # a proven bound holds at every cell, and the slope decides nothing more (too few points or
+    #                 repetitions, or an interval that neither agrees with nor excludes the bound's exponent)
     "agrees",  # interval overlaps exponent ± TOLERANCE, ≤ MAX_WIDTH wide, estimate within MAX_WIDTH/2
     "inconclusive",  # interval overlaps exponent ± TOLERANCE but is wider (or the estimate is far off)
     "steeper",  # interval entirely beyond exponent ± TOLERANCE, away from 0
     "shallower",  # interval entirely beyond exponent ± TOLERANCE, towards 0
 )
+
+#: What a theory row's formula claims (column ``claim``): ``upper`` — an upper bound, proven
+#: with constants (``bound_kind`` ``bound``) or an O(·) rate (``shape``): a curve below it may
+#: fall faster or slower over a finite range, and only a cell above a *proven* bound
+#: contradicts it; ``tight`` — a rate the theorem states as Θ(·) (or with matching lower and
+#: upper bounds) on this instance: an interval that excludes its exponent contradicts it;
+#: ``lower`` — a lower bound every learner meets (the fair-coin instance): a check of the
+#: instance, not a verdict on a learner.
+CLAIMS = ("upper", "tight", "lower")
+
+#: verdicts that decide a row (the issue's "decisive"): the rest say why nothing was decided
+DECISIVE = ("violated", "floor", "bound_holds", "agrees", "steeper", "shallower")
+
+
+def contradicts(verdict: str, claim: str | None) -> bool:
+    """Does a row with this verdict and claim contradict its theorem? Only if a cell lies
+    above a proven bound (``violated``), or if a theorem stating a tight rate (``claim`` =
+    ``tight``) is excluded by the interval (``steeper``/``shallower``). A slope steeper or
+    shallower than an upper bound's exponent is a description, not a contradiction."""
+    return verdict == "violated" or (claim == "tight" and verdict in ("steeper", "shallower"))
 
 
 def last_run(ok: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
@@ -131,6 +162,64 @@ def plateau_start(lx: npt.NDArray, means: npt.NDArray, decays: npt.NDArray[np.bo
     return start
 
 
+def approach_start(lx: npt.NDArray, means: npt.NDArray, regime: npt.NDArray, predicted: float = math.nan,
+                   decays: npt.NDArray[np.bool_] | None = None) -> npt.NDArray:
+    r"""Per row of ``means`` (B, m) with its contiguous ``regime`` (B, m): the index of the first
+    point on which the curve is seen *approaching* a floor, ``m`` if none — a floor still
+    being approached, which :func:`plateau_start` (≥ 3 flat points) misses.
+
+    On the regime's points the local log–log slopes :math:`s_j = \Delta\ln\bar y / \Delta\ln x`
+    are formed. A curve :math:`a x^{e} + c` with a floor c has local slopes
+    :math:`e\,a x^{e}/(a x^{e} + c)`, which flatten monotonically from e toward 0, while a
+    power law's scatter around one value. A floor is being approached when, with ``ref`` the
+    steeper of the steepest local slope and the ``predicted`` exponent (NaN: the steepest
+    alone):
+
+    - there are ≥ 2 local slopes, the steepest is a decay (< −2·:data:`FLOOR_SLOPE`) and, if
+      given, so is the prediction;
+    - the last local slope is flatter than the one before it (flattening) and than
+      :data:`APPROACH_FRACTION` · ref, and does not rise beyond :data:`FLOOR_RISE`;
+    - the steepest local slope is at least :data:`APPROACH_CURVATURE` × the last (the curve bends).
+
+    The approach starts at the first point of the trailing run whose incoming local slope is
+    flatter than :data:`APPROACH_HALF` × the predicted exponent (the steepest local slope
+    without one): there the floor c is ≥ half the value (e·a xᵉ/(a xᵉ + c) ≥ e/2 ⟺
+    c ≤ a xᵉ), which would bias a fitted slope toward 0 by the same factor. As for a plateau,
+    only where the theory predicts a decay over those points (``decays``, as in
+    :func:`plateau_start`; None: everywhere): a flattening the theory predicts is no floor."""
+    means = np.atleast_2d(np.asarray(means, dtype=float))
+    regime = np.broadcast_to(np.asarray(regime, dtype=bool), means.shape)
+    B, m = means.shape
+    out = np.full(B, m)
+    if m < 3:
+        return out
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ly = np.where(regime & (means > 0), np.log(np.where(means > 0, means, 1.0)), np.nan)
+        s = np.diff(ly, axis=1) / np.diff(lx)[None, :]  # (B, m − 1), NaN outside the regime
+    valid = np.isfinite(s)
+    nv = valid.sum(axis=1)
+    last = np.where(valid.any(axis=1), m - 2 - np.argmax(valid[:, ::-1], axis=1), 0)
+    rows = np.arange(B)
+    s_last = s[rows, last]
+    s_prev = s[rows, np.maximum(last - 1, 0)]
+    steepest = np.nanmin(np.where(valid, s, np.inf), axis=1)
+    pred = abs(predicted) if np.isfinite(predicted) else 0.0
+    ref = np.maximum(np.abs(steepest), pred)
+    allowed = not (np.isfinite(predicted) and predicted >= -2 * FLOOR_SLOPE)
+    with np.errstate(invalid="ignore"):
+        flag = (allowed & (nv >= 2) & (steepest < -2 * FLOOR_SLOPE) & (s_last > s_prev) & (s_last > -APPROACH_FRACTION * ref)
+                & (s_last <= FLOOR_RISE) & (np.abs(steepest) >= APPROACH_CURVATURE * np.abs(s_last)))
+        half = APPROACH_HALF * (pred if pred > 0 else np.abs(steepest))
+        flat = valid & (s > -half[:, None] if np.ndim(half) else s > -half)
+    for b in np.flatnonzero(flag):
+        j = last[b]
+        while j >= 0 and flat[b, j] and valid[b, j]:
+            j -= 1
+        if j < last[b] and (decays is None or bool(decays[j + 1])):
+            out[b] = j + 2  # the first point whose incoming slope is on the flat trailing run
+    return out
+
+
 def window_starts(xs: npt.NDArray, counts: npt.NDArray, threshold: float) -> npt.NDArray:
     """Per repetition of an online curve (``counts``: (m points, R) cumulative mistakes at the
     checkpoints ``xs``): the index of the first checkpoint after the last window whose
@@ -160,7 +249,8 @@ def regime_masks(
     means: npt.NDArray, *, trivial: float | None, floor_from: npt.NDArray, margin: float = MARGIN,
     start: npt.NDArray | None = None, at_floor: npt.NDArray | None = None, level: float | None = None,
 ) -> npt.NDArray[np.bool_]:
-    """Per row of ``means`` (B, m): the regime — learning (positive, ≤ margin·trivial, or ≤ ½
+    """Per row of ``means`` (B, m): the regime — learning (positive, ≤ margin·trivial — ``trivial``
+    a scalar or one level per point —, or ≤ ½
     the row's largest mean without a trivial level), from ``start`` (B,; online curves:
     :func:`window_starts`), before ``floor_from`` (B,) and not on the floor (a mean at most
     (1 + :data:`FLOOR_TOL`) × the row's floor level — ``level`` when given, a deterministic
@@ -178,8 +268,8 @@ def regime_masks(
             ok &= ~np.asarray(at_floor, dtype=bool)[None, :]
         if start is not None:
             ok &= idx[None, :] >= np.asarray(start)[:, None]
-        if trivial is not None and np.isfinite(trivial):
-            ok &= means <= margin * trivial
+        if trivial is not None and np.all(np.isfinite(trivial)):  # a scalar, or one level per point (m,)
+            ok &= means <= margin * np.asarray(trivial, dtype=float)
         else:
             ok &= means <= 0.5 * np.nanmax(np.where(np.isfinite(means), means, -np.inf), axis=-1, keepdims=True)
     return last_run(ok)
@@ -199,27 +289,36 @@ def verdict(
     reconstructed: bool = False,
     slope: float | None = None,
     theory_given: bool = False,
+    bound_cells: int = 0,
+    above: int = 0,
 ) -> str:
     """The verdict of one curve (:data:`VERDICTS`, the first that applies). ``on_floor``: the
-    curve learns but fewer than 3 points are left above its floor; ``theory_given``: a theory
-    was given (a missing exponent then means it is undefined there: ``theory_silent``)."""
+    curve learns but fewer than 3 points are left above its floor (or its approach);
+    ``theory_given``: a theory was given (a missing exponent then means it is undefined there:
+    ``theory_silent``); ``bound_cells``, ``above``: cells at which a *proven* bound was
+    checked, and how many lie above it (any: ``violated``; none, with a slope that decides
+    nothing more: ``bound_holds``)."""
+    checked = bound_cells > 0
     if not has_data:
         return "too_few_points"
+    if above > 0:
+        return "violated"
     if at_chance:
         return "at_chance"
     if vacuous:
         return "vacuous_bound"
     if n_points < 3:
-        return "floor" if on_floor else "too_few_points"
+        return "floor" if on_floor else "bound_holds" if checked else "too_few_points"
     if reps < MIN_REPS:
-        return "too_few_reps"
+        return "bound_holds" if checked else "too_few_reps"
     if exponent is None or not np.isfinite(exponent):
-        return "theory_silent" if theory_given else "no_theory"
+        return "bound_holds" if checked else "theory_silent" if theory_given else "no_theory"
     if reconstructed:
         return "shape_only"
     if not (np.isfinite(low) and np.isfinite(high)):
-        return "inconclusive"
-    return compare(exponent, low, high, slope)
+        return "bound_holds" if checked else "inconclusive"
+    c = compare(exponent, low, high, slope)
+    return "bound_holds" if c == "inconclusive" and checked else c
 
 
 def compare(exponent: float, low: float, high: float, slope: float | None = None) -> str:
