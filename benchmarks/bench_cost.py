@@ -75,9 +75,9 @@ def run_cpu(run_dir: Path, experiment: str, shard: int, count: int, cells) -> fl
 
 
 def main() -> None:
+    from dpbench.foundation.cell import cells_to_json
     from dpbench.orchestration.config import load
     from dpbench.orchestration.cost import JOB_OVERHEAD_SECONDS
-    from dpbench.foundation.cell import cells_to_json
 
     parser = argparse.ArgumentParser()
     parser.add_argument("config", nargs="?", default=str(REPO / "config" / "config.yaml"))

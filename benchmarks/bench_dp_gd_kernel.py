@@ -15,15 +15,15 @@ CPU seconds of this process (the build machine is shared: wall time measures the
 from __future__ import annotations
 
 import argparse
-import time
 import logging
+import time
 
-import pinned
 import numpy as np
+import pinned
 
 from dpbench.learners import logistic_common
 from dpbench.learners.dp_gd import DPGD
-from dpbench.learners.logistic_common import signs, unit_ball
+from dpbench.learners.logistic_common import unit_ball
 from dpbench.problems.logistic import LogisticProblem
 
 

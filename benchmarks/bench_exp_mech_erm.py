@@ -20,9 +20,8 @@ from __future__ import annotations
 
 import argparse
 
-from pinned import interleaved  # one BLAS thread, as the workflow runs (before numpy)
-
 import numpy as np
+from pinned import interleaved  # one BLAS thread, as the workflow runs (before numpy)
 
 from dpbench.kernels.bitset import pack_columns, popcount_rows
 from dpbench.learners.exp_mech_erm import ExpMechERM

@@ -17,8 +17,8 @@ from __future__ import annotations
 import argparse
 import time
 
-import pinned  # noqa: F401  (one BLAS thread; before numpy)
 import numpy as np
+import pinned  # noqa: F401  (one BLAS thread; before numpy)
 
 from dpbench.learners.exp_mech_grid import ExpMechGrid, grid
 from dpbench.learners.logistic_common import signs, unit_ball

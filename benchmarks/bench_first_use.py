@@ -89,8 +89,8 @@ def child(code: str, *args: str) -> dict:
 
 
 def main() -> None:
-    from dpbench.orchestration.cost import LIBRARY_IMPORTS, cell_cost, libraries_of
     from dpbench.foundation.cell import cells_to_json
+    from dpbench.orchestration.cost import LIBRARY_IMPORTS, cell_cost, libraries_of
 
     parser = argparse.ArgumentParser()
     parser.add_argument("configs", nargs="*", default=[str(REPO / "config" / "config.yaml"), str(REPO / "config" / "paper.yaml")])

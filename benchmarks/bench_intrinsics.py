@@ -27,9 +27,9 @@ from __future__ import annotations
 import argparse
 import time
 
-import pinned
 import numba
 import numpy as np
+import pinned
 
 from dpbench.kernels import simd_dot
 from dpbench.learners.logistic_common import _full_batch_clipped_sums, plain_clipped_sums

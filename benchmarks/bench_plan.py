@@ -50,9 +50,9 @@ def dry_run(path: Path) -> tuple[float, int]:
 
 
 def calibration() -> None:
+    from dpbench.experiments.base import draw_target, run_batch_cell
     from dpbench.orchestration.config import from_dict
     from dpbench.orchestration.cost import cell_cost
-    from dpbench.experiments.base import draw_target, run_batch_cell
     from dpbench.orchestration.grid import sort_cells
 
     block = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["experiments"]["conjunctions"]

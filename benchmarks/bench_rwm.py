@@ -23,10 +23,9 @@ import argparse
 import math
 import time
 
-from pinned import interleaved  # one BLAS thread, as the workflow runs (before numpy)
-
 import numba
 import numpy as np
+from pinned import interleaved  # one BLAS thread, as the workflow runs (before numpy)
 
 from dpbench.learners.experts_common import run_hedge
 from dpbench.learners.private_rwm import calibrate

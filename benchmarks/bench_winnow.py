@@ -19,8 +19,8 @@ runs 0.03 … 10; the small ε fire more and query the sparse vector's noise mor
 
 import argparse
 
-import pinned  # noqa: F401  (one BLAS thread; before numpy)
 import numpy as np
+import pinned  # noqa: F401  (one BLAS thread; before numpy)
 
 from dpbench.foundation import registry
 from dpbench.problems.dl_as_halfspace import DlAsHalfspace

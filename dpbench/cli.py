@@ -141,9 +141,9 @@ def _check_memory(cells, force: bool) -> None:
 def _cmd_run(args: argparse.Namespace) -> int:
     import pandas as pd
 
+    from dpbench.experiments.base import draw_target
     from dpbench.foundation import registry
     from dpbench.orchestration.config import ConfigError, from_dict, nearest
-    from dpbench.experiments.base import draw_target
 
     try:
         experiment = registry.experiment(args.experiment)
@@ -241,9 +241,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
 def _cmd_readme(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from dpbench.reporting import audit_table
     from dpbench.foundation.results import write_text
-    from dpbench.reporting import cost_of_privacy
+    from dpbench.reporting import audit_table, cost_of_privacy
     from dpbench.reporting.summary import ReadmeError, readme_section, replace_section
 
     # (file, flag, its generated section, its markers, the run file it comes from)

@@ -214,8 +214,8 @@ def declared_outputs(config_file: Path) -> set[str]:
     """Every file a run of ``config_file`` may write (dpbench.foundation.paths), without running it."""
     import yaml
 
-    from dpbench.orchestration.config import from_dict
     from dpbench.foundation.paths import DEFAULT_CONFIG, RunPaths, output_root
+    from dpbench.orchestration.config import from_dict
 
     config = yaml.safe_load(config_file.read_text())
     grid = from_dict(config)

@@ -11,12 +11,10 @@ import pandas as pd
 import pytest
 
 from dpbench.theory_check.analysis import STATUSES, bound_check, check_curve, curves, with_learner_params
-
-
-
 from dpbench.theory_check.fit import fit_slope
-
 from dpbench.theory_check.nstar import sample_complexity_slope
+
+
 def _rows(n_values, reps, error, *, learner="erm", private=False, epsilon=math.inf, noise=0.0, problem_id="p0", params=None):
     """Results rows of one curve: ``error(n, rep)``."""
     key = json.dumps({"learner_params": params or {}})

@@ -15,8 +15,8 @@ import math
 import numpy as np
 import pytest
 
-from dpbench.audits.engine import AUDIT_COLUMNS, audit, cli_audit, epsilon_lower_bound, run_case, run_cases
 from dpbench.audits import cases_for, default_claim
+from dpbench.audits.engine import AUDIT_COLUMNS, audit, cli_audit, epsilon_lower_bound, run_case, run_cases
 from dpbench.learners.experts_common import ExpertsLosses
 from dpbench.mechanisms.laplace import Laplace
 
@@ -195,8 +195,8 @@ def test_a_bound_above_the_exact_value_is_a_violation():
     with exact from the copy's own recorded laws it passes (no false alarm at 0.999)."""
     import dataclasses
 
-    from dpbench.foundation import registry
     from dpbench.audits.cases.winnow import ReleaseSwapFamily, release_horizon, release_pair
+    from dpbench.foundation import registry
 
     correct, broken = cases_for("dp_winnow_batched", epsilon=1.0, delta=1e-6)[:2]
     learner = registry.learner("dp_winnow_batched")(epsilon=1.0, delta=1e-6)
@@ -212,8 +212,8 @@ def test_a_bound_above_the_exact_value_is_a_violation():
 
 
 def test_gdp_bound_is_tight_and_valid_for_a_gaussian_shift():
-    from dpbench.audits.engine import gdp_lower_bound
     from dpbench.audits.cases.mechanisms import gaussian_exact
+    from dpbench.audits.engine import gdp_lower_bound
 
     rng = np.random.default_rng(0)
     sigma = 2.0
@@ -245,8 +245,7 @@ def test_vectorised_pac_statistics_are_the_learners_fit():
 def test_an_exact_only_catch_is_no_power_and_says_why(capsys):
     """``dpbench audit dp_gd --runs 40``: no sampled power, so no pass (exit 1, the reason printed);
     ``--runs 2`` (the review's repro) is refused: no bound above 0 is possible there."""
-    from dpbench.audits.engine import minimum_runs
-    from dpbench.audits.engine import no_power_reason
+    from dpbench.audits.engine import minimum_runs, no_power_reason
 
     rows = run_cases(cases_for("dp_gd", epsilon=1.0, delta=1e-6), runs=2, confidence=0.999, seed=0)
     assert rows[1]["epsilon_exact"] > 1.0 >= rows[1]["epsilon_lower_bound"]
@@ -361,7 +360,7 @@ def test_a_row_short_of_its_target_says_why_from_its_numbers():
     good, bad = rows
     exact = good["epsilon_exact"]
     assert f"analysis loose: exact eps {exact:.3g} < claim 1 (claim/exact = {1 / exact:.3g})" in good["note"]
-    assert f"of exact at 2,000 runs/side (target 0.8)" in good["note"] and "runs/side" in good["note"].split("needs ~")[1]
+    assert "of exact at 2,000 runs/side (target 0.8)" in good["note"] and "runs/side" in good["note"].split("needs ~")[1]
     assert bad["note"].startswith("broken: eta x8, the smallest power-of-2 error") and "within the claim" in bad["note"]
     assert 5.6 < 1 / exact < 5.8  # docs/privacy.md: advanced composition is loose ≈ 5.7x on this pair
     privdl_broken = cases_for("privdl", epsilon=1.0, delta=1e-6)[1].note  # docs: λ x128 at ε = 1, x64 over by 1 %

@@ -27,8 +27,8 @@ import math
 import numpy as np
 import pytest
 
-from dpbench.audits.engine import accounting_fails, run_cases
 from dpbench.audits import cases_for, default_claim
+from dpbench.audits.engine import accounting_fails, run_cases
 
 
 # ----------------------------------------------------------------------- patches (own code)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpbench.audits.engine import no_power_reason, run_case, run_cases
 from dpbench.audits import cases_for
+from dpbench.audits.engine import run_case, run_cases
 
 
 def test_output_perturbation_loss_statistic_is_tight():

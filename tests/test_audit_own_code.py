@@ -15,9 +15,9 @@ import re
 import numpy as np
 import pytest
 
-from dpbench.foundation import registry
-from dpbench.audits.engine import audit_kind, run_case, run_cases
 from dpbench.audits import cases_for, default_claim
+from dpbench.audits.engine import audit_kind, run_case, run_cases
+from dpbench.foundation import registry
 
 registry.load_all()
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from dpbench.audits.engine import run_cases
 from dpbench.audits import cases_for
 from dpbench.audits.cases import experts
+from dpbench.audits.engine import run_cases
 
 
 @pytest.mark.slow

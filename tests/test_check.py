@@ -9,9 +9,8 @@ from dataclasses import dataclass
 import pytest
 
 from dpbench import check
-
-
 from dpbench.foundation import registry
+
 plugin = pytest.importorskip("dpbench_noisy_max.learners", reason="example plugin not installed (uv pip install -e examples/plugin)")
 
 
@@ -72,8 +71,9 @@ def test_check_runs_on_catalogue_learners(name):
 
 def test_check_catches_a_learner_that_uses_the_global_generator(own_registry):
     """Dynamic detection: drawing from numpy's global generator moves its state."""
-    from dpbench.learners.elimination import Elimination
     import numpy
+
+    from dpbench.learners.elimination import Elimination
 
     @dataclass(frozen=True, kw_only=True)
     class GlobalNoise(Elimination):

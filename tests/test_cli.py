@@ -9,8 +9,8 @@ import sys
 import pytest
 import yaml
 
-from dpbench.foundation import registry
 from dpbench.cli import main
+from dpbench.foundation import registry
 from tests.conftest import TINY_CONFIG
 
 

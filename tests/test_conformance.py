@@ -10,9 +10,8 @@ from __future__ import annotations
 import pytest
 
 from dpbench import check
-
-
 from dpbench.foundation import registry
+
 registry.load_all()
 
 

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from dpbench import theory
 from dpbench.audits.engine import mean_error
 from dpbench.learners.decision_tree import DecisionTree
 from dpbench.learners.elimination import Elimination
@@ -16,7 +17,6 @@ from dpbench.learners.private_sq_conjunction import PrivateSQConjunction
 from dpbench.learners.sq_conjunction import SQConjunction
 from dpbench.mechanisms.exponential import ExponentialMechanism
 from dpbench.problems.conjunction import ConjunctionClass, ConjunctionProblem
-from dpbench import theory
 
 
 def _target(seed=0, **params):

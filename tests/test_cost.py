@@ -8,9 +8,18 @@ import math
 import pytest
 
 from dpbench.foundation import registry
-from dpbench.orchestration.cost_table import COST_TABLE, CostModel, Measurement
-from dpbench.orchestration.cost import FORMULAS, DEFAULT_FIRST_USE, FIRST_USE, LIBRARY_SECONDS, cell_cost, job_costs, libraries_of, shard_seconds
 from dpbench.foundation.cell import Cell, freeze
+from dpbench.orchestration.cost import (
+    DEFAULT_FIRST_USE,
+    FIRST_USE,
+    FORMULAS,
+    LIBRARY_SECONDS,
+    cell_cost,
+    job_costs,
+    libraries_of,
+    shard_seconds,
+)
+from dpbench.orchestration.cost_table import COST_TABLE, CostModel, Measurement
 from dpbench.orchestration.grid import shard
 
 

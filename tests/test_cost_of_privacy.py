@@ -14,7 +14,14 @@ import pytest
 from dpbench import theory
 from dpbench.cli import main
 from dpbench.reporting.cost_of_privacy import BEGIN, END, cost_section, write_cost_of_privacy
-from dpbench.theory_check.cost_of_privacy import COLUMNS, _position, cost_of_privacy_table, mean_ratio, n_star_ratio, twin_of
+from dpbench.theory_check.cost_of_privacy import (
+    COLUMNS,
+    _position,
+    cost_of_privacy_table,
+    mean_ratio,
+    n_star_ratio,
+    twin_of,
+)
 
 SIZES = np.array([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384])
 
@@ -90,7 +97,9 @@ def test_table_rows_predictions_and_readme_section():
 
 def test_dpbench_readme_writes_and_checks_the_cost_section(tmp_path):
     from dpbench.foundation.results import make_row, write_rows
-    from dpbench.reporting.summary import BEGIN as R_BEGIN, END as R_END, summary_table
+    from dpbench.reporting.summary import BEGIN as R_BEGIN
+    from dpbench.reporting.summary import END as R_END
+    from dpbench.reporting.summary import summary_table
     from tests.test_summary import _theory
 
     results = tmp_path / "results"

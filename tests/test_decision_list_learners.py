@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from dpbench import theory
-from dpbench.theory_check.fit import clopper_pearson
 from dpbench.experiments.base import draw_target, run_batch_cell
 from dpbench.foundation.cell import Cell, freeze
 from dpbench.learners.base import ADD_REMOVE, REPLACE_ONE
@@ -28,6 +27,7 @@ from dpbench.learners.privdl_composition import (
 from dpbench.learners.rivest import CoverState, Rivest, feature_matrix
 from dpbench.mechanisms.composition import advanced
 from dpbench.problems.decision_list import DecisionListProblem
+from dpbench.theory_check.fit import clopper_pearson
 
 
 @pytest.fixture(scope="module")

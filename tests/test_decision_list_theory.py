@@ -13,9 +13,9 @@ import pytest
 import yaml
 
 from dpbench import theory
-from dpbench.theory_check.trivial import dl_trivial_error_of
-from dpbench.orchestration.config import from_dict
 from dpbench.experiments.base import draw_target
+from dpbench.orchestration.config import from_dict
+from dpbench.theory_check.trivial import dl_trivial_error_of
 from tests.conftest import TINY_CONFIG
 
 

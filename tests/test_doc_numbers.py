@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from dpbench.orchestration.config import load
 from dpbench.foundation.paths import DEFAULT_CONFIG
+from dpbench.orchestration.config import load
 from dpbench.orchestration.plan import make_plan
 
 ROOT = Path(__file__).resolve().parents[1]

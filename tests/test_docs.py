@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from dpbench.reporting import docs
-
 from dpbench.foundation import registry
+from dpbench.reporting import docs
 from dpbench.reporting.references import REFERENCES, cited_keys
 
 ROOT = Path(__file__).resolve().parent.parent

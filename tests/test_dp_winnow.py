@@ -11,11 +11,18 @@ import numpy as np
 import pytest
 
 from dpbench import theory
-from dpbench.audits.engine import AUDIT_COLUMNS, audit, run_case, run_cases, run_many
 from dpbench.audits import cases_for
 from dpbench.audits.cases import winnow as winnow_audits
+from dpbench.audits.engine import AUDIT_COLUMNS, audit, run_case, run_cases, run_many
 from dpbench.learners.confident_winnow import ConfidentWinnow
-from dpbench.learners.dp_winnow import DPWinnow, DPWinnowParams, calibrate, composed_privacy, reference_dp_winnow, run_dp_winnow
+from dpbench.learners.dp_winnow import (
+    DPWinnow,
+    DPWinnowParams,
+    calibrate,
+    composed_privacy,
+    reference_dp_winnow,
+    run_dp_winnow,
+)
 from dpbench.learners.dp_winnow_batched import DPWinnowBatched
 from dpbench.learners.dp_winnow_batched_tight import DPWinnowBatchedTight
 from dpbench.mechanisms.composition import advanced

@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpbench.orchestration.config import load
-from dpbench.learners import dp_winnow_summary as S
 from dpbench.foundation.results import read_results
+from dpbench.learners import dp_winnow_summary as S
+from dpbench.orchestration.config import load
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "learners-dp-winnow.md"

@@ -43,9 +43,9 @@ from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 
 import dpbench.experiments  # noqa: F401
+from dpbench.experiments.base import draw_target
 from dpbench.foundation import registry
 from dpbench.orchestration.config import from_dict
-from dpbench.experiments.base import draw_target
 from dpbench.plotting.style import DOUBLE_COLUMN, LEARNER_MARKER_SHAPES, MIN_FONT_PT, PLUGIN_MARKERS
 from tests.conftest import REPO, TINY_CONFIG
 
@@ -478,7 +478,7 @@ def view_problems(fig) -> list[str]:
     from dpbench.plotting.style import REFERENCE_GREY
 
     fig.canvas.draw()
-    renderer = fig.canvas.get_renderer()
+    fig.canvas.get_renderer()
     problems = []
     for i, ax in enumerate(fig.axes):
         if not ax.get_visible() or not ax.axison:

@@ -6,8 +6,6 @@ gradient up to rounding."""
 
 from __future__ import annotations
 
-import math
-
 import numba
 import numpy as np
 import pytest

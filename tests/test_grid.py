@@ -11,15 +11,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpbench.foundation import registry
-from dpbench.orchestration.config import from_dict
-from dpbench.orchestration.cost_table import COST_TABLE, CostModel, Measurement
-from dpbench.orchestration.cost import PER_REP_SECONDS, FAMILY_DEFAULTS, cell_cost, job_costs, shard_seconds
 from dpbench.experiments.base import run_shard
+from dpbench.foundation import registry
 from dpbench.foundation.cell import Cell, cells_from_json, cells_to_json, freeze
-from dpbench.orchestration.grid import shard, sort_cells
 from dpbench.foundation.results import TIMING_COLUMNS
 from dpbench.foundation.seeding import key_string
+from dpbench.orchestration.config import from_dict
+from dpbench.orchestration.cost import FAMILY_DEFAULTS, PER_REP_SECONDS, cell_cost, job_costs, shard_seconds
+from dpbench.orchestration.cost_table import COST_TABLE, CostModel, Measurement
+from dpbench.orchestration.grid import shard, sort_cells
 
 SEED = 5
 

@@ -9,13 +9,13 @@ import pytest
 import yaml
 
 import dpbench.experiments  # noqa: F401
-from dpbench.foundation import registry
 from dpbench import theory
-from dpbench.theory_check.analysis import STATUSES
-from dpbench.orchestration.config import from_dict
 from dpbench.experiments.base import draw_target
-from dpbench.learners.dp_winnow import calibrate
+from dpbench.foundation import registry
 from dpbench.foundation.results import to_table
+from dpbench.learners.dp_winnow import calibrate
+from dpbench.orchestration.config import from_dict
+from dpbench.theory_check.analysis import STATUSES
 from tests.conftest import TINY_CONFIG
 
 EXPERIMENT = registry.experiment("halfspaces_online")

@@ -11,13 +11,12 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
 from dpbench import cli
-from dpbench.orchestration.interrupt import interrupt_line, resume_command
 from dpbench.foundation.paths import OutputClash, RunPaths, check_owner, nesting_error
+from dpbench.orchestration.interrupt import interrupt_line, resume_command
 from tests.conftest import REPO, TINY_CONFIG, run_snakemake
 
 BAD_YAML = "seed: 1\nexperiments:\n  conjunctions: [a\n  b: 2\n"

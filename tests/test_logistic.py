@@ -11,6 +11,7 @@ import pytest
 from scipy import stats
 from sklearn.linear_model import LogisticRegression
 
+from dpbench.learners.exp_mech_grid import ExpMechGrid, grid, score_sensitivity
 from dpbench.learners.logistic_common import (
     calibrate_gd,
     calibrate_sgd,
@@ -23,7 +24,6 @@ from dpbench.learners.logistic_common import (
     unit_ball,
 )
 from dpbench.learners.objective_perturbation import calibration as objpert_calibration
-from dpbench.learners.exp_mech_grid import ExpMechGrid, grid, score_sensitivity
 from dpbench.learners.output_perturbation import sensitivity
 from dpbench.problems.logistic import LogisticProblem
 

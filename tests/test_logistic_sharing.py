@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from dpbench.foundation import registry
-from dpbench.theory.logistic_objective import minimise, optimum, projected, signs, unit_ball
 from dpbench.problems.base import Sample
 from dpbench.problems.logistic import LogisticProblem
+from dpbench.theory.logistic_objective import minimise, optimum, projected, signs, unit_ball
 
 
 def _sample(n=400, d=4, scale=1.0):

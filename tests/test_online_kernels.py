@@ -11,14 +11,14 @@ import numba
 import numpy as np
 import pytest
 
-from dpbench.learners.online import blocked_dot, max_abs, nonprivate_block
-from dpbench.kernels.simd_dot import row_dot
-from dpbench.mechanisms.lazy_laplace import laplace_from_uniform, laplace_uniforms, query_uniforms, uniform_cut
+from dpbench.kernels import pcg64
 from dpbench.kernels.block_kernels import decision_list_block
+from dpbench.kernels.pcg64 import random_below, skip_coin_flips
+from dpbench.kernels.simd_dot import row_dot
+from dpbench.learners.online import blocked_dot, max_abs, nonprivate_block
+from dpbench.mechanisms.lazy_laplace import laplace_from_uniform, laplace_uniforms, query_uniforms, uniform_cut
 from dpbench.problems.dl_as_halfspace import DlAsHalfspace
 from dpbench.problems.halfspace import Halfspace, enforce_margin
-from dpbench.kernels import pcg64
-from dpbench.kernels.pcg64 import random_below, skip_coin_flips
 
 
 @numba.njit

@@ -5,13 +5,9 @@ diffprivlib its cells are skipped with the reason."""
 
 from __future__ import annotations
 
-import json
-import math
-import sys
-from pathlib import Path
-
 import importlib
 import importlib.util
+import json
 
 import pytest
 

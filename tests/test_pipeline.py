@@ -27,11 +27,11 @@ def test_summarise_collects_checks_and_draws_one_experiment(tmp_path):
     theory table with a row per curve, and every registered figure with its caption."""
     import yaml
 
-    from dpbench.foundation import registry
-    from dpbench.orchestration.config import from_dict
     from dpbench.experiments.base import run_shard
-    from dpbench.reporting.pipeline import summarise
+    from dpbench.foundation import registry
     from dpbench.foundation.results import read_results
+    from dpbench.orchestration.config import from_dict
+    from dpbench.reporting.pipeline import summarise
     from tests.conftest import REPO
 
     config = yaml.safe_load((REPO / "tests" / "data" / "tiny.yaml").read_text())

@@ -12,10 +12,10 @@ import pytest
 import yaml
 
 from dpbench.cli import main
-from dpbench.orchestration.config import ConfigError, from_dict, load
 from dpbench.foundation.cell import cells_to_json
-from dpbench.orchestration.plan import format_plan, make_plan
 from dpbench.foundation.seeding import key_string
+from dpbench.orchestration.config import ConfigError, from_dict, load
+from dpbench.orchestration.plan import format_plan, make_plan
 
 REPO = Path(__file__).resolve().parents[1]
 TINY_SLURM = REPO / "tests" / "data" / "tiny_slurm.yaml"

@@ -8,12 +8,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from dpbench.foundation import registry
 from dpbench.audits.engine import AUDIT_COLUMNS
-from dpbench.orchestration.config import ConfigError, from_dict, load
 from dpbench.experiments.base import draw_target, run_shard
-from dpbench.reporting.pipeline import write_theory_check
+from dpbench.foundation import registry
 from dpbench.foundation.results import TIMING_COLUMNS
+from dpbench.orchestration.config import ConfigError, from_dict, load
+from dpbench.reporting.pipeline import write_theory_check
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -112,8 +112,8 @@ def test_without_the_peers_extra_its_audit_is_skipped_with_the_reason(monkeypatc
     """The default workflow audits diffprivlib_logreg through its own fit: on an install
     without the extra (the README's ``pip install -e .``) that cell gives skipped rows with
     the reason, and the workflow goes on."""
-    from dpbench.learners import peers
     from dpbench.experiments.privacy_audit import run_audit_cell
+    from dpbench.learners import peers
 
     real_find_spec = peers.importlib.util.find_spec
     monkeypatch.setattr(peers.importlib.util, "find_spec", lambda name, *a: None if name == "diffprivlib" else real_find_spec(name, *a))

@@ -16,8 +16,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from dpbench.theory_check.analysis import STATUSES, THEORY_COLUMNS
 from dpbench.problems.logistic import LogisticProblem
+from dpbench.theory_check.analysis import STATUSES, THEORY_COLUMNS
 
 
 def _learner(name: str):
@@ -84,11 +84,11 @@ def test_experiment_cells_theory_check_and_figures(tmp_path):
 
     matplotlib.use("Agg")
 
-    from dpbench.foundation import registry
     from dpbench.experiments.base import draw_target
+    from dpbench.foundation import registry
     from dpbench.foundation.cell import Cell, freeze
-    from dpbench.plotting.style import save
     from dpbench.foundation.results import to_table
+    from dpbench.plotting.style import save
 
     exp = registry.experiment("private_erm")
     rows = []
@@ -140,8 +140,8 @@ def test_default_grid_shows_every_private_learner_learning(default_run):
     from pathlib import Path
 
     from dpbench.foundation import registry
-    from dpbench.orchestration.config import load
     from dpbench.foundation.results import read_results
+    from dpbench.orchestration.config import load
 
     grid = load(Path(__file__).resolve().parents[1] / "config" / "config.yaml")
     plan = grid.experiments["private_erm"]

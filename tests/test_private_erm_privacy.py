@@ -17,9 +17,9 @@ import math
 import numpy as np
 import pytest
 
-from dpbench.audits.engine import audit
 from dpbench.audits import cases_for
 from dpbench.audits.cases.erm import CANARY_S, CANARY_X, GD_PARAMS, discrete_epsilon, gaussian_mixture_epsilon
+from dpbench.audits.engine import audit
 from dpbench.learners.base import ADD_REMOVE, REPLACE_ONE, Guarantee
 from dpbench.learners.dp_sgd import DPSGD
 from dpbench.mechanisms.accounting import calibrate_noise_multiplier, poisson_gaussian_epsilon

@@ -9,10 +9,10 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from dpbench.foundation import provenance, sources
-from dpbench.orchestration.config import from_dict
 from dpbench.experiments.base import run_shard
+from dpbench.foundation import provenance, sources
 from dpbench.foundation.results import read_results
+from dpbench.orchestration.config import from_dict
 from tests.conftest import TINY_CONFIG
 
 

@@ -12,8 +12,8 @@ import pytest
 import yaml
 
 from dpbench import cli
-from dpbench.orchestration.config import ConfigError, from_dict
 from dpbench.foundation.results import make_row, write_rows
+from dpbench.orchestration.config import ConfigError, from_dict
 from tests.conftest import TINY_CONFIG
 
 

@@ -6,6 +6,7 @@ local results directory), then a re-run has nothing to do (docs/running.md "Remo
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import socket
 import subprocess
@@ -15,11 +16,9 @@ import time
 import pytest
 import yaml
 
-from dpbench.orchestration.config import from_dict
 from dpbench.foundation.paths import RunPaths, output_root
+from dpbench.orchestration.config import from_dict
 from tests.conftest import TINY_CONFIG, run_snakemake
-
-import importlib.util
 
 pytestmark = pytest.mark.slow
 #: moto (with boto3) and the storage plugin: .ci/run installs them; in CI a missing one fails the test

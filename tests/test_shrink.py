@@ -6,10 +6,10 @@ import pandas as pd
 import pytest
 import yaml
 
-from dpbench.foundation import registry
 from dpbench.cli import main
-from dpbench.orchestration.config import ConfigError, from_dict, load
+from dpbench.foundation import registry
 from dpbench.foundation.paths import RunPaths, output_root
+from dpbench.orchestration.config import ConfigError, from_dict, load
 from dpbench.orchestration.shrink import MAX_SIZES, predicted_seconds, shrink, shrink_sizes
 from tests.conftest import REPO
 

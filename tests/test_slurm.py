@@ -30,8 +30,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from dpbench.orchestration.config import load
 from dpbench.foundation.results import TIMING_COLUMNS
+from dpbench.orchestration.config import load
 
 REPO = Path(__file__).resolve().parents[1]
 SETUP = REPO / "tests" / "tools" / "slurm_local_setup.sh"

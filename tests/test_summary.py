@@ -6,9 +6,17 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from dpbench.theory_check.analysis import THEORY_COLUMNS, theory_row
 from dpbench.cli import main
-from dpbench.reporting.summary import BEGIN, END, SUMMARY_COLUMNS, ReadmeError, replace_section, results_section, summary_table
+from dpbench.reporting.summary import (
+    BEGIN,
+    END,
+    SUMMARY_COLUMNS,
+    ReadmeError,
+    replace_section,
+    results_section,
+    summary_table,
+)
+from dpbench.theory_check.analysis import THEORY_COLUMNS, theory_row
 
 
 def _theory() -> pd.DataFrame:
@@ -89,7 +97,8 @@ def test_dpbench_readme_writes_checks_and_fails(tmp_path, capsys):
 
 
 def test_dpbench_readme_writes_and_checks_the_privacy_docs_audit_table(tmp_path):
-    from dpbench.reporting.audit_table import BEGIN as A_BEGIN, END as A_END
+    from dpbench.reporting.audit_table import BEGIN as A_BEGIN
+    from dpbench.reporting.audit_table import END as A_END
 
     results = tmp_path / "results"
     (results / "theory").mkdir(parents=True)

@@ -240,7 +240,8 @@ def test_readme_cost_section_is_the_default_runs_and_first(run_dir):
     """README.md's first results table is the cost of privacy, exactly as `dpbench readme`
     writes it from the default run's results/theory/cost_of_privacy.csv."""
     from dpbench.reporting.cost_of_privacy import BEGIN, END, readme_cost_section
-    from dpbench.reporting.summary import BEGIN as R_BEGIN, replace_section
+    from dpbench.reporting.summary import BEGIN as R_BEGIN
+    from dpbench.reporting.summary import replace_section
 
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     assert readme == replace_section(readme, readme_cost_section(run_dir / "results"), BEGIN, END)

@@ -11,10 +11,10 @@ import pytest
 import yaml
 
 import dpbench.experiments.base
-from dpbench.orchestration.config import DEFAULT_CELL_TIMEOUT_MINUTES, from_dict
 from dpbench.experiments.base import run_shard
-from dpbench.reporting.pipeline import timeout_notes, write_theory_check
 from dpbench.foundation.results import read_results
+from dpbench.orchestration.config import DEFAULT_CELL_TIMEOUT_MINUTES, from_dict
+from dpbench.reporting.pipeline import timeout_notes, write_theory_check
 from tests.conftest import TINY_CONFIG
 
 

@@ -360,7 +360,6 @@ def test_identical_repetitions_report_one_repetition_and_an_exact_slope():
     assert row["reps"] == 1 and row["verdict"] == "agrees" and "identical" in row["note"]
     assert _check(rows, exponent=-0.5)["verdict"] == "steeper"
     from dpbench.theory_check.analysis import slope_row
-
     from dpbench.theory_check.fit import fit_slope
     fit = fit_slope(rows["n"], rows["error"], rows["rep"])
     srow = slope_row(fit, reps=10, exponent=-1.0, experiment="x", learner="m", regime="r", x="n", y="error")

@@ -13,9 +13,9 @@ import pytest
 import yaml
 
 from dpbench.foundation import registry
-from dpbench.theory_check.analysis import THEORY_COLUMNS
-from dpbench.reporting.pipeline import figure_stems
 from dpbench.foundation.results import SCHEMA, TIMING_COLUMNS
+from dpbench.reporting.pipeline import figure_stems
+from dpbench.theory_check.analysis import THEORY_COLUMNS
 from tests.conftest import TINY_CONFIG, run_snakemake
 
 pytestmark = pytest.mark.slow

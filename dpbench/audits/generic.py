@@ -25,8 +25,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from dpbench.foundation import registry
 from dpbench.audits.engine import AuditCase
+from dpbench.foundation import registry
 from dpbench.learners.base import ADD_REMOVE
 
 BATCH_SIZE = 16

@@ -26,9 +26,9 @@ import numpy as np
 
 from dpbench.foundation import registry
 from dpbench.foundation.cell import Cell
-from dpbench.problems.base import redraw_target
 from dpbench.foundation.results import make_row, problem_param_columns, write_rows
 from dpbench.foundation.seeding import make_rng
+from dpbench.problems.base import redraw_target
 
 log = logging.getLogger(__name__)
 

@@ -22,10 +22,10 @@ import numpy as np
 import pandas as pd
 
 from dpbench import theory
-from dpbench.theory_check.analysis import check_curve, curves, setting_label
-from dpbench.theory_check.nstar import check_n_star
 from dpbench.experiments.base import Experiment, Figure, run_batch_cell
 from dpbench.foundation.registry import register_experiment
+from dpbench.theory_check.analysis import check_curve, curves, setting_label
+from dpbench.theory_check.nstar import check_n_star
 
 BETA, ALPHA = theory.CONJUNCTIONS_BETA, theory.CONJUNCTIONS_ALPHA
 rates, trivial_error = theory.conjunction_rates_of, theory.trivial_error_of

@@ -26,12 +26,12 @@ import numpy as np
 import pandas as pd
 
 from dpbench import theory
+from dpbench.experiments.base import Experiment, Figure, run_batch_cell
+from dpbench.foundation.registry import register_experiment
 from dpbench.theory_check.analysis import check_curve, curves, setting_label, slope_row
 from dpbench.theory_check.fit import fit_slope
 from dpbench.theory_check.nstar import check_n_star, check_n_star_at
 from dpbench.theory_check.trivial import dl_trivial_error_of
-from dpbench.experiments.base import Experiment, Figure, run_batch_cell
-from dpbench.foundation.registry import register_experiment
 
 BETA, ALPHA = theory.DL_BETA, theory.DL_ALPHA
 EXPERIMENT_ID = "decision_lists"

@@ -29,11 +29,11 @@ import numpy as np
 import pandas as pd
 
 from dpbench import theory
-from dpbench.theory_check.analysis import check_curve, curves, setting_label, slope_row, theory_row
-from dpbench.theory_check.fit import fit_slope
 from dpbench.experiments.base import Experiment, Figure, base_row, data_rng, make_learner, mech_rng
 from dpbench.foundation.cell import Cell
 from dpbench.foundation.registry import register_experiment
+from dpbench.theory_check.analysis import check_curve, curves, setting_label, slope_row, theory_row
+from dpbench.theory_check.fit import fit_slope
 
 #: failure probability of the high-probability bounds (quantile used by the bound check).
 BETA = theory.EXPERTS_BETA

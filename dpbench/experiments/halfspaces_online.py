@@ -40,18 +40,17 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
 
 from dpbench import theory
-from collections.abc import Callable
-
-from dpbench.theory_check.analysis import THEORY_COLUMNS, check_curve, curves, late_window_rate, setting_label
 from dpbench.experiments.base import Experiment, Figure, base_row, make_learner, mech_rng, shared_stream
 from dpbench.foundation.cell import Cell
-from dpbench.problems.halfspace import log_checkpoints
 from dpbench.foundation.registry import register_experiment
+from dpbench.problems.halfspace import log_checkpoints
+from dpbench.theory_check.analysis import THEORY_COLUMNS, check_curve, curves, late_window_rate, setting_label
 from dpbench.theory_check.trivial import trivial_mistake_rate_of
 
 BETA = 0.1

@@ -20,11 +20,11 @@ import time
 import pandas as pd
 
 from dpbench import theory
-from dpbench.theory_check.analysis import check_curve, curves
 from dpbench.experiments.base import Experiment, Figure, base_row, data_rng, make_learner, mech_rng
 from dpbench.experiments.experts import _losses
 from dpbench.foundation.cell import Cell
 from dpbench.foundation.registry import register_experiment
+from dpbench.theory_check.analysis import check_curve, curves
 
 BETA = theory.EXPERTS_BETA
 

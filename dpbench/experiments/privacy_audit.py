@@ -31,9 +31,9 @@ import pandas as pd
 from dpbench.audits.engine import AUDIT_COLUMNS, run_cases
 from dpbench.experiments.base import Experiment, Figure
 from dpbench.foundation.cell import Cell
-from dpbench.learners.peers import PeerMissing
 from dpbench.foundation.registry import register_experiment
 from dpbench.foundation.results import make_row
+from dpbench.learners.peers import PeerMissing
 
 DEFAULT_CONFIDENCE = 0.999
 
@@ -50,8 +50,8 @@ class AuditUnits:
     def check(name: str, epsilon: float, delta: float) -> None:
         """A registered audit, or a plugin learner declaring ``audit_cases`` (the cases are
         built when the cell runs: a claim the learner cannot make gives skipped rows)."""
-        from dpbench.foundation import registry
         from dpbench.audits import audited_names
+        from dpbench.foundation import registry
 
         if name in audited_names() or (registry.is_learner(name) and hasattr(registry.learner(name), "audit_cases")):
             return

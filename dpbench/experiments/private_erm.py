@@ -38,14 +38,14 @@ import numpy as np
 import pandas as pd
 
 from dpbench import theory
-from dpbench.theory_check.analysis import check_curve, curves, setting_label, slope_row
-from dpbench.theory_check.fit import fit_slope
 from dpbench.experiments.base import Experiment, Figure, run_batch_cell
 from dpbench.foundation.cell import Cell
+from dpbench.foundation.registry import register_experiment
+from dpbench.problems.logistic import LogisticTarget
 from dpbench.theory.logistic_objective import DEFAULT_LAM, objective, optimum, projected
 from dpbench.theory.logistic_population import excess_population_risk
-from dpbench.problems.logistic import LogisticTarget
-from dpbench.foundation.registry import register_experiment
+from dpbench.theory_check.analysis import check_curve, curves, setting_label, slope_row
+from dpbench.theory_check.fit import fit_slope
 
 BETA = theory.ERM_BETA
 

@@ -33,7 +33,7 @@ import sys
 from collections.abc import Iterable
 
 from dpbench.foundation import registry
-from dpbench.foundation.sources import import_statements, top_level, closure, fingerprint
+from dpbench.foundation.sources import closure, fingerprint, import_statements, top_level
 
 #: modules that only read results (theory checks, figures, their writers): a cell's
 #: fingerprint does not follow imports into them

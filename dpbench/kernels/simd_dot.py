@@ -32,7 +32,6 @@ Arrays the intrinsic does not handle (non-contiguous, other dtypes) take the pla
 
 from __future__ import annotations
 
-import numba
 from llvmlite import ir
 from numba import types
 from numba.core import cgutils

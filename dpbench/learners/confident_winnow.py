@@ -23,9 +23,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from dpbench.foundation.registry import register_learner
 from dpbench.learners.base import Learner
 from dpbench.learners.online import CONFIDENT_WINNOW, OnlineTrace, reference_nonprivate, run_nonprivate
-from dpbench.foundation.registry import register_learner
 
 #: [reconstructed] confidence γ = GAMMA_RATIO·ρ and step η = ETA_RATIO·ρ.
 GAMMA_RATIO = 0.5

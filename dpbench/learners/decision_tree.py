@@ -11,9 +11,10 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
+
+from dpbench.foundation.registry import register_learner
 from dpbench.learners.base import Learner
 from dpbench.problems.base import Sample
-from dpbench.foundation.registry import register_learner
 
 
 @register_learner

@@ -37,9 +37,9 @@ from typing import ClassVar
 
 import numpy as np
 
+from dpbench.foundation.registry import register_learner
 from dpbench.learners.logistic_common import LinearClassifier, PureDPLogistic, projected
 from dpbench.problems.base import Sample
-from dpbench.foundation.registry import register_learner
 
 #: Stand-in for ε = ∞ (diffprivlib requires a finite ε).
 EPSILON_INF_STANDIN = 1e12

@@ -35,13 +35,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import ClassVar
 
+from dpbench.foundation.registry import register_learner
 from dpbench.learners.base import Guarantee
 from dpbench.learners.logistic_common import (
     NoisyGradientDescent,
     calibrate_gd,
     gd_epsilon,
 )
-from dpbench.foundation.registry import register_learner
 
 
 @register_learner

@@ -37,14 +37,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import ClassVar
 
+from dpbench.foundation.registry import register_learner
+from dpbench.foundation.validation import check_positive_int, normalise
 from dpbench.learners.base import REPLACE_ONE, Guarantee
 from dpbench.learners.logistic_common import (
     NoisyGradientDescent,
     calibrate_sgd,
     sgd_epsilon,
 )
-from dpbench.foundation.registry import register_learner
-from dpbench.foundation.validation import check_positive_int, normalise
 
 
 def sampling_rate(batch_size: int, n: int) -> float:

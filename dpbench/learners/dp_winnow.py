@@ -92,16 +92,16 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
+from dpbench.foundation.registry import register_learner
+from dpbench.foundation.validation import check_delta, check_epsilon, check_probability, normalise
 from dpbench.learners.base import Guarantee, Learner
 from dpbench.learners.confident_winnow import ETA_RATIO, GAMMA_RATIO
-from dpbench.mechanisms.laws import recorder
 from dpbench.learners.online import OnlineTrace, blocked_dot, dp_winnow_block, max_abs
 from dpbench.mechanisms.composition import advanced, advanced_per_step
+from dpbench.mechanisms.laws import recorder
 from dpbench.mechanisms.lazy_laplace import query_uniforms
 from dpbench.mechanisms.sparse_vector import accuracy, accuracy_tight, query_noise, threshold_noise
-from dpbench.foundation.registry import register_learner
 from dpbench.theory.winnow import confident_winnow_update_bound
-from dpbench.foundation.validation import check_delta, check_epsilon, check_probability, normalise
 
 #: "No cap" for ε = ∞ (the non-private limit never stops updating).
 NO_CAP = 2**62

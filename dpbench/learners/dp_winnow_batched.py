@@ -25,8 +25,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import ClassVar
 
-from dpbench.learners.dp_winnow import DPWinnow
 from dpbench.foundation.registry import register_learner
+from dpbench.learners.dp_winnow import DPWinnow
 
 
 @register_learner

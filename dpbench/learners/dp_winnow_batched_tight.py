@@ -43,8 +43,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from dpbench.learners.dp_winnow_batched import DPWinnowBatched
 from dpbench.foundation.registry import register_learner
+from dpbench.learners.dp_winnow_batched import DPWinnowBatched
 
 
 @register_learner

@@ -14,10 +14,10 @@ from typing import ClassVar
 
 import numpy as np
 
+from dpbench.foundation.registry import register_learner
 from dpbench.learners.base import Learner
 from dpbench.problems.base import Sample
 from dpbench.problems.conjunction import Conjunction
-from dpbench.foundation.registry import register_learner
 
 
 @register_learner

@@ -15,10 +15,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from dpbench.foundation.registry import register_learner
 from dpbench.learners.base import Learner
 from dpbench.mechanisms.exponential import uniform_argmax
 from dpbench.problems.base import Sample
-from dpbench.foundation.registry import register_learner
 
 #: Largest class enumerated by default (3^13 ≈ 1.6·10^6 hypotheses).
 MAX_HYPOTHESES = 3**13

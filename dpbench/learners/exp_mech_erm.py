@@ -19,12 +19,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from dpbench.foundation.registry import register_learner
+from dpbench.foundation.validation import check_epsilon, normalise
 from dpbench.learners.base import Guarantee, Learner
 from dpbench.learners.erm import MAX_HYPOTHESES, class_mistakes, unsupported_class
 from dpbench.mechanisms.exponential import ExponentialMechanism
 from dpbench.problems.base import Sample
-from dpbench.foundation.registry import register_learner
-from dpbench.foundation.validation import check_epsilon, normalise
 
 
 @register_learner

@@ -31,12 +31,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from dpbench.learners.log_loss_kernel import grid_log_loss_sums, log_loss_sums
-from dpbench.learners.logistic_common import DEFAULT_LAM, LinearClassifier, PureDPLogistic, projected
-from dpbench.mechanisms.exponential import ExponentialMechanism
-from dpbench.problems.base import Sample
 from dpbench.foundation.registry import register_learner
 from dpbench.foundation.validation import check_positive, check_positive_int, normalise
+from dpbench.learners.log_loss_kernel import grid_log_loss_sums, log_loss_sums
+from dpbench.learners.logistic_common import LinearClassifier, PureDPLogistic, projected
+from dpbench.mechanisms.exponential import ExponentialMechanism
+from dpbench.problems.base import Sample
 
 
 def grid_axis(points: int, radius: float) -> np.ndarray:

@@ -12,9 +12,9 @@ import math
 from dataclasses import dataclass
 from typing import ClassVar
 
+from dpbench.foundation.registry import register_learner
 from dpbench.learners.base import Learner
 from dpbench.learners.experts_common import HedgeLearner
-from dpbench.foundation.registry import register_learner
 
 
 @register_learner

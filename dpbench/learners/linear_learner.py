@@ -26,9 +26,9 @@ from typing import ClassVar
 import numpy as np
 import numpy.typing as npt
 
+from dpbench.foundation.registry import register_learner
 from dpbench.learners.experts_common import ExpertsLosses, ExpertsTrace
 from dpbench.learners.private_rwm import PrivateHedge
-from dpbench.foundation.registry import register_learner
 
 
 @register_learner

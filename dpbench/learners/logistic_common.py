@@ -21,15 +21,24 @@ import numpy as np
 import numpy.typing as npt
 from scipy.special import expit
 
+from dpbench.foundation.validation import check_delta, check_epsilon, check_positive_int, normalise
 from dpbench.kernels import numba_cache  # noqa: F401 (kernel caches stamped with the compiled code they use)
-from dpbench.learners.base import Guarantee, Learner
 from dpbench.kernels.lane_dot import block_axpy, block_dots
-from dpbench.theory.logistic_objective import DEFAULT_LAM, LOGISTIC_SMOOTHNESS, minimise, objective, optimum, projected, signs, unit_ball  # noqa: F401 (the learners' imports)
+from dpbench.learners.base import Guarantee, Learner
 from dpbench.mechanisms.accounting import calibrate_noise_multiplier, compose_gaussian, poisson_gaussian_epsilon
 from dpbench.mechanisms.gaussian import analytic_sigma
 from dpbench.mechanisms.guarantee import REPLACE_ONE
 from dpbench.problems.base import Sample
-from dpbench.foundation.validation import check_delta, check_epsilon, check_positive_int, normalise
+from dpbench.theory.logistic_objective import (  # noqa: F401 (the learners' imports)
+    DEFAULT_LAM,
+    LOGISTIC_SMOOTHNESS,
+    minimise,
+    objective,
+    optimum,
+    projected,
+    signs,
+    unit_ball,
+)
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from dpbench.foundation.registry import register_learner
 from dpbench.learners.logistic_common import (
     LOGISTIC_SMOOTHNESS,
     LinearClassifier,
@@ -38,7 +39,6 @@ from dpbench.learners.logistic_common import (
     projected,
 )
 from dpbench.problems.base import Sample
-from dpbench.foundation.registry import register_learner
 
 
 def calibration(epsilon: float, n: int, lam: float, c: float = LOGISTIC_SMOOTHNESS) -> tuple[float, float]:

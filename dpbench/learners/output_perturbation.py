@@ -32,12 +32,12 @@ from typing import ClassVar
 
 import numpy as np
 
+from dpbench.foundation.registry import register_learner
+from dpbench.foundation.validation import check_delta, check_epsilon, normalise
 from dpbench.learners.base import Guarantee, Learner
 from dpbench.learners.logistic_common import DEFAULT_LAM, LinearClassifier, check_lam, l2_laplace_noise, optimum
 from dpbench.mechanisms.gaussian import GaussianMechanism
 from dpbench.problems.base import Sample
-from dpbench.foundation.registry import register_learner
-from dpbench.foundation.validation import check_delta, check_epsilon, normalise
 
 MECHANISMS = ("l2_laplace", "gaussian")
 

@@ -19,9 +19,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from dpbench.foundation.registry import register_learner
 from dpbench.learners.base import Learner
 from dpbench.learners.online import PERCEPTRON, OnlineTrace, reference_nonprivate, run_nonprivate
-from dpbench.foundation.registry import register_learner
 
 
 @register_learner

@@ -40,11 +40,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import ClassVar
 
+from dpbench.foundation.registry import register_learner
 from dpbench.learners.experts_common import rwm_eta
 from dpbench.learners.private_rwm import PrivateExperts, check_private_params
 from dpbench.mechanisms.accounting import compose_bounded_range
 from dpbench.mechanisms.bounded_range import bounded_range_delta
-from dpbench.foundation.registry import register_learner
 
 
 @dataclass(frozen=True)

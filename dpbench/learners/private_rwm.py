@@ -30,11 +30,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from dpbench.foundation.registry import register_learner
 from dpbench.learners.base import ClaimedDP, check_claim
 from dpbench.learners.experts_common import HedgeLearner, rwm_eta
 from dpbench.mechanisms.accounting import exponential_mechanism_event, largest_per_step
 from dpbench.mechanisms.composition import advanced
-from dpbench.foundation.registry import register_learner
 
 
 @dataclass(frozen=True)

@@ -30,11 +30,11 @@ import math
 from dataclasses import dataclass
 from typing import ClassVar
 
+from dpbench.foundation.registry import register_learner
 from dpbench.learners.experts_common import rwm_eta
 from dpbench.learners.private_rwm import PrivateHedge, RwmCalibration, check_private_params
 from dpbench.learners.private_rwm import calibrate as calibrate_seeds
 from dpbench.mechanisms.accounting import compose_bounded_range, largest_per_step
-from dpbench.foundation.registry import register_learner
 
 
 @functools.lru_cache(maxsize=4096)

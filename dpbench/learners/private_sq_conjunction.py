@@ -19,14 +19,14 @@ from typing import ClassVar
 
 import numpy as np
 
+from dpbench.foundation.registry import register_learner
+from dpbench.foundation.validation import check_delta, check_epsilon, check_probability, normalise
 from dpbench.learners.base import Guarantee, Learner
 from dpbench.learners.sq_conjunction import conjunction_from_answers, literal_queries, n_literals
 from dpbench.mechanisms.composition import advanced_per_step, composed_rounds
 from dpbench.mechanisms.laplace import Laplace
 from dpbench.problems.base import Sample
 from dpbench.problems.conjunction import Conjunction
-from dpbench.foundation.registry import register_learner
-from dpbench.foundation.validation import check_delta, check_epsilon, check_probability, normalise
 
 
 @register_learner

@@ -54,8 +54,9 @@ from typing import ClassVar
 import numpy as np
 import numpy.typing as npt
 
+from dpbench.foundation.registry import register_learner
+from dpbench.foundation.validation import check_delta, check_epsilon, normalise
 from dpbench.learners.base import ADD_REMOVE, REPLACE_ONE, Guarantee
-from dpbench.mechanisms.laws import recorder
 from dpbench.learners.rivest import (
     CoverLearner,
     feature_class,
@@ -64,11 +65,10 @@ from dpbench.learners.rivest import (
     run_cover,
 )
 from dpbench.mechanisms.exponential import gumbel_max, uniform_argmax
+from dpbench.mechanisms.laws import recorder
 from dpbench.problems.base import Sample
 from dpbench.problems.decision_list import DecisionList
-from dpbench.foundation.registry import register_learner
 from dpbench.theory.decision_lists import privdl_lambda_value
-from dpbench.foundation.validation import check_delta, check_epsilon, normalise
 
 NEIGHBOURS = (REPLACE_ONE, ADD_REMOVE)
 
@@ -149,7 +149,9 @@ def exp_mech_select(pos: npt.NDArray, neg: npt.NDArray, available: npt.NDArray, 
 def covering_list(sample: Sample, lam: float, *, rng: np.random.Generator, incremental: bool = True) -> DecisionList:
     """Run the exponential-mechanism covering loop with parameter ``λ`` on ``sample``."""
     packed = feature_matrix(sample)
-    select = lambda p, n, a, r: exp_mech_select(p, n, a, r, lam)
+    def select(p, n, a, r):
+        return exp_mech_select(p, n, a, r, lam)
+
     counts = feature_counts(sample) if incremental else None
     features, bits, state = run_cover(packed, sample.y, feature_class(sample).size, select, rng=rng, incremental=incremental, counts=counts)
     rest = np.flatnonzero(state.available)

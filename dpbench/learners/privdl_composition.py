@@ -35,6 +35,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from dpbench.foundation.registry import register_learner
 from dpbench.learners.base import ClaimedDP, check_claim
 from dpbench.learners.privdl import covering_list
 from dpbench.learners.rivest import (
@@ -44,7 +45,6 @@ from dpbench.learners.rivest import (
 from dpbench.mechanisms.composition import advanced_per_step, basic, composed_rounds
 from dpbench.problems.base import Sample
 from dpbench.problems.decision_list import DecisionList
-from dpbench.foundation.registry import register_learner
 
 
 def composition_calibration(epsilon: float, delta: float, rounds: int) -> tuple[float, float, float]:

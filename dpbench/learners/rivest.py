@@ -32,11 +32,11 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from dpbench.foundation.registry import register_learner
 from dpbench.kernels import numba_cache  # noqa: F401 (kernel caches stamped with the compiled code they use)
 from dpbench.learners.base import Learner
 from dpbench.problems.base import Sample
 from dpbench.problems.decision_list import DecisionList, FeatureClass
-from dpbench.foundation.registry import register_learner
 
 #: Selection rule: ``(pos, neg, available, rng) -> (feature, bit)`` or ``None`` to stop.
 Select = Callable[[npt.NDArray, npt.NDArray, npt.NDArray, np.random.Generator], "tuple[int, int] | None"]

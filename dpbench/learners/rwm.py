@@ -18,9 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from dpbench.foundation.registry import register_learner
 from dpbench.learners.base import Learner
 from dpbench.learners.experts_common import HedgeLearner, rwm_eta
-from dpbench.foundation.registry import register_learner
 
 
 @register_learner

@@ -17,11 +17,11 @@ from typing import ClassVar
 
 import numpy as np
 
+from dpbench.foundation.registry import register_learner
+from dpbench.foundation.validation import normalise
 from dpbench.learners.base import Learner
 from dpbench.learners.logistic_common import DEFAULT_LAM, LinearClassifier, check_lam, projected
 from dpbench.problems.base import Sample
-from dpbench.foundation.registry import register_learner
-from dpbench.foundation.validation import normalise
 
 
 @register_learner

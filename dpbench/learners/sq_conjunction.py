@@ -17,11 +17,11 @@ from typing import ClassVar
 import numpy as np
 import numpy.typing as npt
 
+from dpbench.foundation.registry import register_learner
+from dpbench.foundation.validation import check_probability
 from dpbench.learners.base import Learner
 from dpbench.problems.base import Sample
 from dpbench.problems.conjunction import Conjunction
-from dpbench.foundation.registry import register_learner
-from dpbench.foundation.validation import check_probability
 
 
 def literal_queries(sample: Sample) -> npt.NDArray[np.float64]:

@@ -44,11 +44,11 @@ from typing import ClassVar
 
 import numpy as np
 
+from dpbench.foundation.registry import register_learner
 from dpbench.learners.base import ClaimedDP, check_claim
 from dpbench.learners.experts_common import ExpertsLosses, ExpertsTrace, check_losses, checkpoints
 from dpbench.mechanisms.accounting import compose_pure_dp, largest_per_step
 from dpbench.mechanisms.exponential import ExponentialMechanism
-from dpbench.foundation.registry import register_learner
 
 BETA = 0.1
 CHUNK = 1 << 14

@@ -21,10 +21,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from dpbench.learners.base import Learner
-from dpbench.learners.online import WINNOW, OnlineTrace, reference_nonprivate, run_nonprivate
 from dpbench.foundation.registry import register_learner
 from dpbench.foundation.validation import check_positive, normalise
+from dpbench.learners.base import Learner
+from dpbench.learners.online import WINNOW, OnlineTrace, reference_nonprivate, run_nonprivate
 
 
 @register_learner

@@ -53,8 +53,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from dpbench.mechanisms.composition import advanced
 from dpbench.foundation.validation import check_delta, check_epsilon, check_positive, check_positive_int
+from dpbench.mechanisms.composition import advanced
 
 if TYPE_CHECKING:
     import dp_accounting

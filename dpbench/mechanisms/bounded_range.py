@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import math
 
-from dpbench.mechanisms.accounting import bounded_range_to_zcdp, rdp_accountant
 from dpbench.foundation.validation import check_epsilon, check_positive_int
+from dpbench.mechanisms.accounting import bounded_range_to_zcdp, rdp_accountant
 
 
 def bounded_range_delta(epsilon0: float, T: int, epsilon: float) -> float:

@@ -13,8 +13,8 @@ import numpy as np
 import numpy.typing as npt
 from scipy.special import logsumexp
 
-from dpbench.mechanisms.guarantee import Guarantee
 from dpbench.foundation.validation import check_epsilon, check_positive, normalise
+from dpbench.mechanisms.guarantee import Guarantee
 
 
 def gumbel_max(logits: npt.ArrayLike, *, rng: np.random.Generator) -> int:

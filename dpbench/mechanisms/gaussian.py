@@ -41,8 +41,8 @@ import numpy.typing as npt
 from scipy.optimize import brentq
 from scipy.special import log_ndtr
 
-from dpbench.mechanisms.guarantee import Guarantee
 from dpbench.foundation.validation import check_delta, check_epsilon, check_positive, normalise
+from dpbench.mechanisms.guarantee import Guarantee
 
 __all__ = ["GaussianMechanism", "classic_sigma", "analytic_sigma", "analytic_delta", "analytic_epsilon"]
 

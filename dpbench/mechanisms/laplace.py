@@ -8,8 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from dpbench.mechanisms.guarantee import Guarantee
 from dpbench.foundation.validation import check_epsilon, check_positive, normalise
+from dpbench.mechanisms.guarantee import Guarantee
 
 
 @dataclass(frozen=True, kw_only=True)

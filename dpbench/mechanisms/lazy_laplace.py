@@ -24,8 +24,10 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from dpbench.kernels import numba_cache  # noqa: F401 (kernel caches stamped with the compiled code they use)
-from dpbench.kernels import pcg64
+from dpbench.kernels import (
+    numba_cache,  # noqa: F401 (kernel caches stamped with the compiled code they use)
+    pcg64,
+)
 
 #: Absolute slack in the uniform (a few of its 2⁻⁵³ steps, and the roundings of ``2 − U − U``).
 _U_SLACK = 2.0**-50

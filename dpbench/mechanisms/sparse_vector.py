@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from dpbench.mechanisms.guarantee import Guarantee
 from dpbench.foundation.validation import check_epsilon, check_probability
+from dpbench.mechanisms.guarantee import Guarantee
 
 
 def accuracy(epsilon: float, k: int, beta: float) -> float:

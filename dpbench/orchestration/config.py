@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import functools
 import difflib
+import functools
 import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -24,10 +24,10 @@ import jsonschema
 import yaml
 
 from dpbench.foundation import registry
-from dpbench.orchestration.cost import CellCost
 from dpbench.foundation.cell import Cell, freeze, grid_cells
-from dpbench.orchestration.grid import gc_paused, layout
 from dpbench.foundation.seeding import key_hash
+from dpbench.orchestration.cost import CellCost
+from dpbench.orchestration.grid import gc_paused, layout
 
 #: the config schema, shipped inside the package (package data: it works from a wheel too)
 SCHEMA_PATH = Path(__file__).resolve().with_name("schema.yaml")

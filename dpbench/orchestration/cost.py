@@ -52,10 +52,9 @@ a shard predicted 19 s that took 31 s ran last and left one core idle.
 
 from __future__ import annotations
 
-import os
-
 import functools
 import math
+import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any

@@ -23,12 +23,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from dpbench.theory_check.analysis import setting_label, varying_identity, with_learner_params
-
-from dpbench.theory_check.fit import bootstrap_mean_ci, local_exponent
-
-from dpbench.theory_check.nstar import sample_complexity
 from dpbench.plotting.style import order
+from dpbench.theory_check.analysis import setting_label, varying_identity, with_learner_params
+from dpbench.theory_check.fit import bootstrap_mean_ci, local_exponent
+from dpbench.theory_check.nstar import sample_complexity
 
 if TYPE_CHECKING:
     from dpbench.plotting.overlays import TheoryLine
@@ -91,10 +89,26 @@ def learning_curves(
     the bands and the chance levels. One legend, outside the data."""
     import seaborn as sns
 
-    from dpbench.plotting.layout import deferred_grid_layout, grid_shape, panel_size, place_legend, tidy_log_ticks, wrap_titles
     from dpbench.plotting.captions import add_note
-    from dpbench.plotting.overlays import _data_extent, draw_theory, draw_trivial, mark_learning_starts, mark_off_axis, hide_undrawn, place_edge_marks, zero_handle
-    from dpbench.plotting.style import MARKER_SIZE, learner_handle, markers, paper_style, palette
+    from dpbench.plotting.layout import (
+        deferred_grid_layout,
+        grid_shape,
+        panel_size,
+        place_legend,
+        tidy_log_ticks,
+        wrap_titles,
+    )
+    from dpbench.plotting.overlays import (
+        _data_extent,
+        draw_theory,
+        draw_trivial,
+        hide_undrawn,
+        mark_learning_starts,
+        mark_off_axis,
+        place_edge_marks,
+        zero_handle,
+    )
+    from dpbench.plotting.style import MARKER_SIZE, learner_handle, markers, palette, paper_style
 
     ok = df[df["status"] == "ok"]
     ok = ok[np.isfinite(ok[y].astype(float))]
@@ -278,11 +292,11 @@ def sample_complexity_figure(
     axis; ``theory(learner, row, eps) -> [TheoryLine]`` gives n(α, ε). The legend gives each
     learner's slope (bootstrap over repetitions) beside the theory's local exponent."""
 
-    from dpbench.theory_check.nstar import sample_complexity_slope
     from dpbench.plotting.captions import add_note
     from dpbench.plotting.layout import grid_shape, panel_size, place_legend, tidy_log_ticks, wrap_titles
     from dpbench.plotting.overlays import draw_theory, hide_undrawn, mark_off_axis, place_edge_marks
-    from dpbench.plotting.style import learner_handle, marker, paper_style, palette
+    from dpbench.plotting.style import marker, palette, paper_style
+    from dpbench.theory_check.nstar import sample_complexity_slope
 
     ok = with_learner_params(df[df["status"] == "ok"])
     settings = [c for c in varying_identity(ok, exclude=("epsilon", "delta", size)) if not c.startswith("lp_")]

@@ -21,10 +21,10 @@ import numpy as np
 import pandas as pd
 
 from dpbench import theory
-from dpbench.theory_check.trivial import trivial_mistake_rate_of
 from dpbench.plotting.common import learning_curves
 from dpbench.plotting.overlays import TheoryLine
 from dpbench.plotting.style import color
+from dpbench.theory_check.trivial import trivial_mistake_rate_of
 
 BETA = 0.1
 TRIVIAL_RATE = "trivial predictor (½ mistake per round)"

@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 
 from dpbench import theory
-from dpbench.theory_check.analysis import with_learner_params
 from dpbench.plotting.overlays import TheoryLine
+from dpbench.theory_check.analysis import with_learner_params
 
 EXCESS_LABEL = r"excess risk $J_\lambda(\hat\theta) - J_\lambda(\theta^*)$"
 TRIVIAL_LABEL = r"trivial predictor $\theta = 0$"
@@ -96,8 +96,15 @@ def error_vs_epsilon(df: pd.DataFrame) -> plt.Figure:
     from dpbench.plotting.captions import add_note
     from dpbench.plotting.common import BAND_NOTE, _band, draw_levels, learner_line_style
     from dpbench.plotting.layout import panel_size, place_legend, tidy_log_ticks
-    from dpbench.plotting.overlays import _data_extent, draw_theory, draw_trivial, hide_undrawn, mark_off_axis, place_edge_marks
-    from dpbench.plotting.style import MARKER_SIZE, learner_handle, order, paper_style, palette
+    from dpbench.plotting.overlays import (
+        _data_extent,
+        draw_theory,
+        draw_trivial,
+        hide_undrawn,
+        mark_off_axis,
+        place_edge_marks,
+    )
+    from dpbench.plotting.style import MARKER_SIZE, learner_handle, order, palette, paper_style
 
     ok = _main(df)
     if ok.empty:
@@ -165,7 +172,7 @@ def runtime(df: pd.DataFrame) -> plt.Figure:
 
     from dpbench.plotting.common import learner_line_style
     from dpbench.plotting.layout import panel_size, place_legend, tidy_log_ticks
-    from dpbench.plotting.style import MARKER_SIZE, learner_handle, order, paper_style, palette
+    from dpbench.plotting.style import MARKER_SIZE, learner_handle, order, palette, paper_style
 
     ok = _main(df)
     ok = ok[np.isfinite(ok["fit_seconds"].astype(float))]

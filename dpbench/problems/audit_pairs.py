@@ -12,8 +12,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from dpbench.problems.base import Problem
 from dpbench.foundation.registry import register_problem
+from dpbench.problems.base import Problem
 
 
 @dataclass(frozen=True)

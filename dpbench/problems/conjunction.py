@@ -29,9 +29,9 @@ from typing import ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from dpbench.problems.base import Problem, Sample
 from dpbench.foundation.registry import register_problem
 from dpbench.foundation.validation import check_positive_int, check_probability, normalise
+from dpbench.problems.base import Problem, Sample
 
 HOLDOUT_SIZE = 50_000
 

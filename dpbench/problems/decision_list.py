@@ -49,12 +49,12 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from dpbench.foundation.registry import register_problem
+from dpbench.foundation.validation import check_positive_int, check_probability, normalise
 from dpbench.kernels import numba_cache  # noqa: F401 (kernel caches stamped with the compiled code they use)
 from dpbench.kernels.bitset import pack_columns, popcount_rows
 from dpbench.problems.base import Problem, Sample
-from dpbench.foundation.registry import register_problem
 from dpbench.theory.decision_lists import dl_feature_count, dl_log_class_size
-from dpbench.foundation.validation import check_positive_int, check_probability, normalise
 
 HOLDOUT_SIZE = 50_000
 #: Inputs used to check that a drawn target is not degenerate.

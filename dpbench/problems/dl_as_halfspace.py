@@ -27,12 +27,12 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from dpbench.problems.base import Problem
-from dpbench.kernels.block_kernels import decision_list_block
-from dpbench.kernels.pcg64 import random_below
-from dpbench.problems.halfspace import MarginTarget
 from dpbench.foundation.registry import register_problem
 from dpbench.foundation.validation import check_positive_int, check_probability, normalise
+from dpbench.kernels.block_kernels import decision_list_block
+from dpbench.kernels.pcg64 import random_below
+from dpbench.problems.base import Problem
+from dpbench.problems.halfspace import MarginTarget
 
 HOLDOUT_SIZE = 50_000
 

@@ -37,11 +37,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from dpbench.kernels.pcg64_float32 import bernoulli_fill
-from dpbench.problems.losses import ExpertsLosses
-from dpbench.problems.base import Problem
 from dpbench.foundation.registry import register_problem
 from dpbench.foundation.validation import check_positive_int, normalise
+from dpbench.kernels.pcg64_float32 import bernoulli_fill
+from dpbench.problems.base import Problem
+from dpbench.problems.losses import ExpertsLosses
 
 KINDS = ("stochastic", "coin", "switching", "ftl_trap", "realizable")
 

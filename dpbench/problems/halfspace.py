@@ -38,11 +38,11 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from dpbench.problems.base import Problem, Sample
-from dpbench.kernels.pcg64 import skip_coin_flips
-from dpbench.kernels.block_kernels import signs_from_bytes, single_coordinate_labels
 from dpbench.foundation.registry import register_problem
 from dpbench.foundation.validation import check_positive_int, check_probability, normalise
+from dpbench.kernels.block_kernels import signs_from_bytes, single_coordinate_labels
+from dpbench.kernels.pcg64 import skip_coin_flips
+from dpbench.problems.base import Problem, Sample
 
 HOLDOUT_SIZE = 50_000
 #: Rows × features generated per block of a stream (bounds memory; see ``order``).

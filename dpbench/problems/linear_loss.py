@@ -20,11 +20,11 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from dpbench.problems.losses import ExpertsLosses
-from dpbench.problems.base import Problem
-from dpbench.problems.experts import bernoulli_codes
 from dpbench.foundation.registry import register_problem
 from dpbench.foundation.validation import check_positive_int, normalise
+from dpbench.problems.base import Problem
+from dpbench.problems.experts import bernoulli_codes
+from dpbench.problems.losses import ExpertsLosses
 
 
 @dataclass(frozen=True)

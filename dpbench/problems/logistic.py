@@ -23,9 +23,9 @@ import numpy as np
 import numpy.typing as npt
 from scipy.special import ndtr
 
-from dpbench.problems.base import Problem, Sample
 from dpbench.foundation.registry import register_problem
 from dpbench.foundation.validation import check_positive_int, normalise
+from dpbench.problems.base import Problem, Sample
 
 HOLDOUT_SIZE = 50_000
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from dpbench.foundation.results import atomic_write, write_text
-from dpbench.theory_check.cost_of_privacy import COLUMNS, cost_of_privacy_table
+from dpbench.theory_check.cost_of_privacy import cost_of_privacy_table
 
 BEGIN = "<!-- cost:begin -->"
 END = "<!-- cost:end -->"

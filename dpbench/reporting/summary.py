@@ -174,9 +174,9 @@ def write_summary(theory_csvs, out_csv: str | Path, out_html: str | Path | None 
 def summary_html(table: pd.DataFrame) -> str:
     """The report page of the summary: verdict counts, then every row, verdict first and
     coloured (:func:`dpbench.reporting.report_tables.page_html`)."""
-    from dpbench.reporting.report_tables import page_html, summary_view
-
     import html
+
+    from dpbench.reporting.report_tables import page_html, summary_view
 
     counts = verdict_counts(table)
     counted = ", ".join(f"{v}: {int(n)}" for v, n in counts.loc["all"].items() if n) if len(counts) else "none"

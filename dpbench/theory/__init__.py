@@ -6,8 +6,8 @@ Each docstring gives the formula, its constants and its source; reconstructed fo
 (**[reconstructed]**: the source's text lost them, they were rebuilt from its proofs) say so.
 """
 
-from dpbench.theory.pac import *  # noqa: F401,F403
 from dpbench.theory.decision_lists import *  # noqa: F401,F403
-from dpbench.theory.experts import *  # noqa: F401,F403
-from dpbench.theory.winnow import *  # noqa: F401,F403
 from dpbench.theory.erm import *  # noqa: F401,F403
+from dpbench.theory.experts import *  # noqa: F401,F403
+from dpbench.theory.pac import *  # noqa: F401,F403
+from dpbench.theory.winnow import *  # noqa: F401,F403

@@ -42,7 +42,20 @@ import numpy.typing as npt
 import pandas as pd
 
 from dpbench.theory_check import verdict as V
-from dpbench.theory_check.fit import SlopeFit, bootstrap_mean_ci, clopper_pearson, fit_slope, identical, local_exponent, log_range, masked_ols, per_x_matrix, percentile_fit, slope_se, studentized_fit  # noqa: F401
+from dpbench.theory_check.fit import (  # noqa: F401
+    SlopeFit,
+    bootstrap_mean_ci,
+    clopper_pearson,
+    fit_slope,
+    identical,
+    local_exponent,
+    log_range,
+    masked_ols,
+    per_x_matrix,
+    percentile_fit,
+    slope_se,
+    studentized_fit,
+)
 
 THEORY_COLUMNS = [
     "experiment",

@@ -17,9 +17,9 @@ import math
 import time
 
 import numpy as np
+from dpbench_noisy_max.learners import class_size
 
 from dpbench.foundation import registry
-from dpbench_noisy_max.learners import class_size
 
 D, K, SIZES = 10, 3, (1024, 8192, 65536, 131072)
 

@@ -52,15 +52,15 @@ batched. Broken copies: diffprivlib run at 2ε (component) and 8ε (end to end) 
 
 from __future__ import annotations
 
-import math
 import dataclasses
+import math
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import brentq
 
+from dpbench.audits import per_run, register_audit
 from dpbench.audits.engine import AuditCase, MixtureFamily, accounting_case
-from dpbench.audits import VECTORISED, per_run, register_audit
 from dpbench.learners.dp_gd import DPGD
 from dpbench.learners.dp_sgd import DPSGD
 from dpbench.learners.exp_mech_grid import ExpMechGrid, score_sensitivity
@@ -269,7 +269,7 @@ def noisy_descent_note(name: str, learner, delta: float) -> str:
     from dpbench.audits.engine import exposure_note
 
     q, _, std = learner.step_parameters(len(CANARY_X))
-    what = f"exact: eps(delta) of the released statistic theta_1 (the suffix average of the iterates), not of the transcript"
+    what = "exact: eps(delta) of the released statistic theta_1 (the suffix average of the iterates), not of the transcript"
     if q < 1:
         return (f"{NOISY_DESCENT_PAIR_NOTE}: with probability q={q:g} a step samples the canary, so each step's e1 "
                 "coordinate is the dominating pair (1-q)N(0,z^2)+qN(-1,z^2) vs (1-q)N(0,z^2)+qN(+1,z^2) (units of C) the "
@@ -410,8 +410,8 @@ def perturbation_steps(learner, sample, claim):
     the analytic ε(δ) of σ at Δ (Balle & Wang 2018, Thm 8); objective perturbation
     :func:`~dpbench.learners.objective_perturbation.objective_epsilon` of its ε' = 2/b and total
     regulariser — against the claim."""
-    from dpbench.learners.objective_perturbation import objective_epsilon
     from dpbench.audits.step_accounting import one_release, recorded_release
+    from dpbench.learners.objective_perturbation import objective_epsilon
 
     rec = recorded_release(learner, sample)
     if rec["mechanism"] == "l2_laplace":
@@ -757,7 +757,7 @@ def exp_mech_grid_pair_note(epsilon: float, pair: float) -> str:
     return (f"pair: near the worst case of the exponential mechanism's proof (a label flip at x=1 moves the score of theta by "
             f"theta, +-{reach:g}: the largest change of one log-loss on the grid, {reach / score_sensitivity(1, EM_RADIUS):.4f} "
             f"of Delta u = ln(1+e^R); the fillers put the normaliser's mass on theta=-{reach:g}, whose score moves against "
-            f"theta={reach:g}'s); " + exposure_note(pair, worst, f"the supremum eps*R/Delta u, as the fillers -> infinity"))
+            f"theta={reach:g}'s); " + exposure_note(pair, worst, "the supremum eps*R/Delta u, as the fillers -> infinity"))
 
 
 def exp_mech_steps(learner, pair, claim: float):

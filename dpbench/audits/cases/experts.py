@@ -51,11 +51,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpbench.audits.engine import AuditCase, AuditResult, accounting_case
 from dpbench.audits import SMALL_PURE_EPSILON, VECTORISED, register_audit
+from dpbench.audits.engine import AuditCase, AuditResult, accounting_case
 from dpbench.learners.base import REPLACE_ONE
-from dpbench.mechanisms.laws import recording_laws
 from dpbench.mechanisms.exact import epsilon_for_delta, hedge_swap_log_pmfs, product_law_epsilon
+from dpbench.mechanisms.laws import recording_laws
 from dpbench.problems.losses import ExpertsLosses
 
 #: rounds of the audited pair (the exact ε of Hedge's pair hardly depends on T at the
@@ -430,8 +430,8 @@ def sv_steps(learner, swap, T: int, k: int):
     calibrated ε_s, and its 2K mechanisms (K sparse-vector instances, whose noise is not
     recorded: taken at the same per-step loss, and K switches) composed by the learner's own
     accountant (``privacy_of``)."""
-    from dpbench.learners.sv_experts import calibrate
     from dpbench.audits.step_accounting import account, largest_step
+    from dpbench.learners.sv_experts import calibrate
 
     mech = learner.switch_for(T, k)
     laws = []

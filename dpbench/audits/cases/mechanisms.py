@@ -9,12 +9,11 @@ Gumbel-max over runs × outcomes, and the noise scales of :mod:`dpbench.mechanis
 
 from __future__ import annotations
 
-
 import numpy as np
 from scipy.optimize import brentq
 
-from dpbench.audits.engine import AuditCase
 from dpbench.audits import per_run, register_audit
+from dpbench.audits.engine import AuditCase
 from dpbench.mechanisms.exact import epsilon_for_delta
 from dpbench.mechanisms.exponential import ExponentialMechanism
 from dpbench.mechanisms.gaussian import GaussianMechanism, analytic_delta

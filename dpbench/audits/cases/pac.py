@@ -17,11 +17,11 @@ import math
 import numpy as np
 from scipy.special import logsumexp
 
-from dpbench.audits.engine import AuditCase, accounting_case
 from dpbench.audits import per_run, register_audit
+from dpbench.audits.engine import AuditCase, accounting_case
 from dpbench.learners.base import REPLACE_ONE
-from dpbench.mechanisms.laws import recording_laws
 from dpbench.mechanisms.exact import epsilon_for_delta, product_law_epsilon
+from dpbench.mechanisms.laws import recording_laws
 from dpbench.problems.base import Sample
 from dpbench.problems.conjunction import ConjunctionClass
 
@@ -193,8 +193,8 @@ def sq_steps(learner, sample):
     Laplace noise its release drew with, ``ε_q = Δ/b`` per literal query (Δ = 1/n), against
     the calibrated ``epsilon_per_query(m)``, and the m queries composed by its own accountant
     (``privacy_of``)."""
-    from dpbench.learners.sq_conjunction import n_literals
     from dpbench.audits.step_accounting import account, recorded_release
+    from dpbench.learners.sq_conjunction import n_literals
 
     rec = recorded_release(learner, sample)
     m = n_literals(sample)
@@ -339,8 +339,8 @@ def privdl_steps(learner, lam_of, compose):
     at rate step/2 ([BF26, Lemma A.1] with group privacy for replace-one); ``privdl_composition``:
     composition of |F| rounds of ε₀ = step ([DRV10]) — against the calibrated 2λ.
     ``compose(learner, |F|) -> (step ↦ total ε, description)``."""
-    from dpbench.learners.privdl import feature_class
     from dpbench.audits.step_accounting import account, largest_step
+    from dpbench.learners.privdl import feature_class
 
     step = largest_step(*(recorded_round(learner, sample) for sample in privdl_pair()))
     size = feature_class(privdl_pair()[0]).size

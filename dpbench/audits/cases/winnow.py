@@ -61,11 +61,11 @@ import math
 import numpy as np
 from scipy import stats
 
-from dpbench.audits.engine import AuditCase, accounting_case
 from dpbench.audits import SMALL_PURE_EPSILON, VECTORISED, register_audit
+from dpbench.audits.engine import AuditCase, accounting_case
 from dpbench.learners.dp_winnow import calibrate
-from dpbench.mechanisms.laws import recording_laws
 from dpbench.mechanisms.exact import epsilon_for_delta, product_law_epsilon
+from dpbench.mechanisms.laws import recording_laws
 
 #: The default grid's private stream (config.yaml, halfspaces_online sweep 1).
 STREAM = {"n_features": 2, "rho": 1.0, "T": 10**6, "beta": 0.1}
@@ -109,8 +109,8 @@ class ReleaseSwapFamily:
         ``ε ≥ ε_{η̲′}(δ)``. No runs are spent choosing a test (the family fixes it). If
         :meth:`fit` rejects the family, the row takes the smaller of this and the model-free
         threshold bound (:func:`dpbench.audits.engine.audit`)."""
-        from dpbench.theory_check.fit import clopper_pearson
         from dpbench.audits.engine import family_bound
+        from dpbench.theory_check.fit import clopper_pearson
 
         a, b = (np.asarray(x, dtype=np.int64) for x in (outputs_d, outputs_d_prime))
         favoured, trials = int(a.sum()) + int((self.n - b).sum()), self.n * (len(a) + len(b))
@@ -414,10 +414,9 @@ def exact_only_cases(learner: str, *, epsilon: float, delta: float) -> list[Audi
     exact rows from the laws the learner's own ``run`` records on :func:`release_pair` of
     :data:`EXACT_HORIZON` rounds (:func:`capped_release_epsilon`) and the per-step accounting
     rows from the same laws; no sampled bound (its verdict rests on the computed values)."""
-    from dpbench.foundation import registry
-    from dpbench.audits.engine import recorded_exact_case
-
     from dpbench.audits.cases.experts import smallest_broken_factor
+    from dpbench.audits.engine import recorded_exact_case
+    from dpbench.foundation import registry
 
     cls = registry.learner(learner)
     pair = release_pair(EXACT_HORIZON)
@@ -452,8 +451,8 @@ def release_steps(learner, pair, delta: float):
     differing update), fed with the (M+1)K draws and the M+1 AboveThreshold instances at the
     calibrated ε₀ (audited by the component row) to the learner's own accountant
     (:func:`dpbench.learners.dp_winnow.composed_privacy`), against the calibrated 4η."""
-    from dpbench.learners.dp_winnow import composed_privacy
     from dpbench.audits.step_accounting import account, largest_step
+    from dpbench.learners.dp_winnow import composed_privacy
 
     p = learner.calibrate(pair[0])
     logp, logq = (recorded_release_laws(learner, side, same_releases=False) for side in pair)

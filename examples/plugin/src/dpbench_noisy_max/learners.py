@@ -45,12 +45,12 @@ import numpy as np
 import numpy.typing as npt
 
 from dpbench.audits.engine import AuditCase
+from dpbench.foundation.registry import register_learner
+from dpbench.foundation.validation import check_epsilon, check_nonneg_int, normalise
 from dpbench.kernels.bitset import pack_columns, popcount_rows
 from dpbench.learners.base import REPLACE_ONE, Guarantee, Learner
 from dpbench.problems.base import Sample
 from dpbench.problems.conjunction import Conjunction, ConjunctionClass
-from dpbench.foundation.registry import register_learner
-from dpbench.foundation.validation import check_epsilon, check_nonneg_int, normalise
 
 #: Score sensitivity: one replaced example changes a hypothesis's mistakes by at most 1.
 SENSITIVITY = 1.0

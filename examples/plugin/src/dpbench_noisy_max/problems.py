@@ -25,8 +25,8 @@ from typing import ClassVar
 import numpy as np
 
 from dpbench.foundation.registry import register_problem
-from dpbench.problems.conjunction import ConjunctionProblem, ConjunctionTarget
 from dpbench.foundation.validation import normalise
+from dpbench.problems.conjunction import ConjunctionProblem, ConjunctionTarget
 
 
 @register_problem
