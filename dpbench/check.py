@@ -545,7 +545,8 @@ def _config_privacy(config: str, name: str) -> tuple[float | None, float | None]
 
 
 #: what ``dpbench check`` adds when a bare name is not registered (docs/plugins.md, "Check it")
-MODULE_CLASS_HINT = "a learner in a module of your own (not installed as a plugin): dpbench check module:Class, e.g. my_majority:PrivateMajority"
+MODULE_CLASS_HINT = ("a learner in a module of your own (not installed as a plugin): "
+                     "dpbench check module:Class, e.g. my_majority:PrivateMajority")
 
 
 def unknown_name_hint(target: str, message: str) -> str:

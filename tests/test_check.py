@@ -104,7 +104,8 @@ def test_unknown_name_hints_at_the_module_class_form(capsys):
     assert check.cli_check("my_majority.PrivateMajority") == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 3, err
-    assert err[0].startswith("dpbench check: unknown learner 'my_majority'; ") and "dpbench check module:Class" in err[0]
+    assert err[0].startswith("dpbench check: unknown learner 'my_majority'; ")
+    assert "dpbench check module:Class" in err[0]
     assert "did you mean 'exp_mech_erm'" in err[1] and "module:Class" in err[1]
     assert "did you mean my_majority:PrivateMajority?" in err[2]
 

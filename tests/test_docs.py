@@ -275,18 +275,22 @@ def test_every_snippet_of_the_plugin_guide_runs_as_written(tmp_path):
             assert "seed" in data, "the guide's config lacks the required seed:"
             for command in ("validate", "plan"):
                 out = _run_with_plugin([sys.executable, "-m", "dpbench.cli", command, config.name], workdir)
-                assert out.returncode == 0, f"dpbench {command} on block {i} of docs/plugins.md:\n{body}\n{out.stdout}{out.stderr}"
+                why = f"dpbench {command} on block {i} of docs/plugins.md:\n{body}\n{out.stdout}{out.stderr}"
+                assert out.returncode == 0, why
         elif lang == "toml":
             table = tomllib.loads(body)["project"]["entry-points"]["dpbench.plugins"]
-            ours = tomllib.loads((ROOT / "examples" / "plugin" / "pyproject.toml").read_text())["project"]["entry-points"]
+            ours = tomllib.loads((ROOT / "examples" / "plugin" / "pyproject.toml").read_text())
+            ours = ours["project"]["entry-points"]
             assert "dpbench.plugins" in ours and all(isinstance(v, str) and ":" not in v for v in table.values()), table
         elif lang == "bash":
             for line in body.splitlines():
                 command = line.split("#", 1)[0].strip()
                 if command:
-                    assert command in GUIDE_COMMANDS, f"docs/plugins.md runs {command!r}: run it in a test and list it in GUIDE_COMMANDS"
+                    why = f"docs/plugins.md runs {command!r}: run it in a test and list it in GUIDE_COMMANDS"
+                    assert command in GUIDE_COMMANDS, why
         else:
-            assert lang == "" and i > 0 and blocks[i - 1][1] == "file=try_it.py" and body.startswith("$ python try_it.py"), (lang, body[:80])
+            after_script = i > 0 and blocks[i - 1][1] == "file=try_it.py"
+            assert lang == "" and after_script and body.startswith("$ python try_it.py"), (lang, body[:80])
 
 
 def test_the_cost_snippet_of_the_plugin_guide_takes_effect(tmp_path):
