@@ -544,6 +544,32 @@ def _config_privacy(config: str, name: str) -> tuple[float | None, float | None]
     return None, None
 
 
+#: what ``dpbench check`` adds when a bare name is not registered (docs/plugins.md, "Check it")
+MODULE_CLASS_HINT = ("a learner in a module of your own (not installed as a plugin): "
+                     "dpbench check module:Class, e.g. my_majority:PrivateMajority")
+
+
+def unknown_name_hint(target: str, message: str) -> str:
+    """The registry's "unknown learner" message, one line, with the ``module:Class`` form
+    and close registered names: a plugin learner that is neither installed (entry point) nor
+    imported is found by its module instead."""
+    import difflib
+
+    close = difflib.get_close_matches(target, sorted(registry.LEARNERS), n=2, cutoff=0.75)
+    head, _, known = message.partition("; known: ")
+    parts = [head]
+    if close:
+        parts.append("did you mean " + " or ".join(repr(c) for c in close) + "?")
+    module, dot, attribute = target.rpartition(".")
+    if dot and module and attribute:  # my_majority.PrivateMajority: a dotted path, not the module:Class form
+        parts.append(f"did you mean {module}:{attribute}?")
+    else:
+        parts.append(MODULE_CLASS_HINT)
+    if known:
+        parts.append("known: " + known)
+    return "; ".join(parts)
+
+
 def cli_check(target: str, *, config: str | None = None) -> int:
     """Run every check on learner ``target`` (a registry name or ``module:Class``), print a
     table of checks (pass/fail, detail) and return the exit status: 0 if every check
@@ -564,6 +590,8 @@ def cli_check(target: str, *, config: str | None = None) -> int:
         return 2
     except (KeyError, ImportError, ValueError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+        if isinstance(exc, KeyError) and ":" not in target:
+            message = unknown_name_hint(target, message)
         print(f"dpbench check: {message}", file=sys.stderr)
         return 2
     if cls.private and delta is not None and "delta" in cls.field_names() and delta == 0:

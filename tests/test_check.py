@@ -95,6 +95,21 @@ def test_unknown_learner_is_one_line_exit_2(capsys):
     assert len(err) == 2 and "no_such_learner" in err[0] and "no_such_module" in err[1]
 
 
+def test_unknown_name_hints_at_the_module_class_form(capsys):
+    """A bare name that is not registered (a plugin learner neither installed nor imported)
+    gets one line naming the ``module:Class`` form, close registered names, and a dotted
+    path its colon form; exit status 2 (issue 31)."""
+    assert check.cli_check("my_majority") == 2
+    assert check.cli_check("exp_mech_er") == 2
+    assert check.cli_check("my_majority.PrivateMajority") == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 3, err
+    assert err[0].startswith("dpbench check: unknown learner 'my_majority'; ")
+    assert "dpbench check module:Class" in err[0]
+    assert "did you mean 'exp_mech_erm'" in err[1] and "module:Class" in err[1]
+    assert "did you mean my_majority:PrivateMajority?" in err[2]
+
+
 def test_bad_config_is_one_line_exit_2(tmp_path, capsys):
     bad = tmp_path / "bad.yaml"
     bad.write_text("seed: [\n")

@@ -213,6 +213,127 @@ def test_worked_example_of_the_plugin_guide_runs_as_written(tmp_path):
     assert re.search(r"privacy audit\s+fail", bad.stdout), bad.stdout
 
 
+#: the shell commands of docs/plugins.md and the test that runs each as written
+GUIDE_COMMANDS = {
+    "dpbench check my_majority:PrivateMajority": "test_worked_example_of_the_plugin_guide_runs_as_written",
+    "uv pip install -e examples/plugin": "tests/conftest.py (example_plugin_on_path: the same module, from its source)",
+    "dpbench check kconj_noisy_max": "tests/test_check.py::test_check_passes_on_the_example_plugin",
+    "snakemake --cores all --configfile examples/plugin/config.yaml": "tests/conftest.py::plugin_example_run",
+}
+
+
+def _guide_blocks() -> list[tuple[str, str, str]]:
+    """Every fenced block of docs/plugins.md, indented ones too: ``(language, info, body)``."""
+    text = (ROOT / "docs" / "plugins.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"^( *)```(\w*)([^\n]*)\n(.*?)^\1```", text, flags=re.S | re.M)
+    return [(lang, info.strip(), "".join(line[len(indent):] + "\n" for line in body.splitlines()))
+            for indent, lang, info, body in blocks]
+
+
+def _guide_dir(tmp_path: Path) -> Path:
+    """A directory holding the guide's ``file=`` modules, as a reader who saved them has."""
+    for name, text in _guide_files().items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+def _run_with_plugin(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    """:func:`_run`, with the example plugin's source importable as tests/conftest.py makes it."""
+    from tests.conftest import PLUGIN_SRC
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join((str(cwd), str(PLUGIN_SRC))), "COLUMNS": "120"}
+    return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+
+
+def test_every_snippet_of_the_plugin_guide_runs_as_written(tmp_path):
+    """Every fenced block of docs/plugins.md is run as written, or named here with the test that
+    runs it (issue 31): the ``file=`` modules and the script (the worked example, below), every
+    other Python block in a fresh interpreter beside them, every config validated and planned
+    with the guide's module importable, the entry-point table parsed, every shell command
+    mapped to its test (:data:`GUIDE_COMMANDS`), every output block the script's. A new block
+    of an unknown kind fails here until it is run."""
+    import tomllib
+
+    import yaml
+
+    workdir = _guide_dir(tmp_path)
+    blocks = _guide_blocks()
+    kinds = [lang or "output" for lang, _, _ in blocks]
+    assert kinds.count("yaml") >= 1 and kinds.count("python") >= 3 and kinds.count("toml") == 1, kinds
+    for i, (lang, info, body) in enumerate(blocks):
+        if lang == "python" and info.startswith("file="):
+            assert info.removeprefix("file=") in {"my_majority.py", "try_it.py"}, info  # run by the worked example
+        elif lang == "python":
+            script = workdir / f"snippet_{i}.py"
+            script.write_text(body, encoding="utf-8")
+            out = _run_with_plugin([sys.executable, script.name], workdir)
+            assert out.returncode == 0, f"block {i} of docs/plugins.md fails:\n{body}\n{out.stderr[-2000:]}"
+        elif lang == "yaml":
+            config = workdir / f"snippet_{i}.yaml"
+            config.write_text(body, encoding="utf-8")
+            data = yaml.safe_load(body)
+            assert "seed" in data, "the guide's config lacks the required seed:"
+            for command in ("validate", "plan"):
+                out = _run_with_plugin([sys.executable, "-m", "dpbench.cli", command, config.name], workdir)
+                why = f"dpbench {command} on block {i} of docs/plugins.md:\n{body}\n{out.stdout}{out.stderr}"
+                assert out.returncode == 0, why
+        elif lang == "toml":
+            table = tomllib.loads(body)["project"]["entry-points"]["dpbench.plugins"]
+            ours = tomllib.loads((ROOT / "examples" / "plugin" / "pyproject.toml").read_text())
+            ours = ours["project"]["entry-points"]
+            assert "dpbench.plugins" in ours and all(isinstance(v, str) and ":" not in v for v in table.values()), table
+        elif lang == "bash":
+            for line in body.splitlines():
+                command = line.split("#", 1)[0].strip()
+                if command:
+                    why = f"docs/plugins.md runs {command!r}: run it in a test and list it in GUIDE_COMMANDS"
+                    assert command in GUIDE_COMMANDS, why
+        else:
+            after_script = i > 0 and blocks[i - 1][1] == "file=try_it.py"
+            assert lang == "" and after_script and body.startswith("$ python try_it.py"), (lang, body[:80])
+
+
+def test_the_cost_snippet_of_the_plugin_guide_takes_effect(tmp_path):
+    """The guide's cost-model block, run as written, registers its entry: the planner then
+    predicts ``my_learner``'s cells with the block's own formula and coefficients."""
+    (block,) = [body for lang, info, body in _guide_blocks() if lang == "python" and "register_cost_model" in body]
+    probe = tmp_path / "probe.py"
+    probe.write_text(block + "\nfrom dpbench.orchestration.cost_table import COST_TABLE\n"
+                     "model = COST_TABLE['my_learner']\n"
+                     "assert model.formula == 'my_formula' and model.coefficients['per_example'] == 2e-8, model\n"
+                     "print('ok')\n", encoding="utf-8")
+    out = _run_with_plugin([sys.executable, probe.name], tmp_path)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
+
+
+@pytest.mark.slow
+def test_the_config_of_the_plugin_guide_runs_end_to_end(tmp_path):
+    """The guide's config block, as written, run by snakemake beside the guide's module: the
+    plugin learners get rows (their module is imported by every job, ``plugins:``)."""
+    import pandas as pd
+
+    from tests.conftest import run_snakemake
+
+    workdir = _guide_dir(tmp_path)
+    (body,) = [body for lang, _, body in _guide_blocks() if lang == "yaml"]
+    config = workdir / "guide.yaml"
+    config.write_text(body, encoding="utf-8")
+    saved = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(workdir), saved) if p)
+    try:
+        proc = run_snakemake(workdir, configfile=config)
+    finally:
+        if saved is None:
+            os.environ.pop("PYTHONPATH")
+        else:
+            os.environ["PYTHONPATH"] = saved
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    (parquet,) = workdir.glob("results/**/conjunctions.parquet")
+    rows = pd.read_parquet(parquet)
+    assert {"majority", "private_majority", "elimination"} <= set(rows["learner"]), set(rows["learner"])
+    assert (rows.loc[rows["learner"] == "private_majority", "status"] == "ok").all()
+
+
 def test_readme_is_the_front_page():
     """The two commands verbatim (CI runs the second), one results block for the generated
     headline results, and a way into every manual page."""

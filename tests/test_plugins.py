@@ -141,6 +141,11 @@ def test_example_plugin_runs_end_to_end(example_plugin_installed, plugin_example
     assert big["kconj_noisy_max"] <= big["kconj_erm"] + 0.01, big
     theory = pd.read_csv(results / "theory" / "conjunctions.csv")
     assert {"kconj_erm", "kconj_noisy_max"} <= set(theory["learner"])
+    # their declared theorems (examples/plugin: theorem()) reach the summarise job: exponent, verdict
+    mine = theory["learner"].isin(["kconj_erm", "kconj_noisy_max"])
+    declared = theory[mine & theory["regime"].str.contains("theory: ", na=False)]
+    assert set(declared["learner"]) == {"kconj_erm", "kconj_noisy_max"}, theory[["learner", "regime"]]
+    assert declared["regime"].str.contains(r"\[DR14, §3.3\]|\[BEHW87\]").all()
     registry.load_all()
     for name, recipe in registry.experiment("conjunctions").figures.items():
         for ext in ("pdf", "png"):
@@ -178,7 +183,7 @@ def test_plugin_problem_writes_rows_end_to_end(example_plugin_installed, tmp_pat
     assert proc.returncode == 0, proc.stderr[-4000:]
     results = tmp_path / "results" / "problem"
     df = pd.read_parquet(results / "conjunctions.parquet")
-    assert len(df) == 24 and (df["status"] == "ok").all() and set(df["problem"]) == {"spread_conjunction"}
+    assert len(df) == 36 and (df["status"] == "ok").all() and set(df["problem"]) == {"spread_conjunction"}
     assert "spread" not in df.columns
     params = df["problem_params"].map(json.loads)
     assert sorted(set(params.map(lambda p: p["spread"]))) == [0.1, 0.4]
@@ -186,3 +191,62 @@ def test_plugin_problem_writes_rows_end_to_end(example_plugin_installed, tmp_pat
     assert set(df["learner"]) == {"elimination", "kconj_erm", "kconj_noisy_max"}
     assert {"kconj_erm", "kconj_noisy_max"} <= set(pd.read_csv(results / "theory" / "conjunctions.csv")["learner"])
     assert (results / "figures" / "conjunctions_error_vs_n.png").stat().st_size > 5_000
+
+
+def _plugin_rows(learners: dict[str, tuple[float, ...]], sizes=(16, 64, 256, 1024, 4096),
+                 reps: int = 6) -> pd.DataFrame:
+    """Rows of the ``conjunctions`` experiment for the example plugin's learners (k = 2) on a
+    realizable problem, made in process (seconds)."""
+    from dpbench.experiments.base import draw_target
+    from dpbench.foundation.cell import Cell, freeze
+    from dpbench.foundation.results import to_table
+
+    experiment, rows = registry.experiment("conjunctions"), []
+    for learner, epsilons in learners.items():
+        for epsilon in epsilons:
+            for n in sizes:
+                cell = Cell("conjunctions", "conjunction", freeze({"d": 8, "k": 2, "skew": 3.0}), learner,
+                            freeze({"k": 2}), epsilon, 0.0, n, reps)
+                rows += experiment.run_cell(cell, draw_target(cell, root_seed=1), 1)
+    return to_table(rows).to_pandas()
+
+
+def test_a_plugin_learner_declares_its_theorem(example_plugin_installed):
+    """A plugin learner's ``theorem`` (examples/plugin: the Occam bound of ``kconj_erm``, the
+    derived bound of ``kconj_noisy_max``) gives it what a catalogue learner gets: a theory
+    line in the figures, its exponent and citation in the theory check, and a verdict on its
+    bound; n(α, ε) in the sample-complexity check (issue 31)."""
+    import math
+
+    from dpbench import theory
+
+    df = _plugin_rows({"kconj_noisy_max": (0.5, 1.0, 2.0), "kconj_erm": (math.inf,)})
+    experiment = registry.experiment("conjunctions")
+    checked = experiment.theory_check(df)
+    curves = checked[checked["regime"].str.contains("theory: ", na=False) & (checked["x"] == "n")]
+    assert set(curves["learner"]) == {"kconj_erm", "kconj_noisy_max"}, checked[["learner", "regime"]]
+    assert (curves["theory_exponent"] == -1.0).all() and (curves["bound_kind"] == "bound").all()
+    assert set(curves["verdict"]) <= {"bound_holds", "agrees"} and curves["verdict"].notna().all(), curves
+    assert curves["regime"].str.contains(r"\[DR14, §3.3\]|\[BEHW87\]").all()
+    n_star = checked[(checked["learner"] == "kconj_noisy_max") & (checked["x"] == "epsilon")]
+    assert len(n_star) and n_star["regime"].str.contains("theory: noisy max").all(), checked[["learner", "x", "regime"]]
+    # the theory line is drawn beside the curve
+    fig = experiment.figures["error_vs_n"](df)
+    labels = {text.get_text() for legend in fig.legends + [ax.get_legend() for ax in fig.axes if ax.get_legend()]
+              for text in legend.get_texts()}
+    assert any("[DR14, §3.3]" in label for label in labels), labels
+    # outside its theorem's setting (label noise) it declares nothing: no line, no verdict
+    row = {"d": 8, "k": 2, "monotone": False, "noise": 0.1, "p": 0.5, "log_class_size": 1.0,
+           "epsilon": 1.0, "delta": 0.0}
+    assert theory.conjunction_rates_of("kconj_noisy_max", row) == []
+
+
+def test_a_declared_rate_states_kind_exponent_and_citation():
+    from dpbench.theory.declared import DeclaredRate
+
+    ok = DeclaredRate("mine", "bound", lambda n: 1 / n, exponent=-1.0, citation="[DR14, §3.3]")
+    assert ok.label == "mine [DR14, §3.3]"
+    for bad in ({"kind": "guess"}, {"exponent": float("nan")}, {"exponent": 0.5}, {"citation": " "}):
+        with pytest.raises(ValueError):
+            DeclaredRate(**{"label": "mine", "kind": "bound", "error": lambda n: 1 / n, "exponent": -1.0,
+                            "citation": "[DR14]", **bad})

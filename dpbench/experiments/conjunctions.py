@@ -46,6 +46,7 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
             check_curve(
                 curve, experiment="conjunctions", x="n", y="error", rate=rate.error if rate else None,
                 kind=rate.kind if rate else "none", trivial=trivial_error(curve.row), holds_with=1 - BETA,
+                exponent=getattr(rate, "exponent", None),  # a declared rate states its exponent (plugins)
                 regime=", ".join(filter(None, [setting_label(curve.key), f"theory: {rate.label}" if rate else ""])) or None,
             )
         )

@@ -55,6 +55,7 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
         row = check_curve(
             curve, experiment=EXPERIMENT_ID, x="n", y="error", rate=rate.error if rate else None,
             kind=rate.kind if rate else "none", trivial=dl_trivial_error_of(curve.row), holds_with=1 - BETA,
+            exponent=getattr(rate, "exponent", None),  # a declared rate states its exponent (plugins)
             reconstructed=_reconstructed(rate), shape_why=SHAPE_WHY.get(curve.learner, ""),
             regime=", ".join(filter(None, [setting_label(curve.key), f"theory: {rate.label}" if rate else ""])) or None,
         )

@@ -7,6 +7,7 @@ Each docstring gives the formula, its constants and its source; reconstructed fo
 """
 
 from dpbench.theory.decision_lists import *  # noqa: F401,F403
+from dpbench.theory.declared import *  # noqa: F401,F403
 from dpbench.theory.erm import *  # noqa: F401,F403
 from dpbench.theory.experts import *  # noqa: F401,F403
 from dpbench.theory.pac import *  # noqa: F401,F403

@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.special import comb, gammaln, logsumexp
 
+from dpbench.theory.declared import declared_rates
 from dpbench.theory.pac import ConjunctionRate as Rate  # one curve: error(n), n_at(α, ε), kind, label
 from dpbench.theory.pac import n_exp_mech_pac, n_exp_mech_realizable, rate_exp_mech_pac, rate_exp_mech_realizable
 
@@ -200,4 +201,4 @@ def dl_rates_of(learner: str, row, *, epsilon: float | None = None, n_features: 
         learner, epsilon=float(row["epsilon"] if epsilon is None else epsilon), delta=delta, n_features=f,
         log_class_size=float(row["log_class_size"]) if n_features is None else dl_log_class_size(f),
         noise=float(row["noise"]),
-    )
+    ) or declared_rates(learner, row, beta=DL_BETA, epsilon=epsilon)

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from dpbench.theory.declared import declared_rates
+
 __all__ = [
     "rate_consistent",
     "n_finite_class",
@@ -285,14 +287,15 @@ def conjunction_rates(
 def conjunction_rates_of(learner: str, row, *, epsilon: float | None = None) -> list[ConjunctionRate]:
     """:func:`conjunction_rates` in the setting a results row records (problem parameters,
     ``log_class_size``, ε, δ, and the learner's ``alpha`` as ``lp_alpha`` when it was set),
-    with β = :data:`CONJUNCTIONS_BETA`; ``epsilon`` overrides the row's."""
+    with β = :data:`CONJUNCTIONS_BETA`; ``epsilon`` overrides the row's. A learner the catalogue
+    has no rate for gets the rates it declares (:func:`dpbench.theory.declared.declared_rates`)."""
     alpha = row.get("lp_alpha")
     return conjunction_rates(
         learner, epsilon=float(row["epsilon"] if epsilon is None else epsilon), delta=float(row["delta"]),
         d=int(row["d"]), monotone=bool(row["monotone"]), noise=float(row["noise"]),
         log_class_size=float(row["log_class_size"]),
         alpha=SQ_ALPHA if alpha is None or alpha != alpha else float(alpha), beta=CONJUNCTIONS_BETA,
-    )
+    ) or declared_rates(learner, row, beta=CONJUNCTIONS_BETA, epsilon=epsilon)
 
 
 def trivial_error_of(row) -> float:

@@ -31,6 +31,17 @@ Utility: :math:`P[\max_h |L_h| > b \ln(|H_k|/\beta)] \le \beta`, so with probabi
 :math:`\ge 1-\beta` the training error is at most
 :math:`\mathrm{OPT}_S + 2b\ln(|H_k|/\beta)/n = \mathrm{OPT}_S + 4\ln(|H_k|/\beta)/(\varepsilon n)`.
 ε = ∞ adds no noise and returns ``kconj_erm``'s hypothesis (its twin).
+
+Declared theorems (``theorem``: the theory line and verdict of each curve, docs/plugins.md,
+"Declare its theorem"), realizable case only (no label noise and a target of at most ``k``
+literals, so :math:`\mathrm{OPT}_S = 0`). ``kconj_erm``: the Occam bound above.
+``kconj_noisy_max``: with probability :math:`\ge 1-\beta/2` every :math:`|L_h| \le b\ln(2|H_k|/\beta)`,
+so the released hypothesis makes at most :math:`4\ln(2|H_k|/\beta)/\varepsilon` training
+mistakes; by the multiplicative Chernoff bound and a union over :math:`H_k`, with probability
+:math:`\ge 1-\beta/2` every hypothesis of error :math:`> \alpha` makes more than
+:math:`n\alpha/2` mistakes once :math:`n\alpha \ge 8\ln(2|H_k|/\beta)`. Together: error
+:math:`\le 8\ln(2|H_k|/\beta)/(n\min(1, \varepsilon))` with probability :math:`\ge 1-\beta`,
+exponent −1 in n, and :math:`n(\alpha, \varepsilon) = 8\ln(2|H_k|/\beta)/(\alpha\min(1, \varepsilon))`.
 """
 
 from __future__ import annotations
@@ -51,6 +62,7 @@ from dpbench.kernels.bitset import pack_columns, popcount_rows
 from dpbench.learners.base import REPLACE_ONE, Guarantee, Learner
 from dpbench.problems.base import Sample
 from dpbench.problems.conjunction import Conjunction, ConjunctionClass
+from dpbench.theory.declared import DeclaredRate
 
 #: Score sensitivity: one replaced example changes a hypothesis's mistakes by at most 1.
 SENSITIVITY = 1.0
@@ -109,6 +121,16 @@ def class_mistakes(sample: Sample, k: int) -> npt.NDArray[np.int64]:
     return sample.cached(f"kconj_mistakes_{k}", compute)
 
 
+def _realizable_class_size(cls: type, setting: dict) -> int | None:
+    """|H_k| in the setting of a results row when the theorems apply (no label noise, a
+    target of at most ``k`` literals), else None. ``k`` is the learner's (``lp_k``)."""
+    k = setting.get("lp_k")
+    k = cls.k if k is None or k != k else int(k)  # the field's default where the row has none
+    if float(setting.get("noise", 0.0)) > 0 or int(setting["k"]) > k:
+        return None
+    return class_size(int(setting["d"]), k, bool(setting["monotone"]))
+
+
 def _unsupported(target: Any, k: int) -> str | None:
     concept_class = getattr(target, "concept_class", None)
     if not isinstance(concept_class, ConjunctionClass):
@@ -134,6 +156,18 @@ class KConjERM(Learner):
 
     def supports(self, target: Any) -> str | None:
         return _unsupported(target, self.k)
+
+    @classmethod
+    def theorem(cls, setting: dict) -> list[DeclaredRate]:
+        """The Occam bound (realizable): error ≤ (ln|H_k| + ln(1/β))/n w.p. ≥ 1 − β."""
+        size = _realizable_class_size(cls, setting)
+        if size is None:
+            return []
+        log_terms = math.log(size) + math.log(1 / setting["beta"])
+        return [DeclaredRate(
+            "Occam bound (ln|H_k| + ln 1/β)/n", "bound", lambda n: log_terms / np.asarray(n, dtype=float),
+            exponent=-1.0, citation="[BEHW87]", n_at=lambda a, e: log_terms / a + 0 * np.asarray(e, dtype=float),
+        )]
 
     def fit(self, sample: Sample, *, rng: np.random.Generator) -> Conjunction:
         d = sample.X.shape[1]
@@ -166,6 +200,22 @@ class KConjNoisyMax(Learner):
 
     def guarantee(self) -> Guarantee:
         return Guarantee(epsilon=self.epsilon, delta=0.0, neighbours=REPLACE_ONE)
+
+    @classmethod
+    def theorem(cls, setting: dict) -> list[DeclaredRate]:
+        """The derived bound (realizable, module docstring): error ≤ 8 ln(2|H_k|/β)/(n·min(1, ε))
+        w.p. ≥ 1 − β."""
+        size = _realizable_class_size(cls, setting)
+        if size is None:
+            return []
+        log_terms = 8 * math.log(2 * size / setting["beta"])
+        scale = min(1.0, float(setting["epsilon"]))
+        return [DeclaredRate(
+            "noisy max, derived: 8 ln(2|H_k|/β)/(n·min(1, ε))", "bound",
+            lambda n: log_terms / (scale * np.asarray(n, dtype=float)),
+            exponent=-1.0, citation="[DR14, §3.3]",
+            n_at=lambda a, e: log_terms / (a * np.minimum(1.0, np.asarray(e, dtype=float))),
+        )]
 
     def noise_scale(self) -> float:
         """Laplace scale :math:`b = 2\\Delta/\\varepsilon` (0 at ε = ∞): the calibration."""
