@@ -42,8 +42,13 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from dpbench.audits import cases_for
+from dpbench.audits.engine import NO_POWER, VIOLATION, caught_by_sampling, judge, no_power_reason, refuted, run_case
+from dpbench.audits.generic import generic_cases
 from dpbench.foundation import registry
+from dpbench.foundation.cell import Cell, freeze
 from dpbench.learners.base import ADD_REMOVE, REPLACE_ONE, Guarantee
+from dpbench.orchestration.config import load_config_plugins
 
 #: Audit defaults: runs per side, and the confidence of each Clopper–Pearson bound
 #: (1 − 5e-7: a correct learner fails the audit with probability ≤ 1e-6, as in the tests).
@@ -189,7 +194,6 @@ def conformance_cell(cls: type, problem: str, experiment: str, params: Mapping[s
                      problem_params: Mapping[str, object] | None = None):
     """The conformance cell: the problem's first ``test_params`` (unless given), the
     experiment's ``test_size``, ε and δ from ``params`` (default ∞ and 0)."""
-    from dpbench.foundation.cell import Cell, freeze
 
     epsilon, delta, rest = _construct_params(params)
     if problem_params is None:
@@ -199,7 +203,7 @@ def conformance_cell(cls: type, problem: str, experiment: str, params: Mapping[s
 
 
 def _strip_timing(rows: list[dict]) -> list[dict]:
-    from dpbench.foundation.results import TIMING_COLUMNS
+    from dpbench.foundation.results import TIMING_COLUMNS  # deferred: imports pandas
 
     return [{k: v for k, v in r.items() if k not in TIMING_COLUMNS} for r in rows]
 
@@ -215,8 +219,8 @@ def cell_results(cls: type, problem: str, experiment: str, params: Mapping[str, 
     """Run one conformance cell twice: rows in the results schema, all ``ok``/``skipped``
     with the learner's name; identical rows for the same seed (``deterministic``); the
     global generators untouched by the second run (``global rng``)."""
-    from dpbench.experiments.base import draw_target
-    from dpbench.foundation.results import to_table
+    from dpbench.experiments.base import draw_target  # deferred: imports pandas
+    from dpbench.foundation.results import to_table  # deferred: imports pandas
 
     shown_params = [f"{k}={v}" for k, v in sorted(params.items()) if k != "epsilon"]
     if "epsilon" in params:
@@ -346,8 +350,7 @@ def twin_results(cls: type, *, seed: int = 3, repetitions: int = TWIN_REPETITION
         return [CheckResult("ε→∞ twin", "skip", "no twin declared (class attribute twin = 'name')")]
 
     def compare() -> Iterator[CheckResult]:
-        from dpbench.experiments.base import draw_target
-        from dpbench.foundation.cell import Cell, freeze
+        from dpbench.experiments.base import draw_target  # deferred: imports pandas
 
         twin = registry.learner(twin_name)
         if twin.private:
@@ -392,8 +395,6 @@ def default_privacy(cls: type) -> tuple[float, float]:
 
 def audit_cases(cls: type, *, epsilon: float, delta: float) -> tuple[list, str]:
     """The learner's audit cases and where they come from (declared or generic)."""
-    from dpbench.audits import cases_for
-    from dpbench.audits.generic import generic_cases
 
     if registry.LEARNERS.get(cls.name) is cls:
         try:
@@ -419,7 +420,6 @@ def audit_results(cls: type, *, epsilon: float | None = None, delta: float | Non
                   confidence: float = AUDIT_CONFIDENCE, seed: int = 0, budget: float = AUDIT_SECONDS) -> list[CheckResult]:
     """Audit the correct case (bound ≤ claimed ε, exact ε ≤ claim where computed) and show
     the broken copy's bound."""
-    from dpbench.audits.engine import NO_POWER, VIOLATION, caught_by_sampling, judge, no_power_reason, refuted, run_case
 
     if not cls.private:
         return [CheckResult("privacy audit", "skip", "non-private")]
@@ -523,7 +523,6 @@ def _config_privacy(config: str, name: str) -> tuple[float | None, float | None]
     """Load the config's plugins; the first finite ε (and δ) of a block listing ``name``."""
     import yaml
 
-    from dpbench.orchestration.config import load_config_plugins
 
     with open(config) as fh:
         try:

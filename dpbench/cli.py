@@ -20,6 +20,10 @@ import sys
 
 import yaml
 
+# Each command imports what it needs inside its handler (the `from dpbench...` lines in the
+# _cmd_* functions), so `dpbench --help` and argument errors stay fast instead of loading every
+# command's modules (several pull in numba, pandas, matplotlib or snakemake) on every call.
+
 
 class UsageError(Exception):
     """Bad input from the command line: printed as one line, exit status 2."""

@@ -18,6 +18,8 @@ import importlib
 import pkgutil
 from collections.abc import Callable
 
+from dpbench.foundation import registry
+
 AUDITS: dict[str, Callable[..., list]] = {}
 #: name → (ε, δ) audited when none is given (``dpbench audit NAME``).
 DEFAULTS: dict[str, tuple[float, float]] = {}
@@ -98,7 +100,6 @@ def cases_for(name: str, *, epsilon: float, delta: float, accounting: bool = Fal
     """The audit cases of learner or mechanism ``name`` at the claimed (ε, δ); with
     ``accounting``, its per-step accounting cases too (``audit`` = ``accounting``, after the
     others: :mod:`dpbench.audits.step_accounting`), as the workflow and ``dpbench audit`` run them."""
-    from dpbench.foundation import registry
 
     if registry.is_learner(name):
         own = getattr(registry.learner(name), "audit_cases", None)

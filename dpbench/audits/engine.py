@@ -35,6 +35,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from dpbench.audits import cases_for, default_claim, default_runs
+from dpbench.foundation import registry
+from dpbench.foundation.seeding import make_rng
 from dpbench.theory_check.fit import clopper_pearson
 
 
@@ -141,7 +144,7 @@ class GaussianFamily:
 
     @staticmethod
     def epsilon(mu: float, delta: float) -> float:
-        from dpbench.mechanisms.gaussian import analytic_epsilon
+        from dpbench.mechanisms.gaussian import analytic_epsilon  # deferred: imports scipy
 
         return analytic_epsilon(sigma=1.0 / mu, delta=delta, sensitivity=1.0) if mu > 0 and delta > 0 else 0.0
 
@@ -390,7 +393,6 @@ def accounting_fails(row: dict) -> bool:
 
 def run_case(case: AuditCase, *, runs: int, confidence: float = 0.95, seed: int = 0) -> dict[str, object]:
     """Audit one case with ``runs`` runs per side; a row with :data:`AUDIT_COLUMNS`."""
-    from dpbench.foundation.seeding import make_rng
 
     if case.method in COMPUTED:
         return run_accounting_case(case, confidence=confidence)
@@ -464,7 +466,6 @@ def shortfall_note(row: dict, explain: Callable[[dict], str] | None = None) -> s
 def audit_kind(case: AuditCase) -> str:
     """``end_to_end`` (the learner's own entry point), ``component`` (one mechanism inside a
     learner, an extra row) or ``mechanism`` (a mechanism audited on its own)."""
-    from dpbench.foundation import registry
 
     if case.kind:
         return case.kind
@@ -582,7 +583,6 @@ def cli_audit(learner: str, *, epsilon: float | None, delta: float | None, runs:
     """
     import sys
 
-    from dpbench.audits import cases_for, default_claim, default_runs
 
     floor = minimum_runs(CLI_CONFIDENCE)
     if runs is not None and int(runs) < floor:

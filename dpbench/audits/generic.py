@@ -28,6 +28,8 @@ import numpy as np
 from dpbench.audits.engine import AuditCase
 from dpbench.foundation import registry
 from dpbench.learners.base import ADD_REMOVE
+from dpbench.problems.base import Sample
+from dpbench.problems.losses import ExpertsLosses
 
 BATCH_SIZE = 16
 PROBES = 5
@@ -52,7 +54,6 @@ def _flip(y: np.ndarray) -> np.ndarray:
 
 
 def _batch(cls: type, *, epsilon: float, delta: float) -> tuple[Callable, str]:
-    from dpbench.problems.base import Sample
 
     learner, target, where = _learner_and_target(cls, "batch", epsilon=epsilon, delta=delta)
     d = target.sample(BATCH_SIZE, rng=np.random.default_rng(1))
@@ -77,7 +78,7 @@ def _batch(cls: type, *, epsilon: float, delta: float) -> tuple[Callable, str]:
 
 
 def _online(cls: type, *, epsilon: float, delta: float) -> tuple[Callable, str]:
-    from dpbench.problems.halfspace import OnlineStream
+    from dpbench.problems.halfspace import OnlineStream  # deferred: imports numba and scipy
 
     learner, target, where = _learner_and_target(cls, "online", epsilon=epsilon, delta=delta)
     stream = target.stream(HORIZON, rng=np.random.default_rng(1))
@@ -103,7 +104,6 @@ def _online(cls: type, *, epsilon: float, delta: float) -> tuple[Callable, str]:
 
 
 def _experts(cls: type, *, epsilon: float, delta: float) -> tuple[Callable, str]:
-    from dpbench.problems.losses import ExpertsLosses
 
     learner, target, where = _learner_and_target(cls, "experts", epsilon=epsilon, delta=delta)
     losses = target.losses(HORIZON, rng=np.random.default_rng(1))

@@ -36,6 +36,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dpbench.mechanisms.laws import recording_laws, recording_releases
+
 #: relative tolerance of the per-step comparison (recorded laws are rounded to double
 #: precision; the inverse-CDF differences to ~1e-15 relative)
 STEP_TOLERANCE = 1e-6
@@ -97,7 +99,6 @@ def recorded_release(learner, sample) -> dict:
     """The parameters of the one closed-form release ``learner.release(sample, runs=1)``
     draws with (:func:`dpbench.mechanisms.laws.recording_releases`); ``ValueError`` unless
     exactly one release is recorded."""
-    from dpbench.mechanisms.laws import recording_releases
 
     with recording_releases() as releases:
         learner.release(sample, rng=np.random.default_rng(0), runs=1)
@@ -109,7 +110,6 @@ def recorded_release(learner, sample) -> dict:
 def recorded_draw_laws(learner, pair) -> tuple[np.ndarray, np.ndarray]:
     """The laws of the draws ``learner.release(side, runs=1)`` makes on the two sides of
     ``pair`` (:func:`dpbench.mechanisms.laws.recording_laws`), stacked per side."""
-    from dpbench.mechanisms.laws import recording_laws
 
     out = []
     for sample in pair:

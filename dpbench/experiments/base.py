@@ -26,6 +26,7 @@ import numpy as np
 
 from dpbench.foundation import registry
 from dpbench.foundation.cell import Cell
+from dpbench.foundation.provenance import cell_code_hash
 from dpbench.foundation.results import make_row, problem_param_columns, write_rows
 from dpbench.foundation.seeding import make_rng
 from dpbench.problems.base import redraw_target
@@ -238,7 +239,6 @@ def _timed_out(cell: Cell, root_seed: int, seconds: float) -> list[dict]:
 
 def _finish(cell: Cell, cell_rows: list[dict], wall: float, cpu: float, config_hash: str) -> list[dict]:
     """The cell's rows with their provenance columns, and its log line."""
-    from dpbench.foundation.provenance import cell_code_hash
 
     code_hash = cell_code_hash(cell)
     for row in cell_rows:

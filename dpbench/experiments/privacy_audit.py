@@ -28,8 +28,10 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from dpbench.audits import audited_names, cases_for, predicted_seconds
 from dpbench.audits.engine import AUDIT_COLUMNS, run_cases
 from dpbench.experiments.base import Experiment, Figure
+from dpbench.foundation import registry
 from dpbench.foundation.cell import Cell
 from dpbench.foundation.registry import register_experiment
 from dpbench.foundation.results import make_row
@@ -50,8 +52,6 @@ class AuditUnits:
     def check(name: str, epsilon: float, delta: float) -> None:
         """A registered audit, or a plugin learner declaring ``audit_cases`` (the cases are
         built when the cell runs: a claim the learner cannot make gives skipped rows)."""
-        from dpbench.audits import audited_names
-        from dpbench.foundation import registry
 
         if name in audited_names() or (registry.is_learner(name) and hasattr(registry.learner(name), "audit_cases")):
             return
@@ -60,7 +60,6 @@ class AuditUnits:
     @staticmethod
     def cost(cell: Cell) -> float:
         """Seconds: the audit's registered cost at ``n`` runs per side."""
-        from dpbench.audits import predicted_seconds
 
         return predicted_seconds(cell.learner, cell.size)
 
@@ -69,7 +68,6 @@ AUDIT_UNITS = AuditUnits()
 
 
 def run_audit_cell(cell: Cell, target, root_seed: int) -> list[dict]:
-    from dpbench.audits import cases_for
 
     confidence = float(dict(cell.options).get("confidence", DEFAULT_CONFIDENCE))
     common = dict(

@@ -15,6 +15,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from dpbench.foundation.registry import load_plugins
 from dpbench.foundation.seeding import canonical, key_hash, key_string
 
 Params = tuple[tuple[str, object], ...]
@@ -150,7 +151,6 @@ class Cell:
 
         plugins = tuple(data.get("plugins", ()))
         if plugins:
-            from dpbench.foundation.registry import load_plugins
 
             load_plugins(plugins)
         return cls(

@@ -37,6 +37,8 @@ import posixpath
 from dataclasses import dataclass
 from pathlib import Path
 
+from dpbench.foundation import registry
+
 #: the directory of the default config's run, and the default config itself
 DEFAULT_ROOT = "results"
 #: the workflow's default config, relative to the directory Snakemake (or dpbench) runs in:
@@ -59,7 +61,6 @@ def shard_id(index: int, count: int) -> str:
 
 def figure_stems(experiment: str) -> dict[str, str]:
     """Figure name → file stem, for every figure the experiment registers."""
-    from dpbench.foundation import registry
 
     return {name: figure_stem(experiment, name) for name in registry.experiment(experiment).figures}
 

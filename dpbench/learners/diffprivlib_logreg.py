@@ -39,6 +39,7 @@ import numpy as np
 
 from dpbench.foundation.registry import register_learner
 from dpbench.learners.logistic_common import LinearClassifier, PureDPLogistic, projected
+from dpbench.learners.peers import PeerMissing, diffprivlib
 from dpbench.problems.base import Sample
 
 #: Stand-in for ε = ∞ (diffprivlib requires a finite ε).
@@ -57,7 +58,6 @@ class DiffprivlibLogReg(PureDPLogistic):
 
     def supports(self, target: object) -> str | None:
         """The reason this peer cannot run (diffprivlib not installed), else None."""
-        from dpbench.learners.peers import PeerMissing, diffprivlib
 
         try:
             diffprivlib()
@@ -75,7 +75,6 @@ class DiffprivlibLogReg(PureDPLogistic):
         return {"epsilon": epsilon, "data_norm": 1.0, "C": 1.0 / (n * self.lam), "fit_intercept": False, "max_iter": 1000, "tol": 1e-8}
 
     def fit(self, sample: Sample, *, rng: np.random.Generator) -> LinearClassifier:
-        from dpbench.learners.peers import diffprivlib  # imported here: heavy, and the peer's own API
 
         LogisticRegression = diffprivlib().LogisticRegression
 

@@ -97,6 +97,7 @@ from dpbench.foundation.validation import check_delta, check_epsilon, check_prob
 from dpbench.learners.base import Guarantee, Learner
 from dpbench.learners.confident_winnow import ETA_RATIO, GAMMA_RATIO
 from dpbench.learners.online import OnlineTrace, blocked_dot, dp_winnow_block, max_abs
+from dpbench.mechanisms.accounting import zcdp_to_epsilon
 from dpbench.mechanisms.composition import advanced, advanced_per_step
 from dpbench.mechanisms.laws import recorder
 from dpbench.mechanisms.lazy_laplace import query_uniforms
@@ -165,7 +166,6 @@ def composed_privacy(*, epsilon0: float, eta: float, K: int, M: int, delta: floa
     k_sv, k_em = M + 1, (M + 1) * K
     if accountant == "advanced":
         return _compose_pure(epsilon0, k_sv, delta / 2) + _compose_pure(4 * eta, k_em, delta / 2), delta
-    from dpbench.mechanisms.accounting import zcdp_to_epsilon
 
     rho_z = k_sv * epsilon0**2 / 2 + k_em * 2 * eta**2
     return zcdp_to_epsilon(rho_z, delta), delta
@@ -211,7 +211,6 @@ def calibrate(*, epsilon: float, delta: float, rho: float, n_features: int, T: i
         eps0 = _largest(lambda e: _compose_pure(e, M + 1, delta / 2) <= epsilon / 2, 1e-300, max(eps0, 1e-300))
         alpha = accuracy(eps0, T, beta / (2 * (M + 1)))
     else:
-        from dpbench.mechanisms.accounting import zcdp_to_epsilon
 
         budget = _largest(lambda r: zcdp_to_epsilon(r, delta) <= epsilon, 1e-12, 1e6)
         em_ok = lambda eta: (cap(eta) + 1) * K * 2 * eta**2 <= budget / 2  # noqa: E731

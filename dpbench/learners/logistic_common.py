@@ -28,6 +28,7 @@ from dpbench.learners.base import Guarantee, Learner
 from dpbench.mechanisms.accounting import calibrate_noise_multiplier, compose_gaussian, poisson_gaussian_epsilon
 from dpbench.mechanisms.gaussian import analytic_sigma
 from dpbench.mechanisms.guarantee import REPLACE_ONE
+from dpbench.mechanisms.laws import release_recorder
 from dpbench.problems.base import Sample
 from dpbench.theory.logistic_objective import (  # noqa: F401 (the learners' imports)
     DEFAULT_LAM,
@@ -337,7 +338,6 @@ class NoisyGradientDescent(Learner):
         """
         n, d = X.shape
         q, normaliser, std = self.step_parameters(n)
-        from dpbench.mechanisms.laws import release_recorder
 
         recording = release_recorder()
         if recording is not None:  # the per-step accounting check: the noise the steps draw with

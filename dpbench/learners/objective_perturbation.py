@@ -38,6 +38,7 @@ from dpbench.learners.logistic_common import (
     minimise,
     projected,
 )
+from dpbench.mechanisms.laws import release_recorder
 from dpbench.problems.base import Sample
 
 
@@ -71,7 +72,6 @@ class ObjectivePerturbation(PureDPLogistic):
     def noise(self, n: float, d: int, *, rng: np.random.Generator, runs: int | None = None) -> np.ndarray:
         """``b`` with density ``∝ e^{−ε'‖b‖/2}`` for ``n`` examples (``(d,)`` or ``(runs, d)``)."""
         eps_prime, extra = calibration(self.epsilon, n, self.lam)
-        from dpbench.mechanisms.laws import release_recorder
 
         recording = release_recorder()
         if recording is not None:  # the per-step accounting check: the noise drawn with, and the regulariser

@@ -37,6 +37,7 @@ from dpbench.foundation.validation import check_delta, check_epsilon, normalise
 from dpbench.learners.base import Guarantee, Learner
 from dpbench.learners.logistic_common import DEFAULT_LAM, LinearClassifier, check_lam, l2_laplace_noise, optimum
 from dpbench.mechanisms.gaussian import GaussianMechanism
+from dpbench.mechanisms.laws import release_recorder
 from dpbench.problems.base import Sample
 
 MECHANISMS = ("l2_laplace", "gaussian")
@@ -85,7 +86,6 @@ class OutputPerturbation(Learner):
         if math.isinf(self.epsilon):
             return np.zeros(shape)
         delta2 = sensitivity(n, self.lam)
-        from dpbench.mechanisms.laws import release_recorder
 
         recording = release_recorder()
         if self.mechanism == "gaussian":

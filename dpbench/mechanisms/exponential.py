@@ -15,6 +15,7 @@ from scipy.special import logsumexp
 
 from dpbench.foundation.validation import check_epsilon, check_positive, normalise
 from dpbench.mechanisms.guarantee import Guarantee
+from dpbench.mechanisms.laws import recorder
 
 
 def gumbel_max(logits: npt.ArrayLike, *, rng: np.random.Generator) -> int:
@@ -87,7 +88,6 @@ class ExponentialMechanism:
 def _record_law(logits: npt.NDArray[np.float64]) -> None:
     """Append the law ``softmax(logits)`` a draw is made from to the open law recording
     (:mod:`dpbench.mechanisms.laws`; nothing outside it)."""
-    from dpbench.mechanisms.laws import recorder
 
     recording = recorder()
     if recording is not None:

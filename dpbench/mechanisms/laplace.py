@@ -10,6 +10,7 @@ import numpy.typing as npt
 
 from dpbench.foundation.validation import check_epsilon, check_positive, normalise
 from dpbench.mechanisms.guarantee import Guarantee
+from dpbench.mechanisms.laws import release_recorder
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -40,7 +41,6 @@ class Laplace:
         value = np.asarray(value, dtype=np.float64)
         if self.scale == 0:
             return value.copy()
-        from dpbench.mechanisms.laws import release_recorder
 
         recording = release_recorder()
         if recording is not None:  # the per-step accounting check: the scale drawn with

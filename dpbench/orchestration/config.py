@@ -25,6 +25,7 @@ import yaml
 
 from dpbench.foundation import registry
 from dpbench.foundation.cell import Cell, freeze, grid_cells
+from dpbench.foundation.paths import nesting_error
 from dpbench.foundation.seeding import key_hash
 from dpbench.orchestration.cost import CellCost
 from dpbench.orchestration.grid import gc_paused, layout
@@ -372,7 +373,6 @@ def from_dict(config: Mapping[str, Any]) -> Grid:
             config_hash=key_hash({"seed": config["seed"], "block": block}),
         )
     if config.get("output"):
-        from dpbench.foundation.paths import nesting_error
 
         nested = nesting_error(str(config["output"]))
         if nested:

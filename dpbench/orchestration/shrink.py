@@ -37,6 +37,7 @@ import numpy as np
 
 from dpbench.foundation import registry
 from dpbench.orchestration.config import ConfigError, from_dict
+from dpbench.orchestration.cost import shard_seconds
 
 #: at most this many sizes per size list after shrinking
 MAX_SIZES = 4
@@ -85,7 +86,6 @@ def _block_sizes(block: Mapping[str, Any], size_key: str) -> list[int]:
 
 def predicted_seconds(config: Mapping[str, Any], exp_id: str) -> float:
     """Predicted CPU-seconds of the cells of one experiment of ``config`` (dpbench.orchestration.cost)."""
-    from dpbench.orchestration.cost import shard_seconds
 
     plan = from_dict({**config, "experiments": {exp_id: config["experiments"][exp_id]}}).experiments[exp_id]
     return shard_seconds(list(plan.cells))

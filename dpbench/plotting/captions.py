@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from dpbench.foundation import registry
+
 #: Abbreviations whose full stop ends no clause.
 ABBREVIATIONS = ("w.p.", "e.g.", "i.e.", "cf.", "et al.", "vs.", "resp.", "approx.", "Thm.", "Eq.", "Fig.", "Sec.", "No.", "Ref.")
 
@@ -56,7 +58,6 @@ def shown_text(fig) -> str:
 
 
 def _learners() -> list[str]:
-    from dpbench.foundation import registry
 
     registry.load_all()
     return list(registry.LEARNERS)

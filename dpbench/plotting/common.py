@@ -23,10 +23,40 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from dpbench.plotting.style import order
+from dpbench.plotting.captions import add_note
+from dpbench.plotting.layout import (
+    deferred_grid_layout,
+    grid_shape,
+    panel_size,
+    place_legend,
+    tidy_log_ticks,
+    wrap_titles,
+)
+from dpbench.plotting.overlays import (
+    _data_extent,
+    draw_theory,
+    draw_trivial,
+    hide_undrawn,
+    mark_learning_starts,
+    mark_off_axis,
+    place_edge_marks,
+    register_entry,
+    zero_handle,
+)
+from dpbench.plotting.style import (
+    MARKER_SIZE,
+    REFERENCE_GREY,
+    color,
+    learner_handle,
+    marker,
+    markers,
+    order,
+    palette,
+    paper_style,
+)
 from dpbench.theory_check.analysis import setting_label, varying_identity, with_learner_params
 from dpbench.theory_check.fit import bootstrap_mean_ci, local_exponent
-from dpbench.theory_check.nstar import sample_complexity
+from dpbench.theory_check.nstar import sample_complexity, sample_complexity_slope
 
 if TYPE_CHECKING:
     from dpbench.plotting.overlays import TheoryLine
@@ -89,26 +119,6 @@ def learning_curves(
     the bands and the chance levels. One legend, outside the data."""
     import seaborn as sns
 
-    from dpbench.plotting.captions import add_note
-    from dpbench.plotting.layout import (
-        deferred_grid_layout,
-        grid_shape,
-        panel_size,
-        place_legend,
-        tidy_log_ticks,
-        wrap_titles,
-    )
-    from dpbench.plotting.overlays import (
-        _data_extent,
-        draw_theory,
-        draw_trivial,
-        hide_undrawn,
-        mark_learning_starts,
-        mark_off_axis,
-        place_edge_marks,
-        zero_handle,
-    )
-    from dpbench.plotting.style import MARKER_SIZE, learner_handle, markers, palette, paper_style
 
     ok = df[df["status"] == "ok"]
     ok = ok[np.isfinite(ok[y].astype(float))]
@@ -188,7 +198,6 @@ def learner_line_style(data: pd.DataFrame, line: str = "_line") -> dict:
     ``learner``, and ``line``: the line of a panel, :func:`_line_labels`): every line takes its
     learner's marker (:func:`dpbench.plotting.style.markers`), and the lines of one learner
     (a learner parameter that varies) differ by their dash pattern."""
-    from dpbench.plotting.style import markers
 
     pairs = data[["learner"]].assign(_name=data["learner"]) if line == "learner" else data[["learner", line]]
     pairs = pairs.drop_duplicates()
@@ -210,8 +219,6 @@ def n_star_handle(learner: str, c, found, missing):
     none (nothing of it is drawn)."""
     from matplotlib.lines import Line2D
 
-    from dpbench.plotting.overlays import zero_handle
-    from dpbench.plotting.style import learner_handle
 
     if len(found):
         return learner_handle(learner, c)
@@ -224,7 +231,6 @@ def draw_n_star(ax, found: pd.DataFrame, x: str, c, shape: str = "o") -> None:
     :func:`dpbench.theory_check.nstar.sample_complexity` (n* interpolated per repetition)."""
     import seaborn as sns
 
-    from dpbench.plotting.style import MARKER_SIZE
 
     if not len(found):
         return
@@ -261,7 +267,6 @@ BAND_NOTE = ("Bands: 95 % percentile bootstrap interval of the mean over repetit
 def _reference_extent(ax) -> tuple[float, float]:
     """Smallest and largest positive y of the reference (chance-level) curves drawn in ``ax``
     (lines in :data:`dpbench.plotting.style.REFERENCE_GREY`): the axes show them whole."""
-    from dpbench.plotting.style import REFERENCE_GREY
 
     ys = [np.asarray(l.get_ydata(), dtype=float) for l in ax.get_lines() if l.get_color() == REFERENCE_GREY and l.get_transform() == ax.transData]
     y = np.concatenate(ys) if ys else np.array([])
@@ -292,11 +297,6 @@ def sample_complexity_figure(
     axis; ``theory(learner, row, eps) -> [TheoryLine]`` gives n(α, ε). The legend gives each
     learner's slope (bootstrap over repetitions) beside the theory's local exponent."""
 
-    from dpbench.plotting.captions import add_note
-    from dpbench.plotting.layout import grid_shape, panel_size, place_legend, tidy_log_ticks, wrap_titles
-    from dpbench.plotting.overlays import draw_theory, hide_undrawn, mark_off_axis, place_edge_marks
-    from dpbench.plotting.style import marker, palette, paper_style
-    from dpbench.theory_check.nstar import sample_complexity_slope
 
     ok = with_learner_params(df[df["status"] == "ok"])
     settings = [c for c in varying_identity(ok, exclude=("epsilon", "delta", size)) if not c.startswith("lp_")]
@@ -388,8 +388,6 @@ def draw_levels(ax, level: float, learners: list[str], meaning: str) -> dict:
     """One horizontal level shared by ``learners``, in each learner's colour: with several,
     their dash-dot patterns interleave (each colour shows in turn along the line), so
     neither hides the other and each has its own legend entry ``"{learner}: {meaning}"``."""
-    from dpbench.plotting.overlays import register_entry
-    from dpbench.plotting.style import color
 
     period = sum(LEVEL_DASH)
     entries = {}

@@ -19,9 +19,39 @@ import numpy as np
 import pandas as pd
 
 from dpbench import theory
-from dpbench.plotting.common import draw_n_star, learning_curves, sample_complexity_figure
-from dpbench.plotting.overlays import TheoryLine, n_star_lines
-from dpbench.plotting.style import color
+from dpbench.plotting.captions import add_note
+from dpbench.plotting.common import (
+    BAND_NOTE,
+    _band,
+    draw_n_star,
+    learner_line_style,
+    learning_curves,
+    n_star_handle,
+    sample_complexity_figure,
+)
+from dpbench.plotting.layout import grid_shape, panel_size, place_legend, tidy_log_ticks, wrap_titles
+from dpbench.plotting.overlays import (
+    TheoryLine,
+    _data_extent,
+    draw_theory,
+    hide_undrawn,
+    mark_off_axis,
+    n_star_lines,
+    place_edge_marks,
+)
+from dpbench.plotting.style import (
+    MARKER_SIZE,
+    SINGLE_COLUMN,
+    color,
+    learner_handle,
+    marker,
+    order,
+    palette,
+    paper_style,
+)
+from dpbench.theory_check.fit import local_exponent
+from dpbench.theory_check.nstar import sample_complexity as n_star_table
+from dpbench.theory_check.nstar import sample_complexity_slope
 from dpbench.theory_check.trivial import dl_trivial_error_of
 
 ALPHA, BETA = theory.DL_ALPHA, theory.DL_BETA
@@ -114,14 +144,6 @@ def sample_complexity_features(df: pd.DataFrame):
     |F|); an |F| at which the grid never reaches α as a hollow marker on the upper axis."""
     import matplotlib.pyplot as plt
 
-    from dpbench.plotting.captions import add_note
-    from dpbench.plotting.common import n_star_handle
-    from dpbench.plotting.layout import grid_shape, panel_size, place_legend, tidy_log_ticks, wrap_titles
-    from dpbench.plotting.overlays import draw_theory, hide_undrawn, mark_off_axis, place_edge_marks
-    from dpbench.plotting.style import marker, order, paper_style
-    from dpbench.theory_check.fit import local_exponent
-    from dpbench.theory_check.nstar import sample_complexity as n_star_table
-    from dpbench.theory_check.nstar import sample_complexity_slope
 
     sweep = feature_sweep(df)
     private = sweep[sweep["private"]]
@@ -203,11 +225,6 @@ def runtime(df: pd.DataFrame):
     import matplotlib.pyplot as plt
     import seaborn as sns
 
-    from dpbench.plotting.captions import add_note
-    from dpbench.plotting.common import BAND_NOTE, _band, learner_line_style
-    from dpbench.plotting.layout import place_legend, tidy_log_ticks
-    from dpbench.plotting.overlays import _data_extent
-    from dpbench.plotting.style import MARKER_SIZE, SINGLE_COLUMN, learner_handle, order, palette, paper_style
 
     ok = _ok(df).dropna(subset=["fit_seconds"])
     top = ok[ok["n"] == ok.groupby(["learner", "problem_id"])["n"].transform("max")]

@@ -14,9 +14,12 @@ import numpy as np
 import pandas as pd
 
 from dpbench import theory
+from dpbench.plotting.captions import add_note, number_range
 from dpbench.plotting.common import learning_curves
+from dpbench.plotting.halfspaces_online import _note
+from dpbench.plotting.layout import grid_shape, place_legend
 from dpbench.plotting.overlays import TheoryLine
-from dpbench.plotting.style import REFERENCE_GREY, SHARED_THEORY, color
+from dpbench.plotting.style import REFERENCE_GREY, SHARED_THEORY, color, paper_style
 
 TRIVIAL_LABEL = "uniform play (chance regret)"
 ZERO_LABEL = "mean ≤ 0 (off the log axis)"
@@ -65,8 +68,6 @@ def _skipped_note(fig, skipped: pd.DataFrame) -> None:
         return
     from matplotlib.patches import Patch
 
-    from dpbench.plotting.layout import grid_shape, place_legend
-    from dpbench.plotting.style import paper_style
 
     legend = fig.legends[0]
     handles, labels = list(legend.legend_handles), [t.get_text() for t in legend.texts]
@@ -185,7 +186,6 @@ def _explain_trap(fig, ok: pd.DataFrame) -> None:
     """Caption note: why a private learner beats its non-private version on the trap — on it
     every expert loses about T/2, so uniform play is optimal and a smaller learning rate
     (closer to uniform) has less regret; the η ratio is the recorded one."""
-    from dpbench.plotting.captions import add_note, number_range
 
     eta = ok[np.isfinite(ok["eta"])].groupby(["learner", "T"])["eta"].first().unstack("learner")
     regret = ok.groupby(["learner", "T"])["expected_regret"].mean().unstack("learner")
@@ -206,7 +206,6 @@ def coin(df: pd.DataFrame):
     rows = _final(df)
     ok = _with_lines(rows[(rows["kind"] == "coin") & (rows["status"] == "ok")], "T")
     if ok.empty:  # a config without a fair-coin T sweep still gets the figure file
-        from dpbench.plotting.halfspaces_online import _note
 
         return _note("experts: no fair-coin T sweep in this config")
 
@@ -238,7 +237,6 @@ def realizable(df: pd.DataFrame):
 def tight_accounting(df: pd.DataFrame):
     """private_rwm_tight against private_rwm (same ε, δ) on the stochastic T sweep, the η
     ratio bought by the RDP accountant (recorded) in the panel titles."""
-    from dpbench.plotting.captions import number_range
 
     rows = _stochastic_main(_final(df))
     ok = rows[(rows["status"] == "ok") & rows["learner"].isin(["private_rwm", "private_rwm_tight"])]

@@ -23,7 +23,7 @@ import pandas as pd
 from dpbench import theory
 from dpbench.plotting.common import learning_curves
 from dpbench.plotting.overlays import TheoryLine
-from dpbench.plotting.style import color
+from dpbench.plotting.style import SINGLE_COLUMN, color, paper_style
 from dpbench.theory_check.trivial import trivial_mistake_rate_of
 
 BETA = 0.1
@@ -40,7 +40,6 @@ def _note(message: str):
     d sweep still gets every figure file, so the workflow does not fail)."""
     import matplotlib.pyplot as plt
 
-    from dpbench.plotting.style import SINGLE_COLUMN, paper_style
 
     with paper_style():
         fig, ax = plt.subplots(figsize=(SINGLE_COLUMN, 1.0))

@@ -27,7 +27,8 @@ import numpy as np
 import numpy.typing as npt
 from matplotlib.lines import Line2D
 
-from dpbench.plotting.style import REFERENCE_GREY, SHARED_THEORY
+from dpbench.plotting.captions import add_note
+from dpbench.plotting.style import REFERENCE_GREY, SHARED_THEORY, color
 
 #: Dash patterns of theory lines, by role (primary overlay, a source's stated formula beside it).
 THEORY_STYLES = {"primary": (0, (4, 2)), "secondary": (0, (1, 1.5))}
@@ -81,7 +82,6 @@ def n_star_lines(learner: str, rates, eps: npt.NDArray, alpha: float) -> list[Th
     (``rate.n_at``; :mod:`dpbench.theory`'s conjunction and decision-list rates), in the
     learner's colour, dashed or dotted by the rate's ``primary`` flag; rates that give no
     finite n on the range are left out."""
-    from dpbench.plotting.style import color
 
     out = []
     for r in rates:
@@ -297,7 +297,6 @@ def place_edge_marks(fig) -> None:
             siblings = [a for a in ax.get_shared_y_axes().get_siblings(ax) if id(a) in limits] or [ax]
             ax.set_ylim(min(limits[id(a)][0] for a in siblings), max(limits[id(a)][1] for a in siblings))
     if any(levels.max() > 0 for _, _, levels, _, _ in plans):
-        from dpbench.plotting.captions import add_note
 
         add_note(fig, "Markers on an axis that would overlap are stacked into the panel, one level per marker.")
     for ax, mine, levels, pitch, where in plans:

@@ -16,6 +16,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from dpbench.plotting.style import DOUBLE_COLUMN, LEARNER_ORDER, paper_style
+
 PALETTE = {"correct": "#4477AA", "broken": "#CC3311"}  # Tol bright blue / vibrant red: colour-blind safe
 
 
@@ -32,7 +34,6 @@ def audit_bounds(df: pd.DataFrame) -> plt.Figure:
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
-    from dpbench.plotting.style import DOUBLE_COLUMN, LEARNER_ORDER, paper_style
 
     ok = df[df["status"] == "ok"].copy()
     if ok.empty:

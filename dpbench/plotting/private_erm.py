@@ -18,7 +18,19 @@ import numpy as np
 import pandas as pd
 
 from dpbench import theory
-from dpbench.plotting.overlays import TheoryLine
+from dpbench.plotting.captions import add_note
+from dpbench.plotting.common import BAND_NOTE, _band, draw_levels, learner_line_style, learning_curves
+from dpbench.plotting.layout import panel_size, place_legend, tidy_log_ticks
+from dpbench.plotting.overlays import (
+    TheoryLine,
+    _data_extent,
+    draw_theory,
+    draw_trivial,
+    hide_undrawn,
+    mark_off_axis,
+    place_edge_marks,
+)
+from dpbench.plotting.style import MARKER_SIZE, color, learner_handle, order, palette, paper_style
 from dpbench.theory_check.analysis import with_learner_params
 
 EXCESS_LABEL = r"excess risk $J_\lambda(\hat\theta) - J_\lambda(\theta^*)$"
@@ -56,7 +68,6 @@ def _theory_lines(learner: str, row: pd.Series, x: np.ndarray, *, n=None, epsilo
     """The theory line of ``learner`` against n (at the row's ε) or against ε (at size ``n``);
     none for a learner in :data:`SHARED_LINE` whose partner is ``present`` (the partner's
     line carries both names)."""
-    from dpbench.plotting.style import color
 
     if SHARED_LINE.get(learner) in present:
         return []
@@ -71,7 +82,6 @@ def _theory_lines(learner: str, row: pd.Series, x: np.ndarray, *, n=None, epsilo
 def error_vs_n(df: pd.DataFrame) -> plt.Figure:
     """Excess risk of the private learners against n, one panel per ε and d (curves with at
     least 3 sizes; single-size sweeps are in :func:`runtime` and the theory CSV)."""
-    from dpbench.plotting.common import learning_curves
 
     ok = _main(df)
     private = ok[ok["private"] & np.isfinite(ok["epsilon"])]
@@ -93,18 +103,6 @@ def error_vs_epsilon(df: pd.DataFrame) -> plt.Figure:
     non-private peers as horizontal lines."""
     import seaborn as sns
 
-    from dpbench.plotting.captions import add_note
-    from dpbench.plotting.common import BAND_NOTE, _band, draw_levels, learner_line_style
-    from dpbench.plotting.layout import panel_size, place_legend, tidy_log_ticks
-    from dpbench.plotting.overlays import (
-        _data_extent,
-        draw_theory,
-        draw_trivial,
-        hide_undrawn,
-        mark_off_axis,
-        place_edge_marks,
-    )
-    from dpbench.plotting.style import MARKER_SIZE, learner_handle, order, palette, paper_style
 
     ok = _main(df)
     if ok.empty:
@@ -170,9 +168,6 @@ def runtime(df: pd.DataFrame) -> plt.Figure:
     last point."""
     import seaborn as sns
 
-    from dpbench.plotting.common import learner_line_style
-    from dpbench.plotting.layout import panel_size, place_legend, tidy_log_ticks
-    from dpbench.plotting.style import MARKER_SIZE, learner_handle, order, palette, paper_style
 
     ok = _main(df)
     ok = ok[np.isfinite(ok["fit_seconds"].astype(float))]

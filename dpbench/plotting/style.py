@@ -22,6 +22,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from dpbench.foundation import registry
+
 RC = {
     "figure.dpi": 110,
     # the PNG (report, screens): 1,050 px across a 7 in figure; the PDF is the paper's copy
@@ -80,7 +82,6 @@ SHARED_THEORY = "0.15"
 
 def _plugin_names() -> list[str]:
     """Registered learners outside the catalogue, alphabetically (plugins loaded so far)."""
-    from dpbench.foundation import registry
 
     return sorted(name for name in registry.LEARNERS if name not in PALETTE)
 

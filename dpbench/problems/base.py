@@ -17,6 +17,9 @@ from typing import Any, ClassVar, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from dpbench.foundation import registry
+from dpbench.foundation.seeding import key_hash, make_rng
+
 
 class Hypothesis(Protocol):
     """Anything that labels a batch of examples."""
@@ -108,8 +111,6 @@ def redraw_target(problem: str, params: Mapping[str, Any], root_seed: int) -> An
     """The target every shard draws for ``problem`` with ``params`` under ``root_seed``: its
     ``draw_target`` on the ``"target"`` stream keyed by the problem and its parameters
     (:mod:`dpbench.foundation.seeding`), so all learners — and any later reader — face the same one."""
-    from dpbench.foundation import registry
-    from dpbench.foundation.seeding import make_rng
 
     key = {"problem": problem, **params}
     return registry.problem(problem)(**params).draw_target(rng=make_rng(int(root_seed), "target", key))
@@ -121,8 +122,6 @@ def target_of_row(row: Mapping[str, Any]) -> Any:
     ``problem_id``. For statistics the rows do not record (e.g. a target's label balance)."""
     import json
 
-    from dpbench.foundation import registry
-    from dpbench.foundation.seeding import key_hash
 
     cell = json.loads(row["cell_key"])
     names = {f.name for f in dataclasses.fields(registry.problem(cell["problem"]))}

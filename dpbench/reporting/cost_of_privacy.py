@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from dpbench.foundation.results import atomic_write, write_text
+from dpbench.foundation.results import atomic_write, read_results, write_text
+from dpbench.reporting.report_tables import page_html
 from dpbench.theory_check.cost_of_privacy import cost_of_privacy_table
 
 BEGIN = "<!-- cost:begin -->"
@@ -32,7 +33,6 @@ _QUANTITY = {"n*": "examples (n*)", "expected_regret": "expected regret", "mista
 def write_cost_of_privacy(results: Iterable[str | Path], out_csv: str | Path, out_html: str | Path | None = None) -> pd.DataFrame:
     """The table from the experiments' results files (``{root}/{experiment}.parquet``; the
     experiment is the file's stem), written atomically as CSV (and its report page)."""
-    from dpbench.foundation.results import read_results
 
     frames = {Path(p).stem: read_results(p) for p in results}
     table = cost_of_privacy_table(frames)
@@ -44,7 +44,6 @@ def write_cost_of_privacy(results: Iterable[str | Path], out_csv: str | Path, ou
 
 def cost_html(table: pd.DataFrame) -> str:
     """The report page: every row (:func:`dpbench.reporting.report_tables.page_html`)."""
-    from dpbench.reporting.report_tables import page_html
 
     intro = ("<p>Per problem, private learner and ε: the private learner's n*(α) (PAC), expected regret or mistakes at the "
              "largest T (online), excess loss (linear loss) or excess population risk at the largest n (ERM), divided by its "

@@ -29,7 +29,9 @@ from typing import Any
 
 import yaml
 
-from dpbench.reporting.references import REFERENCES, cited_keys, short
+import dpbench.mechanisms as package
+from dpbench.foundation import registry
+from dpbench.reporting.references import CITATION, REFERENCES, cited_keys, short
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout (dpbench/reporting/docs.py)
 CONFIGS = ("config/config.yaml", "config/paper.yaml")
@@ -67,7 +69,6 @@ def _link_citations(text: str, page: str = "references.md") -> str:
         keys = cited_keys(match.group(0))
         return f"[{match.group(1)}]({page}#{_anchor(keys[0])})" if keys else match.group(0)
 
-    from dpbench.reporting.references import CITATION
 
     return CITATION.sub(link, text)
 
@@ -245,7 +246,6 @@ def _problem_entry(name: str, cls: type, appearances: dict, experiments: dict) -
 
 
 def _mechanism_entries() -> list[str]:
-    import dpbench.mechanisms as package
 
     out = []
     for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
@@ -297,7 +297,6 @@ def _experiment_doc(exp_id: str) -> str:
 
 
 def catalogue() -> str:
-    from dpbench.foundation import registry
 
     registry.load_all()
     experiments = dict(registry.EXPERIMENTS)

@@ -25,7 +25,11 @@ from pathlib import Path
 
 from dpbench.foundation import registry
 from dpbench.foundation.paths import figure_stem, figure_stems  # noqa: F401  (re-exported: the rules' names)
-from dpbench.foundation.results import atomic_write, write_text
+from dpbench.foundation.results import atomic_write, concat, read_results, write_text
+from dpbench.plotting.captions import figure_caption as generated
+from dpbench.reporting.report_tables import page_html
+from dpbench.theory_check.analysis import THEORY_COLUMNS
+from dpbench.theory_check.roles import with_roles
 
 #: every ASCII punctuation character: backslash-escaped in a caption, it is a literal in
 #: reStructuredText (docutils spec, "Escaping Mechanism") and never a Jinja delimiter
@@ -43,7 +47,6 @@ def rst_literal(text: str) -> str:
 def _results(results):
     """A results DataFrame, given one or the path of a results file."""
     if isinstance(results, (str, os.PathLike)):
-        from dpbench.foundation.results import read_results
 
         return read_results(results)
     return results
@@ -82,20 +85,17 @@ def _with_timeout_notes(table, notes: Mapping[str, str], experiment: str):
 def write_theory_check(experiment: str, results, out: str | Path, html: str | Path | None = None) -> None:
     """Run the experiment's theory check on its collected results (a DataFrame or a results
     file); write CSV (and, for the report, the same table as HTML) atomically."""
-    from dpbench.theory_check.analysis import THEORY_COLUMNS
 
     exp = registry.experiment(experiment)
     df = _results(results)
     notes = timeout_notes(df)
     table = _with_timeout_notes(exp.theory_check(df), notes, experiment)
     if "fitted_slope" in table:  # a theory check (the privacy audit's table is another kind)
-        from dpbench.theory_check.roles import with_roles
 
         table = with_roles(table)
     table = table.reindex(columns=list(exp.theory_columns or THEORY_COLUMNS))
     atomic_write(Path(out), lambda tmp: table.to_csv(tmp, index=False, float_format="%.6g"))
     if html is not None:
-        from dpbench.reporting.report_tables import page_html
 
         page = page_html(table, f"{experiment}: theory check" if "fitted_slope" in table else f"{experiment}: audit")
         write_text(Path(html), page)
@@ -121,7 +121,7 @@ def write_figures(experiment: str, results, files: Mapping[str, Mapping[str, str
     results file) into ``files[stem]["pdf"|"png"]`` and its escaped caption into
     ``files[stem]["caption"]`` (:func:`figure_files`, or
     :meth:`dpbench.foundation.paths.RunPaths.figure_files`)."""
-    from dpbench.plotting.style import save
+    from dpbench.plotting.style import save  # deferred: imports matplotlib
 
     df = _results(results)
     notes = timeout_notes(df)
@@ -141,7 +141,6 @@ def write_figures(experiment: str, results, files: Mapping[str, Mapping[str, str
 def figure_caption(recipe, fig) -> str:
     """The caption of a drawn figure (:func:`dpbench.plotting.captions.figure_caption`): the
     recipe's text less clauses about learners not drawn, plus the figure's own notes."""
-    from dpbench.plotting.captions import figure_caption as generated
 
     return generated(recipe.caption, fig)
 
@@ -159,7 +158,6 @@ def summarise(
     check (:func:`write_theory_check`) and draw every figure into ``figures``
     (:func:`write_figures`) from the file just written. Returns the seconds each step took
     (the rule logs them)."""
-    from dpbench.foundation.results import concat, read_results
 
     seconds = {}
     start = time.perf_counter()

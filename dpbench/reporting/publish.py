@@ -32,6 +32,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from dpbench.orchestration.config import load
+from dpbench.orchestration.plan import make_plan
 from dpbench.reporting.docs import ROOT, not_a_checkout
 from dpbench.reporting.pipeline import figure_stems
 
@@ -125,7 +127,6 @@ def report_page(run_dir: Path, experiments: list[str], source: dict[str, str]) -
 
 def publish(run_dir: str | Path, config: str | Path, out: str | Path = "docs/paper", *, report: str | Path | None = None, repo: str | Path | None = None) -> Path:
     """Publish a complete run of ``config`` from ``run_dir`` into ``out`` (replaced whole)."""
-    from dpbench.orchestration.config import load
 
     run_dir, config, out = Path(run_dir), Path(config), Path(out)
     experiments = list(load(config).experiments)
@@ -144,7 +145,6 @@ def publish(run_dir: str | Path, config: str | Path, out: str | Path = "docs/pap
     }
     jobs, seconds = run_cpu(run_dir)
     if jobs:
-        from dpbench.orchestration.plan import make_plan
 
         source |= {"shard_jobs": str(jobs), "shard_cpu_hours": f"{seconds / 3600:.2f}", "predicted_cpu_hours": f"{make_plan(load(config)).cpu_hours:.2f}"}
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -52,6 +52,6 @@ def gallery_html(experiment: str, figures) -> str:
 
 def write_gallery(experiment: str, figures, out: str | Path) -> None:
     """Write :func:`gallery_html` to ``out`` (atomically)."""
-    from dpbench.foundation.results import write_text
+    from dpbench.foundation.results import write_text  # deferred: imports pandas
 
     write_text(Path(out), gallery_html(experiment, figures) + "\n")

@@ -18,6 +18,9 @@ import math
 
 import pandas as pd
 
+from dpbench.foundation.results import write_text
+from dpbench.reporting.counts import verdict_counts
+
 #: Verdicts and statuses a reader may trust as "the check passed".
 GOOD = {"agrees", "ok", "pass", "caught"}
 #: ... as "the check found a disagreement or a violation".
@@ -223,7 +226,6 @@ def landing_counts(theory_csvs, summary_csvs) -> tuple[pd.DataFrame, str]:
     """The landing page's verdict counts and their title: rows of the theory-vs-practice
     summary per experiment and verdict (:func:`dpbench.reporting.counts.verdict_counts`) when there is
     one (``summary_csvs``), else the theory checks' rows per experiment and verdict (or status)."""
-    from dpbench.reporting.counts import verdict_counts
 
     if summary_csvs:
         return verdict_counts(pd.read_csv(summary_csvs[0])), "Theory vs practice: rows per experiment and verdict"
@@ -284,7 +286,6 @@ def write_landing(theory_csvs, summary_csvs, out, cost_csv=None) -> int:
     """Write the landing page's HTML fragment (:func:`landing_html`); returns the rows of its counts table."""
     from pathlib import Path
 
-    from dpbench.foundation.results import write_text
 
     counts, _ = landing_counts(theory_csvs, summary_csvs)
     write_text(Path(out), landing_html(theory_csvs, summary_csvs, cost_csv) + "\n")

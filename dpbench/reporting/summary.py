@@ -28,7 +28,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from dpbench.foundation.results import atomic_write, write_text
 from dpbench.reporting.counts import verdict_counts
+from dpbench.reporting.report_tables import page_html, summary_view
+from dpbench.theory_check.roles import role_of
+from dpbench.theory_check.verdict import contradicts
 
 SUMMARY_COLUMNS = [
     "source",
@@ -136,7 +140,6 @@ def summary_table(theory: pd.DataFrame) -> pd.DataFrame:
         source = attribution(row)
         if source is None:
             continue
-        from dpbench.theory_check.roles import role_of
 
         role = row.get("role") if isinstance(row.get("role"), str) else role_of(row)
         claim = row.get("claim") if isinstance(row.get("claim"), str) else "upper"
@@ -162,7 +165,6 @@ def read_theory(paths) -> pd.DataFrame:
 
 def write_summary(theory_csvs, out_csv: str | Path, out_html: str | Path | None = None) -> pd.DataFrame:
     """``results/theory/summary.csv`` (and its report page) from the experiments' theory CSVs."""
-    from dpbench.foundation.results import atomic_write, write_text
 
     table = summary_table(read_theory(theory_csvs))
     atomic_write(Path(out_csv), lambda tmp: table.to_csv(tmp, index=False, float_format="%.6g"))
@@ -176,7 +178,6 @@ def summary_html(table: pd.DataFrame) -> str:
     coloured (:func:`dpbench.reporting.report_tables.page_html`)."""
     import html
 
-    from dpbench.reporting.report_tables import page_html, summary_view
 
     counts = verdict_counts(table)
     counted = ", ".join(f"{v}: {int(n)}" for v, n in counts.loc["all"].items() if n) if len(counts) else "none"
@@ -257,7 +258,6 @@ def contradictions(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     excludes — in any role. *Differs*: a ``prediction`` row whose slope is steeper or
     shallower than an upper bound's exponent (proven or a shape) — a description, since an
     upper bound's exponent is not the typical rate."""
-    from dpbench.theory_check.verdict import contradicts
 
     claim = table["claim"] if "claim" in table else pd.Series("upper", index=table.index)
     bad = pd.Series([contradicts(v, c) for v, c in zip(table["verdict"], claim)], index=table.index, dtype=bool)

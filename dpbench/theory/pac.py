@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from dpbench.mechanisms.composition import advanced_per_step
 from dpbench.theory.declared import declared_rates
 
 __all__ = [
@@ -158,7 +159,6 @@ def private_sq_epsilon_per_query(epsilon: float, m: int, delta: float = 0.0) -> 
         return math.inf
     if delta == 0:
         return epsilon / m
-    from dpbench.mechanisms.composition import advanced_per_step
 
     return advanced_per_step(epsilon, m, delta)
 

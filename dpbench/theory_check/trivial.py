@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from dpbench.problems.base import target_of_row
+
 _DL_ERROR: dict[tuple[int, str], float] = {}
 _DL_RATE: dict[tuple[int, str], float] = {}
 
 
 def _target(row):
-    from dpbench.problems.base import target_of_row  # on use: problems import the theory package
 
     return target_of_row(row)
 

@@ -60,15 +60,18 @@ import numpy as np
 from scipy.optimize import brentq
 
 from dpbench.audits import per_run, register_audit
-from dpbench.audits.engine import AuditCase, MixtureFamily, accounting_case
+from dpbench.audits.engine import AuditCase, MixtureFamily, accounting_case, exposure_note
+from dpbench.audits.step_accounting import account, largest_step, one_release, recorded_draw_laws, recorded_release
+from dpbench.learners.diffprivlib_logreg import DiffprivlibLogReg
 from dpbench.learners.dp_gd import DPGD
 from dpbench.learners.dp_sgd import DPSGD
 from dpbench.learners.exp_mech_grid import ExpMechGrid, score_sensitivity
 from dpbench.learners.logistic_common import minimise
-from dpbench.learners.objective_perturbation import ObjectivePerturbation
+from dpbench.learners.objective_perturbation import ObjectivePerturbation, calibration, objective_epsilon
 from dpbench.learners.output_perturbation import OutputPerturbation, sensitivity
+from dpbench.learners.peers import diffprivlib
 from dpbench.mechanisms.exponential import ExponentialMechanism
-from dpbench.mechanisms.gaussian import analytic_epsilon
+from dpbench.mechanisms.gaussian import GaussianMechanism, analytic_epsilon
 from dpbench.mechanisms.guarantee import REPLACE_ONE
 from dpbench.problems.base import Sample
 
@@ -250,7 +253,6 @@ def noisy_descent_steps(learner):
     loss ``Δ/ς`` (Δ = 2C full batch, C subsampled: the inverse noise multiplier) against the
     calibrated one, and the T steps composed by the learner's own accountant
     (``epsilon_of_noise``: RDP for DP-GD, PLD for DP-SGD)."""
-    from dpbench.audits.step_accounting import account, recorded_release
 
     rec = recorded_release(learner, CANARY_SAMPLES[0])
     sens = 2 * learner.clip if rec["q"] >= 1 else learner.clip
@@ -266,7 +268,6 @@ def noisy_descent_note(name: str, learner, delta: float) -> str:
     transcript's exact ε(δ) too — T Gaussian steps of shift Δ/ς compose to one of shift
     √T·Δ/ς (Dong, Roth & Su, "Gaussian differential privacy", JRSS-B 2022, Cor. 3.3), its ε(δ)
     the analytic one (Balle & Wang 2018, Thm 8)."""
-    from dpbench.audits.engine import exposure_note
 
     q, _, std = learner.step_parameters(len(CANARY_X))
     what = "exact: eps(delta) of the released statistic theta_1 (the suffix average of the iterates), not of the transcript"
@@ -346,7 +347,6 @@ def perturbation_pair_note(share: float, pair: float, worst: float, worst_is: st
     loss, λ-strongly convex objective) is attained when the replaced example's gradients
     are of norm 1 in opposite directions and nothing else curves the objective along them;
     here θ* moves by ``share`` of it (:func:`~dpbench.audits.engine.exposure_note` for the rest)."""
-    from dpbench.audits.engine import exposure_note
 
     return (f"pair: near the worst case of the sensitivity bound 2/(n lam) the proof uses (the canary is misclassified on both "
             f"sides, its two gradients near the Lipschitz bound 1 in opposite directions along e1, where only lam curves J): "
@@ -372,7 +372,6 @@ def objective_pair_note(share: float, epsilon: float, n: int, lam: float) -> str
     (gradient norms → 1), the second at margin 0 (curvature c = ¼), so no pair attains both
     and the worst case over pairs lies between ε′ and ε. No exact value: the output's
     density needs the Jacobian of the perturbed minimiser."""
-    from dpbench.learners.objective_perturbation import calibration
 
     eps_prime, extra = calibration(epsilon, n, lam)
     jacobian = epsilon - eps_prime if extra == 0 else math.nan
@@ -410,8 +409,6 @@ def perturbation_steps(learner, sample, claim):
     the analytic ε(δ) of σ at Δ (Balle & Wang 2018, Thm 8); objective perturbation
     :func:`~dpbench.learners.objective_perturbation.objective_epsilon` of its ε' = 2/b and total
     regulariser — against the claim."""
-    from dpbench.audits.step_accounting import one_release, recorded_release
-    from dpbench.learners.objective_perturbation import objective_epsilon
 
     rec = recorded_release(learner, sample)
     if rec["mechanism"] == "l2_laplace":
@@ -478,7 +475,6 @@ def output_perturbation_gaussian_cases(*, epsilon: float, delta: float) -> list[
     (Balle & Wang 2018, Thm 8), a formula of the calibrated σ (÷2 for the broken copy),
     not of the draws. Broken copy: noise halved, same claim. Rows carry the learner's name
     (``output_perturbation``); the claim's δ > 0 tells them from the ℓ2-Laplace rows."""
-    from dpbench.mechanisms.gaussian import GaussianMechanism
 
     optima = _optima()
     shift = float(np.linalg.norm(optima[0] - optima[1]))
@@ -542,7 +538,6 @@ def diffprivlib_noise(params: dict, n: int, d: int, runs: int, rng: np.random.Ge
     learner hands it (``params``: :meth:`DiffprivlibLogReg.peer_parameters` — its ε, data norm
     and ``alpha = 1/C``; function sensitivity ¼), read back from the perturbed function it
     returns: its gradient at 0 is ``b/n`` and at e₁ is ``b/n + Δe₁``."""
-    from dpbench.learners.peers import diffprivlib
 
     diffprivlib()  # importable on the installed scikit-learn (dpbench.learners.peers)
     from diffprivlib.mechanisms import Vector
@@ -607,7 +602,6 @@ def diffprivlib_end_to_end_cases(epsilon: float) -> list[AuditCase]:
     """``[correct, broken]`` through the peer's own ``fit`` (diffprivlib's
     ``LogisticRegression.fit``) on :func:`diffprivlib_pair`; statistic θ₁; broken copy: the
     peer run at :data:`DPL_BROKEN` × ε, claiming ε (its claim is diffprivlib's: ε-DP, replace-one)."""
-    from dpbench.learners.diffprivlib_logreg import DiffprivlibLogReg
 
     pair = diffprivlib_pair()
     claim = DiffprivlibLogReg(epsilon=epsilon, lam=DPL_LAM).guarantee()
@@ -639,7 +633,6 @@ def diffprivlib_steps(learner, n: int):
     DP at the ε the learner passes diffprivlib (:meth:`~DiffprivlibLogReg.peer_parameters`),
     valid only if the data norm it passes bounds the rows it fits (they are projected onto
     the unit ball: a smaller ``data_norm`` voids the peer's guarantee: ∞); budget: its claim."""
-    from dpbench.audits.step_accounting import account
 
     params = learner.peer_parameters(n)
     step = params["epsilon"] if params["data_norm"] >= 1.0 else math.inf
@@ -653,7 +646,6 @@ def diffprivlib_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
     learner actually hands diffprivlib (its ``peer_parameters``: a wrapper passing the peer
     another ε or data norm is audited at what it passes; broken copy: the wrapper handing
     it 2ε), and the per-step accounting rows (:func:`diffprivlib_steps`)."""
-    from dpbench.learners.diffprivlib_logreg import DiffprivlibLogReg
 
     cases = diffprivlib_end_to_end_cases(epsilon)
     correct = DiffprivlibLogReg(epsilon=epsilon, lam=PERT_LAM)
@@ -750,7 +742,6 @@ def exp_mech_grid_pair_note(epsilon: float, pair: float) -> str:
     ``[ln(1+e^{−R√d}), ln(1+e^{R√d})]``, so ``|δ| ≤ R√d`` and the worst case over pairs is
     ``ε·R√d/Δu``, approached when the output's δ is +R√d and the normaliser's mass sits
     where it is −R√d (more fillers on θ = −R)."""
-    from dpbench.audits.engine import exposure_note
 
     reach = EM_RADIUS  # R sqrt(d) at d = 1
     worst = epsilon * reach / score_sensitivity(1, EM_RADIUS)
@@ -765,6 +756,5 @@ def exp_mech_steps(learner, pair, claim: float):
     the log-ratio range of the laws its release drew from on the two sides (recorded by
     :class:`~dpbench.mechanisms.exponential.ExponentialMechanism` at the draw), against its
     claim: one release, so the step is the total."""
-    from dpbench.audits.step_accounting import largest_step, one_release, recorded_draw_laws
 
     return one_release(largest_step(*recorded_draw_laws(learner, pair)), claim, "log-ratio range of the recorded softmax laws")

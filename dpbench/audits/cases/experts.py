@@ -52,11 +52,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpbench.audits import SMALL_PURE_EPSILON, VECTORISED, register_audit
-from dpbench.audits.engine import AuditCase, AuditResult, accounting_case
+from dpbench.audits.engine import AuditCase, AuditResult, accounting_case, family_bound
+from dpbench.audits.step_accounting import account, largest_step
 from dpbench.learners.base import REPLACE_ONE
+from dpbench.mechanisms.accounting import compose_pure_dp, largest_per_step
 from dpbench.mechanisms.exact import epsilon_for_delta, hedge_swap_log_pmfs, product_law_epsilon
+from dpbench.mechanisms.exponential import ExponentialMechanism
 from dpbench.mechanisms.laws import recording_laws
 from dpbench.problems.losses import ExpertsLosses
+from dpbench.theory_check.fit import clopper_pearson
 
 #: rounds of the audited pair (the exact ε of Hedge's pair hardly depends on T at the
 #: learners' calibrated η ∝ 1/sqrt(T); a short stream keeps one ``run`` at ~0.1 ms)
@@ -136,7 +140,6 @@ def hedge_steps(learner, delta: float):
     :func:`swap_pair` (2η on every round after the first: the cumulative losses differ by
     (−1, +1)), composed over the T rounds by the learner's own accountant
     (``compose_rounds``), against the calibrated 2η."""
-    from dpbench.audits.step_accounting import account, largest_step
 
     d, d_prime = swap_pair()
     step = largest_step(recorded_laws(learner, d), recorded_laws(learner, d_prime))
@@ -231,7 +234,6 @@ class HedgeSwapFamily:
         family fixes the test, no runs are spent selecting it. The bound stands if the
         family fits the plays (:meth:`fit`); otherwise the row takes the smaller of it and
         the model-free threshold bound (:func:`dpbench.audits.engine.audit`)."""
-        from dpbench.audits.engine import family_bound
 
         a, b = (np.asarray(x, dtype=np.int64) for x in (outputs_d, outputs_d_prime))
         eta_lo, (favoured, trials, q_lo) = self.rate_lower(a, b, confidence)
@@ -241,7 +243,6 @@ class HedgeSwapFamily:
     def rate_lower(self, outputs_d: np.ndarray, outputs_d_prime: np.ndarray, confidence: float) -> tuple[float, tuple[int, int, float]]:
         """One-sided lower confidence bound on the rate η′ from the pooled plays (see
         :meth:`lower_bound`), and (favoured plays, plays, q̲)."""
-        from dpbench.theory_check.fit import clopper_pearson
 
         favoured = int(np.sum(outputs_d)) + int(np.sum(self.T - np.asarray(outputs_d_prime)))
         trials = self.T * (len(outputs_d) + len(outputs_d_prime))
@@ -346,21 +347,21 @@ def hedge_cost(n: int) -> float:
 
 @register_audit("private_rwm", runs=20_000, cost=hedge_cost)
 def private_rwm_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
-    from dpbench.learners.private_rwm import PrivateRWM
+    from dpbench.learners.private_rwm import PrivateRWM  # deferred: imports numba
 
     return hedge_cases("private_rwm", PrivateRWM(epsilon=epsilon, delta=delta))
 
 
 @register_audit("private_rwm_tight", runs=20_000, cost=hedge_cost)
 def private_rwm_tight_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
-    from dpbench.learners.private_rwm_tight import PrivateRWMTight
+    from dpbench.learners.private_rwm_tight import PrivateRWMTight  # deferred: imports numba
 
     return hedge_cases("private_rwm_tight", PrivateRWMTight(epsilon=epsilon, delta=delta))
 
 
 @register_audit("linear_learner", runs=20_000, cost=hedge_cost)
 def linear_learner_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
-    from dpbench.learners.linear_learner import LinearLearner
+    from dpbench.learners.linear_learner import LinearLearner  # deferred: imports numba
 
     return hedge_cases("linear_learner", LinearLearner(epsilon=epsilon, delta=delta))
 
@@ -368,7 +369,7 @@ def linear_learner_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
 @register_audit("private_mw_001", epsilon=2.0, runs=20_000, cost=hedge_cost)
 def private_mw_001_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
     """At a claim the accountant certifies (it skips the rest: at δ = 1e-6 it runs from ε ≈ 1.9)."""
-    from dpbench.learners.private_mw_001 import PrivateMW001
+    from dpbench.learners.private_mw_001 import PrivateMW001  # deferred: imports numba
 
     learner = PrivateMW001(epsilon=epsilon, delta=delta)
     reason = learner.supports_horizon(T_AUDIT, 2)
@@ -381,7 +382,7 @@ def private_mw_001_as_the_notes_claim(*, epsilon: float, delta: float) -> list[A
     """The notes' α = sqrt(ε/(12T)) audited at the notes' own claim (ε, δ), certified or not
     (the learner refuses to run where the accountant does not certify it; this audit shows
     why: at ε = 1, δ = 1e-6 its exact ε(δ) exceeds the claim)."""
-    from dpbench.learners.private_mw_001 import PrivateMW001
+    from dpbench.learners.private_mw_001 import PrivateMW001  # deferred: imports numba
 
     return hedge_cases("private_mw_001", PrivateMW001(epsilon=epsilon, delta=delta))
 
@@ -414,7 +415,6 @@ def per_mechanism_budget(epsilon: float, delta: float, mechanisms: int) -> float
     The component row's claim: what a learner with that guarantee may spend per mechanism,
     computed here from its recorded total, not read from its own calibration (so a
     calibration that over-spends shows as a component whose exact ε exceeds its claim)."""
-    from dpbench.mechanisms.accounting import compose_pure_dp, largest_per_step
 
     basic = epsilon / mechanisms
     if delta == 0:
@@ -430,8 +430,7 @@ def sv_steps(learner, swap, T: int, k: int):
     calibrated ε_s, and its 2K mechanisms (K sparse-vector instances, whose noise is not
     recorded: taken at the same per-step loss, and K switches) composed by the learner's own
     accountant (``privacy_of``)."""
-    from dpbench.audits.step_accounting import account, largest_step
-    from dpbench.learners.sv_experts import calibrate
+    from dpbench.learners.sv_experts import calibrate  # deferred: imports numba
 
     mech = learner.switch_for(T, k)
     laws = []
@@ -481,8 +480,7 @@ def sv_pair() -> tuple[ExpertsLosses, ExpertsLosses]:
 def sv_experts_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
     """End to end (no exact law: the noisy threshold couples the rounds) and the switch
     ``ExponentialMechanism(ε_s).select(−L)`` as a labelled component (exact)."""
-    from dpbench.learners.sv_experts import SVExperts, calibrate
-    from dpbench.mechanisms.exponential import ExponentialMechanism
+    from dpbench.learners.sv_experts import SVExperts, calibrate  # deferred: imports numba
 
     learner = SVExperts(epsilon=epsilon, delta=delta)
     g = learner.guarantee()

@@ -18,9 +18,16 @@ import numpy as np
 from scipy.special import logsumexp
 
 from dpbench.audits import per_run, register_audit
-from dpbench.audits.engine import AuditCase, accounting_case
+from dpbench.audits.cases.experts import smallest_broken_factor
+from dpbench.audits.engine import AuditCase, accounting_case, exposure_note, recorded_exact_case
+from dpbench.audits.step_accounting import account, largest_step, recorded_release
 from dpbench.learners.base import REPLACE_ONE
+from dpbench.learners.erm import class_mistakes
+from dpbench.learners.exp_mech_erm import ExpMechERM
+from dpbench.learners.private_sq_conjunction import PrivateSQConjunction
+from dpbench.learners.sq_conjunction import literal_queries, n_literals
 from dpbench.mechanisms.exact import epsilon_for_delta, product_law_epsilon
+from dpbench.mechanisms.exponential import ExponentialMechanism
 from dpbench.mechanisms.laws import recording_laws
 from dpbench.problems.base import Sample
 from dpbench.problems.conjunction import ConjunctionClass
@@ -39,9 +46,6 @@ def exp_mech_erm_pair() -> tuple[Sample, Sample]:
 
 @register_audit("exp_mech_erm", delta=0.0, cost=per_run(4e-7))  # 3.9 s at 10⁷ runs (measured, see dpbench.audits)
 def exp_mech_erm_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
-    from dpbench.learners.erm import class_mistakes
-    from dpbench.learners.exp_mech_erm import ExpMechERM
-    from dpbench.mechanisms.exponential import ExponentialMechanism
 
     @dataclasses.dataclass(frozen=True, kw_only=True)
     class HalfSensitivity(ExpMechERM):
@@ -69,7 +73,7 @@ def exp_mech_erm_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
         )
 
     cases = [case(CORRECT, ExpMechERM(epsilon=epsilon)), case(BROKEN, HalfSensitivity(epsilon=epsilon))]
-    from dpbench.audits.cases.erm import exp_mech_steps
+    from dpbench.audits.cases.erm import exp_mech_steps  # deferred: imports numba
 
     for variant, learner in ((CORRECT, ExpMechERM(epsilon=epsilon)), (BROKEN, HalfSensitivity(epsilon=epsilon))):
         cases.append(accounting_case("exp_mech_erm", variant, claim.epsilon, claim.delta, claim.neighbours,
@@ -86,7 +90,6 @@ def exp_mech_erm_pair_note(epsilon: float, pair: float) -> str:
     at most 1 (the sensitivity), so ``ln p(h)/p′(h) = (ε/2)(δ(h) − ln E_{p′}e^{(ε/2)δ})`` is at
     most ε, approached when the output's score rises by 1 and the normaliser's mass sits on a
     hypothesis whose score falls by 1 (here: more (0, 1) examples, mass on ``true``)."""
-    from dpbench.audits.engine import exposure_note
 
     return ("pair: near the worst case of the exponential mechanism's proof (the flipped label moves the two hypotheses' "
             "mistakes by 1 in opposite directions, the full sensitivity, and 'true', which holds most of the mass, moves against "
@@ -127,7 +130,6 @@ def sq_exact(learner, pair, delta: float) -> float:
     ``(1/n)/ε_q``, τ = α/(2m)); the kept set's law is the product over literals."""
     from scipy import stats
 
-    from dpbench.learners.sq_conjunction import literal_queries, n_literals
 
     laws = []
     for sample in pair:
@@ -142,7 +144,6 @@ def sq_exact(learner, pair, delta: float) -> float:
 
 @register_audit("private_sq_conjunction", delta=0.0, cost=per_run(5e-7))  # 4.8 s at 10⁷
 def private_sq_conjunction_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
-    from dpbench.learners.private_sq_conjunction import PrivateSQConjunction
 
     pair = sq_pair()
     correct = PrivateSQConjunction(epsilon=epsilon, delta=delta, alpha=SQ_ALPHA)
@@ -181,7 +182,6 @@ def sq_pair_note(pair: float, epsilon: float, delta: float) -> str:
     literal queries of sensitivity 1/n, basic composition [DR14, Thm 3.16]): the replaced
     positive moves every literal query by the full 1/n, and the kept set "both literals"
     sits in both queries' Laplace tails, so the m per-query losses add up to the claim."""
-    from dpbench.audits.engine import exposure_note
 
     note = ("pair: the worst case of the proof (the replaced positive moves both literal queries by the full sensitivity 1/n, and "
             "'both kept' lies in both queries' Laplace tails, so the per-query losses add up as basic composition charges)")
@@ -193,8 +193,6 @@ def sq_steps(learner, sample):
     Laplace noise its release drew with, ``ε_q = Δ/b`` per literal query (Δ = 1/n), against
     the calibrated ``epsilon_per_query(m)``, and the m queries composed by its own accountant
     (``privacy_of``)."""
-    from dpbench.audits.step_accounting import account, recorded_release
-    from dpbench.learners.sq_conjunction import n_literals
 
     rec = recorded_release(learner, sample)
     m = n_literals(sample)
@@ -205,7 +203,7 @@ def sq_steps(learner, sample):
 def privdl_pair() -> tuple[Sample, Sample]:
     """D = {((1,1), 1)}, D' = {((1,1), 0)} over monotone 2-term features (d = 2): every
     feature covers (1,1)."""
-    from dpbench.problems.decision_list import DecisionListClass, FeatureClass
+    from dpbench.problems.decision_list import DecisionListClass, FeatureClass  # deferred: imports numba
 
     cls = DecisionListClass(FeatureClass(d=2, k=2, monotone=True))
     X = np.array([[1, 1]], dtype=np.uint8)
@@ -274,7 +272,6 @@ def _privdl_cases(name: str, learner, lam_of, compose, epsilon: float, delta: fl
     output is that of round 1's law as the learner's own code drew it (:func:`recorded_round`);
     the broken copy's λ error is the smallest power of two whose exact ε clears the claim
     (:func:`~dpbench.audits.cases.experts.smallest_broken_factor`)."""
-    from dpbench.audits.cases.experts import smallest_broken_factor
 
     pair = privdl_pair()
     g = learner.guarantee()
@@ -296,7 +293,6 @@ def _privdl_cases(name: str, learner, lam_of, compose, epsilon: float, delta: fl
         return (f"a loss of lambda = {lam:.3g} on one bit moves its frequency by {2 * p - 1:.2g}; "
                 f"{PRIVDL_TARGET:g} of it needs ~{needed:.2g} runs/side of fit")
 
-    from dpbench.audits.engine import recorded_exact_case
 
     cases = []
     for variant, copy in ((CORRECT, learner), (BROKEN, with_lam_factor(factor))):
@@ -339,8 +335,7 @@ def privdl_steps(learner, lam_of, compose):
     at rate step/2 ([BF26, Lemma A.1] with group privacy for replace-one); ``privdl_composition``:
     composition of |F| rounds of ε₀ = step ([DRV10]) — against the calibrated 2λ.
     ``compose(learner, |F|) -> (step ↦ total ε, description)``."""
-    from dpbench.audits.step_accounting import account, largest_step
-    from dpbench.learners.privdl import feature_class
+    from dpbench.learners.privdl import feature_class  # deferred: imports numba
 
     step = largest_step(*(recorded_round(learner, sample) for sample in privdl_pair()))
     size = feature_class(privdl_pair()[0]).size
@@ -357,7 +352,7 @@ PRIVDL_SECONDS = {"privdl": 7e-5, "privdl_composition": 1.1e-4}
 
 @register_audit("privdl", runs=PRIVDL_RUNS, cost=lambda n: 4 * PRIVDL_SECONDS["privdl"] * n)
 def privdl_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
-    from dpbench.learners.privdl import PrivDL
+    from dpbench.learners.privdl import PrivDL  # deferred: imports numba
 
     def compose(learner, size: int):
         return (lambda e: learner.privacy_of(e / 2)[0]), "2*lambda per selection; accountant: the set-cover analysis (privacy_of)"
@@ -367,8 +362,8 @@ def privdl_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
 
 @register_audit("privdl_composition", runs=PRIVDL_RUNS, cost=lambda n: 4 * PRIVDL_SECONDS["privdl_composition"] * n)
 def privdl_composition_cases(*, epsilon: float, delta: float) -> list[AuditCase]:
-    from dpbench.learners.privdl import feature_class
-    from dpbench.learners.privdl_composition import PrivDLComposition
+    from dpbench.learners.privdl import feature_class  # deferred: imports numba
+    from dpbench.learners.privdl_composition import PrivDLComposition  # deferred: imports numba
 
     size = feature_class(privdl_pair()[0]).size
     def compose(learner, size: int):
@@ -403,7 +398,7 @@ def uncovered_pair(n: int) -> tuple[Sample, Sample]:
     features' weights differ between the sides), the case the set-cover analysis pays its
     ln(e/δ') for ([BF26, Lemma A.1]; Gupta, Ligett, McSherry, Roth & Talwar, "Differentially
     private combinatorial optimization", SODA 2010)."""
-    from dpbench.problems.decision_list import DecisionListClass, FeatureClass
+    from dpbench.problems.decision_list import DecisionListClass, FeatureClass  # deferred: imports numba
 
     cls = DecisionListClass(FeatureClass(**WORKFLOW_FEATURES))
     X = np.zeros((n, WORKFLOW_FEATURES["d"]), np.uint8)
@@ -425,7 +420,6 @@ def uncovered_law(learner, sample: Sample) -> np.ndarray:
     the scores do not change, and each round removes one used feature, so round i draws a
     covering pair with bit b with probability ``C_b / (2a_i + C_0 + C_1)``, ``a_i = a − i + 1``
     non-covering features left. Index ``2(r − 1) + b``."""
-    from dpbench.mechanisms.laws import recording_laws
 
     with recording_laws() as laws:
         learner.fit(sample, rng=np.random.default_rng(0))
@@ -458,6 +452,6 @@ def uncovered_exact(learner, n: int, delta: float) -> float:
 
 
 def feature_class(sample: Sample):
-    from dpbench.learners.privdl import feature_class as of
+    from dpbench.learners.privdl import feature_class as of  # deferred: imports numba
 
     return of(sample)

@@ -62,10 +62,17 @@ import numpy as np
 from scipy import stats
 
 from dpbench.audits import SMALL_PURE_EPSILON, VECTORISED, register_audit
-from dpbench.audits.engine import AuditCase, accounting_case
-from dpbench.learners.dp_winnow import calibrate
-from dpbench.mechanisms.exact import epsilon_for_delta, product_law_epsilon
+from dpbench.audits.cases.experts import TIGHTNESS_TARGET, pooled_runs_for, smallest_broken_factor
+from dpbench.audits.engine import AuditCase, accounting_case, family_bound, recorded_exact_case
+from dpbench.audits.step_accounting import account, largest_step
+from dpbench.foundation import registry
+from dpbench.learners import dp_winnow
+from dpbench.learners.dp_winnow import calibrate, composed_privacy
+from dpbench.mechanisms.accounting import compose_bounded_range, compose_pure_dp, largest_per_step, zcdp_to_epsilon
+from dpbench.mechanisms.exact import binomial_pair_epsilon, epsilon_for_delta, hedge_swap_log_pmfs, product_law_epsilon
 from dpbench.mechanisms.laws import recording_laws
+from dpbench.problems.halfspace import OnlineStream
+from dpbench.theory_check.fit import clopper_pearson
 
 #: The default grid's private stream (config.yaml, halfspaces_online sweep 1).
 STREAM = {"n_features": 2, "rho": 1.0, "T": 10**6, "beta": 0.1}
@@ -97,7 +104,6 @@ class ReleaseSwapFamily:
     def epsilon(self, eta: float, delta: float) -> float:
         """Exact ε(δ) of the member η′ (:func:`~dpbench.mechanisms.exact.hedge_swap_log_pmfs`
         is the Bin(T − 1, σ(±η′)) pair)."""
-        from dpbench.mechanisms.exact import hedge_swap_log_pmfs
 
         return float(epsilon_for_delta(*hedge_swap_log_pmfs(eta, self.n + 1), delta)) if eta > 0 else 0.0
 
@@ -109,8 +115,6 @@ class ReleaseSwapFamily:
         ``ε ≥ ε_{η̲′}(δ)``. No runs are spent choosing a test (the family fixes it). If
         :meth:`fit` rejects the family, the row takes the smaller of this and the model-free
         threshold bound (:func:`dpbench.audits.engine.audit`)."""
-        from dpbench.audits.engine import family_bound
-        from dpbench.theory_check.fit import clopper_pearson
 
         a, b = (np.asarray(x, dtype=np.int64) for x in (outputs_d, outputs_d_prime))
         favoured, trials = int(a.sum()) + int((self.n - b).sum()), self.n * (len(a) + len(b))
@@ -157,7 +161,6 @@ def first_firing(epsilon0: float, L: float, queries: np.ndarray, runs: int, rng:
     broken copy). The noise is drawn by the functions the learner's own loop calls
     (``dp_winnow.threshold_noise``, ``dp_winnow.query_noise``, looked up in the learner's
     module), so a calibration error there shows in this row."""
-    from dpbench.learners import dp_winnow
 
     tau = dp_winnow.threshold_noise(epsilon0 / noise_scale, rng=rng, size=(runs, 1))
     nu = dp_winnow.query_noise(epsilon0 / noise_scale, (runs, len(queries)), rng=rng)
@@ -205,7 +208,6 @@ def sparse_vector_budget(p, *, epsilon: float, delta: float) -> float:
     ``(M + 1)K · 2η²`` [Cesar & Rogers, "Bounding, concentrating, and truncating: unifying
     privacy loss composition for data analytics", ALT 2021], spread as ``ε₀²/2`` per
     instance [Bun & Steinke, "Concentrated differential privacy", TCC 2016, Prop. 1.4]."""
-    from dpbench.mechanisms.accounting import compose_bounded_range, compose_pure_dp, largest_per_step, zcdp_to_epsilon
 
     instances, draws = p.M + 1, (p.M + 1) * p.K
     if p.accountant == "advanced":
@@ -218,7 +220,6 @@ def sparse_vector_budget(p, *, epsilon: float, delta: float) -> float:
 def sparse_vector_cases(learner: str, *, epsilon: float, delta: float) -> list[AuditCase]:
     """``[correct, broken]`` audits of ``learner``'s AboveThreshold instance (module docstring),
     calibrated by the learner's own accountant and update rule."""
-    from dpbench.foundation import registry
 
     cls = registry.learner(learner)
     p = calibrate(epsilon=epsilon, delta=delta, accountant=cls.accountant, update=cls.update, **STREAM)
@@ -281,7 +282,6 @@ def release_pair(T: int):
     ``w₀ = σ(±2η)``. The released draws of coordinate 0 are ``Bin(MK, σ(2η))`` on D and
     ``Bin(MK, σ(−2η))`` on D′ — each draw the 4η-bounded-range step the claim composes —
     once the stream reaches the cap M."""
-    from dpbench.problems.halfspace import OnlineStream
 
     y = np.ones(T)
 
@@ -392,7 +392,6 @@ def capped_release_epsilon(learner, pair, delta: float) -> tuple[float, str]:
     and two seeds record the same laws), so the M releases' MK draws are ``Bin(MK, p)`` vs
     ``Bin(MK, q)``, composed exactly (:func:`~dpbench.mechanisms.exact.binomial_pair_epsilon`).
     ``(ε, description)``."""
-    from dpbench.mechanisms.exact import binomial_pair_epsilon
 
     p = learner.calibrate(pair[0])
     logp, logq = (recorded_release_laws(learner, side, same_releases=False) for side in pair)
@@ -414,9 +413,6 @@ def exact_only_cases(learner: str, *, epsilon: float, delta: float) -> list[Audi
     exact rows from the laws the learner's own ``run`` records on :func:`release_pair` of
     :data:`EXACT_HORIZON` rounds (:func:`capped_release_epsilon`) and the per-step accounting
     rows from the same laws; no sampled bound (its verdict rests on the computed values)."""
-    from dpbench.audits.cases.experts import smallest_broken_factor
-    from dpbench.audits.engine import recorded_exact_case
-    from dpbench.foundation import registry
 
     cls = registry.learner(learner)
     pair = release_pair(EXACT_HORIZON)
@@ -451,8 +447,6 @@ def release_steps(learner, pair, delta: float):
     differing update), fed with the (M+1)K draws and the M+1 AboveThreshold instances at the
     calibrated ε₀ (audited by the component row) to the learner's own accountant
     (:func:`dpbench.learners.dp_winnow.composed_privacy`), against the calibrated 4η."""
-    from dpbench.audits.step_accounting import account, largest_step
-    from dpbench.learners.dp_winnow import composed_privacy
 
     p = learner.calibrate(pair[0])
     logp, logq = (recorded_release_laws(learner, side, same_releases=False) for side in pair)
@@ -474,7 +468,6 @@ def release_runs_note(eta: float, draws: int, row: dict) -> str:
     """Why a correct release row falls short of its tightness target, and the runs a side
     that would reach it (:func:`~dpbench.audits.cases.experts.pooled_runs_for`; the correct copy
     runs at most :data:`CORRECT_RUNS` a side whatever the cell's n)."""
-    from dpbench.audits.cases.experts import TIGHTNESS_TARGET, pooled_runs_for
 
     needed = pooled_runs_for(ReleaseSwapFamily(draws).epsilon, eta, draws, TIGHTNESS_TARGET, float(row["delta_claimed"]),
                              float(row["confidence"]))
@@ -494,7 +487,6 @@ def release_cases(learner: str, *, epsilon: float, delta: float) -> list[AuditCa
     product of the release laws the copy's own ``run`` records on each side
     (:func:`release_exact`). Broken copy: η ×
     ``RELEASE_BROKEN_ETA`` (a calibration error of the EM layer), claiming the same (ε, δ)."""
-    from dpbench.foundation import registry
 
     cls = registry.learner(learner)
     correct = cls(epsilon=epsilon, delta=delta)
@@ -554,7 +546,6 @@ WORKFLOW_CLAIM = 1.0
 
 
 def registry_learner(name: str):
-    from dpbench.foundation import registry
 
     return registry.learner(name)
 
