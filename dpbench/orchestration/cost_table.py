@@ -25,6 +25,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from dpbench.foundation.validation import normalise
+
 
 @dataclass(frozen=True)
 class Measurement:
@@ -60,8 +62,7 @@ class CostModel:
         bad = [k for k, v in self.coefficients.items() if not isinstance(k, str) or isinstance(v, bool) or not isinstance(v, (int, float))]
         if bad:
             raise ValueError(f"CostModel.coefficients must map names to numbers; bad: {bad}")
-        object.__setattr__(self, "coefficients", MappingProxyType(dict(self.coefficients)))
-        object.__setattr__(self, "shared", tuple(self.shared))
+        normalise(self, coefficients=MappingProxyType(dict(self.coefficients)), shared=tuple(self.shared))
 
 
 _BUILD = "2-core shared build machine"

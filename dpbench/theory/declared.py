@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dpbench.foundation import registry
+from dpbench.foundation.validation import normalise
 
 __all__ = ["DeclaredRate", "declared_rates", "RATE_KINDS"]
 
@@ -51,7 +52,7 @@ class DeclaredRate:
         if not (isinstance(self.citation, str) and self.citation.strip()):
             raise ValueError("DeclaredRate needs a citation (a bibliography key with a locator, e.g. '[DR14, §3.3]')")
         if self.citation not in self.label:
-            object.__setattr__(self, "label", f"{self.label} {self.citation}")
+            normalise(self, label=f"{self.label} {self.citation}")
 
 
 def declared_rates(learner: str, row: Mapping[str, Any], *, beta: float,
