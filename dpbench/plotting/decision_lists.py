@@ -20,7 +20,7 @@ import pandas as pd
 
 from dpbench import theory
 from dpbench.plotting.common import draw_n_star, learning_curves, sample_complexity_figure
-from dpbench.plotting.overlays import TheoryLine, n_star_lines
+from dpbench.plotting.overlays import TheoryLine, error_lines, n_star_lines
 from dpbench.plotting.style import color
 from dpbench.theory_check.trivial import dl_trivial_error_of
 
@@ -52,10 +52,7 @@ def _multi_epsilon_problems(df: pd.DataFrame) -> list[str]:
 
 
 def _error_lines(learner: str, row: pd.Series, n: np.ndarray) -> list[TheoryLine]:
-    return [
-        TheoryLine(learner, r.label, n, np.asarray(r.error(n), dtype=float), color(learner), "primary" if r.primary else "secondary")
-        for r in theory.dl_rates_of(learner, row)
-    ]
+    return error_lines(learner, theory.dl_rates_of(learner, row), n)
 
 
 def _n_lines(learner: str, row: pd.Series, eps: np.ndarray) -> list[TheoryLine]:
