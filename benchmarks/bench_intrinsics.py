@@ -39,28 +39,20 @@ _vector_dot = simd_dot.row_dot_intrinsic(0, 0)
 _kernel_dot = simd_dot._row_dot_simd
 
 
-@numba.njit
-def _sum_plain(w, X):
-    t = 0.0
-    for r in range(X.shape[0]):
-        t += _plain_dot(w, X, r)
-    return t
+def _row_sum(dot):
+    """A compiled loop adding ``dot(w, X, r)`` over the rows (one per margin kernel timed)."""
+
+    @numba.njit
+    def total(w, X):
+        t = 0.0
+        for r in range(X.shape[0]):
+            t += dot(w, X, r)
+        return t
+
+    return total
 
 
-@numba.njit
-def _sum_vector(w, X):
-    t = 0.0
-    for r in range(X.shape[0]):
-        t += _vector_dot(w, X, r)
-    return t
-
-
-@numba.njit
-def _sum_kernel(w, X):
-    t = 0.0
-    for r in range(X.shape[0]):
-        t += _kernel_dot(w, X, r)
-    return t
+_sum_plain, _sum_vector, _sum_kernel = _row_sum(_plain_dot), _row_sum(_vector_dot), _row_sum(_kernel_dot)
 
 
 def _logistic_data(n: int, d: int, runs: int, rng: np.random.Generator):

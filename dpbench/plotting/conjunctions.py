@@ -9,17 +9,13 @@ import pandas as pd
 
 from dpbench import theory
 from dpbench.plotting.common import learning_curves, sample_complexity_figure
-from dpbench.plotting.overlays import TheoryLine, n_star_lines
-from dpbench.plotting.style import color
+from dpbench.plotting.overlays import TheoryLine, error_lines, n_star_lines
 
 ALPHA = theory.CONJUNCTIONS_ALPHA
 
 
 def _error_lines(learner: str, row: pd.Series, n: np.ndarray) -> list[TheoryLine]:
-    return [
-        TheoryLine(learner, r.label, n, np.asarray(r.error(n), dtype=float), color(learner), "primary" if r.primary else "secondary")
-        for r in theory.conjunction_rates_of(learner, row)
-    ]
+    return error_lines(learner, theory.conjunction_rates_of(learner, row), n)
 
 
 def _n_lines(learner: str, row: pd.Series, eps: np.ndarray) -> list[TheoryLine]:

@@ -34,6 +34,7 @@ from dpbench.plotting.overlays import (
     TheoryLine,
     _data_extent,
     draw_theory,
+    error_lines,
     hide_undrawn,
     mark_off_axis,
     n_star_lines,
@@ -82,10 +83,7 @@ def _multi_epsilon_problems(df: pd.DataFrame) -> list[str]:
 
 
 def _error_lines(learner: str, row: pd.Series, n: np.ndarray) -> list[TheoryLine]:
-    return [
-        TheoryLine(learner, r.label, n, np.asarray(r.error(n), dtype=float), color(learner), "primary" if r.primary else "secondary")
-        for r in theory.dl_rates_of(learner, row)
-    ]
+    return error_lines(learner, theory.dl_rates_of(learner, row), n)
 
 
 def _n_lines(learner: str, row: pd.Series, eps: np.ndarray) -> list[TheoryLine]:

@@ -77,6 +77,18 @@ class TheoryLine:
         return float(self.x[np.argmax(below)]) if below.any() else None
 
 
+def error_lines(learner: str, rates, n: npt.NDArray) -> list[TheoryLine]:
+    """The theory's error ``rate.error(n)`` along ``n`` of each rate (:mod:`dpbench.theory`'s
+    conjunction and decision-list rates), in the learner's colour, dashed or dotted by the
+    rate's ``primary`` flag."""
+    from dpbench.plotting.style import color
+
+    return [
+        TheoryLine(learner, r.label, n, np.asarray(r.error(n), dtype=float), color(learner), "primary" if r.primary else "secondary")
+        for r in rates
+    ]
+
+
 def n_star_lines(learner: str, rates, eps: npt.NDArray, alpha: float) -> list[TheoryLine]:
     """The theory's sample complexity ``n(α, ε)`` along ``eps`` of each rate that has one
     (``rate.n_at``; :mod:`dpbench.theory`'s conjunction and decision-list rates), in the

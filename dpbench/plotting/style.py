@@ -86,66 +86,62 @@ def _plugin_names() -> list[str]:
     return sorted(name for name in registry.LEARNERS if name not in PALETTE)
 
 
+def _style_of(learner: str, catalogue, plugin_styles) -> str:
+    """One learner's style (colour or marker): the catalogue's, or for a plugin learner its
+    place among the registered plugin learners in ``plugin_styles`` (an unregistered name: a
+    hash of the name). Shared by :func:`color` and :func:`marker`."""
+    if learner in catalogue:
+        return catalogue[learner]
+    plugins = _plugin_names()
+    if learner in plugins:
+        return plugin_styles[plugins.index(learner) % len(plugin_styles)]
+    digest = int(hashlib.sha256(learner.encode()).hexdigest(), 16)
+    return plugin_styles[digest % len(plugin_styles)]
+
+
+def _styles_of(learners, catalogue, style_of, spare) -> dict[str, str]:
+    """``{learner: style}`` for one figure: the catalogue's, then ``style_of(name)`` for the
+    others unless a learner of this figure has it already (then the first of ``spare`` still
+    free). Shared by :func:`palette` and :func:`markers`."""
+    out, used = {}, set()
+    learners = list(dict.fromkeys(learners))
+    for name in learners:
+        if name in catalogue:
+            out[name] = catalogue[name]
+            used.add(catalogue[name])
+    for name in learners:
+        if name not in out:
+            s = style_of(name)
+            free = [p for p in spare if p not in used]
+            out[name] = s if s not in used or not free else free[0]
+            used.add(out[name])
+    return out
+
+
 def color(learner: str) -> str:
     """The learner's colour in every figure: the catalogue's (:data:`LEARNER_GROUPS`), or for
     a plugin learner its place among the registered plugin learners in
     :data:`PLUGIN_COLOURS` (an unregistered name: a hash of the name)."""
-    if learner in PALETTE:
-        return PALETTE[learner]
-    plugins = _plugin_names()
-    if learner in plugins:
-        return PLUGIN_COLOURS[plugins.index(learner) % len(PLUGIN_COLOURS)]
-    digest = int(hashlib.sha256(learner.encode()).hexdigest(), 16)
-    return PLUGIN_COLOURS[digest % len(PLUGIN_COLOURS)]
+    return _style_of(learner, PALETTE, PLUGIN_COLOURS)
 
 
 def palette(learners) -> dict[str, str]:
     """``{learner: colour}`` for seaborn's ``palette=``; learners outside the catalogue that
     would share a colour in this figure get the next free plugin colour instead."""
-    out, used = {}, set()
-    learners = list(dict.fromkeys(learners))
-    for name in learners:
-        if name in PALETTE:
-            out[name] = PALETTE[name]
-            used.add(PALETTE[name])
-    for name in learners:
-        if name not in out:
-            c = color(name)
-            free = [p for p in PLUGIN_COLOURS if p not in used]
-            out[name] = c if c not in used or not free else free[0]
-            used.add(out[name])
-    return out
+    return _styles_of(learners, PALETTE, color, PLUGIN_COLOURS)
 
 
 def marker(learner: str) -> str:
     """The learner's marker in every figure: the catalogue's (:data:`MARKERS`), or for a
     plugin learner its place among the registered plugin learners in :data:`PLUGIN_MARKERS`
     (an unregistered name: a hash of the name) — chosen like :func:`color`."""
-    if learner in MARKERS:
-        return MARKERS[learner]
-    plugins = _plugin_names()
-    if learner in plugins:
-        return PLUGIN_MARKERS[plugins.index(learner) % len(PLUGIN_MARKERS)]
-    digest = int(hashlib.sha256(learner.encode()).hexdigest(), 16)
-    return PLUGIN_MARKERS[digest % len(PLUGIN_MARKERS)]
+    return _style_of(learner, MARKERS, PLUGIN_MARKERS)
 
 
 def markers(learners) -> dict[str, str]:
     """``{learner: marker}`` for seaborn's ``markers=``; learners outside the catalogue that
     would share a marker in this figure get the next free plugin marker (as :func:`palette`)."""
-    out, used = {}, set()
-    learners = list(dict.fromkeys(learners))
-    for name in learners:
-        if name in MARKERS:
-            out[name] = MARKERS[name]
-            used.add(MARKERS[name])
-    for name in learners:
-        if name not in out:
-            m = marker(name)
-            free = [p for p in (*PLUGIN_MARKERS, *LEARNER_MARKER_SHAPES) if p not in used]
-            out[name] = m if m not in used or not free else free[0]
-            used.add(out[name])
-    return out
+    return _styles_of(learners, MARKERS, marker, (*PLUGIN_MARKERS, *LEARNER_MARKER_SHAPES))
 
 
 #: Marker size (points) of a learner's data points and legend samples: large enough that
