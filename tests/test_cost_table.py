@@ -22,26 +22,32 @@ from dpbench.orchestration.cost_table import COST_TABLE, CostModel, Measurement,
 REPO = Path(__file__).resolve().parents[1]
 
 #: sha256 (16 hex digits) of :func:`_predictions` per config: every cell's own and shared
-#: seconds and every shard's memory, bit for bit. First pinned on main at d4b2027, before the
+#: seconds and every shard's memory, to 13 significant digits (not bit for bit: a class size
+#: comes from a log-gamma whose last bit differs between scipy 1.13 and current releases, and
+#: the minimum-versions CI environment must pin the same digest). First pinned on main at d4b2027, before the
 #: coefficients moved out of the learners; re-pinned at b5101ec (the configs gained the
 #: cost-of-privacy grid points and the dp_winnow eps = 1 audit), where the same digests come out
 #: of the learners' own cost methods and of this table. A change of a coefficient, a formula
 #: or a config legitimately changes them: re-pin then, and say so.
 PREDICTIONS = {
-    "config/config.yaml": "9fe1788fe121fd57",
-    "config/paper.yaml": "e322b52021a1f678",
+    "config/config.yaml": "58aafadc852eacf2",
+    "config/paper.yaml": "e4d3a2b2c05e1bae",
 }
+
+
+def _digits(seconds: float) -> str:
+    return f"{seconds:.12e}"
 
 
 def _predictions(config: str) -> str:
     digest = hashlib.sha256()
     for exp_id, plan in load(REPO / config).experiments.items():
         for cells in plan.shards():
-            digest.update(f"{exp_id} {shard_memory_mb(cells).hex()}\n".encode())
+            digest.update(f"{exp_id} {_digits(shard_memory_mb(cells))}\n".encode())
             for cell in cells:
                 c = cell_cost(cell)
-                shared = ";".join(f"{key!r}={seconds.hex()}" for key, seconds in c.shared.items())
-                digest.update(f"{cell.key_string()} {c.own.hex()} {shared}\n".encode())
+                shared = ";".join(f"{key!r}={_digits(seconds)}" for key, seconds in c.shared.items())
+                digest.update(f"{cell.key_string()} {_digits(c.own)} {shared}\n".encode())
     return digest.hexdigest()[:16]
 
 
@@ -51,9 +57,9 @@ def test_predictions_are_bit_identical_to_those_before_the_table(config):
 
 
 def test_the_pin_fails_when_a_coefficient_moves(monkeypatch):
-    """The check above can fail: one coefficient of one learner, one part in 10¹⁵ off."""
+    """The check above can fail: one coefficient of one learner, one part in 10¹¹ off."""
     entry = COST_TABLE["elimination"]
-    moved = dataclasses.replace(entry, coefficients={**entry.coefficients, "per_rep": entry.coefficients["per_rep"] * (1 + 1e-15)})
+    moved = dataclasses.replace(entry, coefficients={**entry.coefficients, "per_rep": entry.coefficients["per_rep"] * (1 + 1e-11)})
     monkeypatch.setitem(COST_TABLE, "elimination", moved)
     assert _predictions("config/config.yaml") != PREDICTIONS["config/config.yaml"]
 
