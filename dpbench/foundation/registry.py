@@ -50,16 +50,40 @@ def _add(table: dict, name: str, obj: Any, kind: str) -> None:
     table[name] = obj
 
 
-def register_problem(cls: type) -> type:
-    """Class decorator: register a problem under ``cls.name``."""
-    _add(PROBLEMS, cls.name, cls, "problem")
-    return cls
+#: What a registration may declare of the class: the ClassVars of
+#: :class:`dpbench.problems.base.Problem` and :class:`dpbench.learners.base.Learner`.
+_DECLARABLE = {"problem": ("name", "family"), "learner": ("name", "family", "private", "problems", "twin")}
 
 
-def register_learner(cls: type) -> type:
-    """Class decorator: register a learner under ``cls.name``."""
-    _add(LEARNERS, cls.name, cls, "learner")
-    return cls
+def _register(table: dict, kind: str, cls: type | None, declared: dict[str, Any]) -> Any:
+    """``@register_<kind>`` on a class that sets its own ClassVars, or
+    ``@register_<kind>(name=..., family=..., ...)``: set those ClassVars on the class, then
+    register it (one shared header instead of a run of ``name: ClassVar[str] = ...`` lines)."""
+    unknown = sorted(set(declared) - set(_DECLARABLE[kind]))
+    if unknown or (cls is not None and declared):
+        raise TypeError(f"register_{kind}: takes a class, or the keywords {', '.join(_DECLARABLE[kind])}; got {unknown}")
+
+    def register(cls: type) -> type:
+        for key, value in declared.items():
+            setattr(cls, key, value)
+        _add(table, cls.name, cls, kind)
+        return cls
+
+    return register if cls is None else register(cls)
+
+
+def register_problem(cls: type | None = None, /, **declared: Any) -> Any:
+    """Class decorator: register a problem under ``cls.name``; with keywords
+    (``@register_problem(name="logistic", family="batch")``) it first sets those ClassVars."""
+    return _register(PROBLEMS, "problem", cls, declared)
+
+
+def register_learner(cls: type | None = None, /, **declared: Any) -> Any:
+    """Class decorator: register a learner under ``cls.name``; with keywords it first sets those
+    ClassVars: ``name``, ``family``, ``private``, ``problems`` and ``twin`` (the learner whose
+    ε → ∞ limit this one is, which ``dpbench check`` compares), as in
+    ``@register_learner(name="exp_mech_erm", family="batch", private=True, twin="erm", ...)``."""
+    return _register(LEARNERS, "learner", cls, declared)
 
 
 def register_experiment(experiment: Any) -> Any:

@@ -18,10 +18,12 @@ Why a hand-written kernel (LLVM IR through :func:`numba.extending.intrinsic`,
   lane's sum) and numba leaves the SLP vectoriser off, so written with scalars the loop runs
   one element at a time with a scalar int→float conversion each (issue 22: 0.52× a
   single-thread float64 ``X @ w``);
-- the plain loop, inlined into the per-round kernels, also keeps a reference-count
-  increment and decrement of ``w`` and ``X`` per round (its branches defeat numba's
-  reference-count pruning): ~10 ns a round whatever N, more than the whole vector dot at
-  N ≤ 42. The intrinsic is emitted inline with no reference counting;
+- the plain loop, inlined into the per-round kernels, kept a reference-count increment and
+  decrement of ``w`` and ``X`` per round while its tail was a run of ``if`` blocks (they
+  defeated numba's reference-count pruning: ~10 ns a round whatever N); with the tail's terms
+  written as conditional expressions it keeps none, and is still slower than the intrinsic at
+  every N of the grids (``benchmarks/bench_intrinsics.py`` prints the ratio). The intrinsic is
+  emitted inline with no reference counting;
 - short rows (``N ≤`` :data:`SHORT_INT` for integer, :data:`SHORT_FLOAT` for float inputs)
   take a scalar path inside the intrinsic: at N = 2 the vector path's masked tail and eight-lane
   combination cost about three times the two products (``benchmarks/bench_intrinsics.py``
@@ -203,21 +205,14 @@ def _row_dot_scalar(w, X, r):
         s6 += w[i + 6] * X[r, i + 6]
         s7 += w[i + 7] * X[r, i + 7]
     i = n - n % LANES
-    m = n - i  # the tail: one more term in lanes 0 … m−1
-    if m > 0:
-        s0 += w[i] * X[r, i]
-    if m > 1:
-        s1 += w[i + 1] * X[r, i + 1]
-    if m > 2:
-        s2 += w[i + 2] * X[r, i + 2]
-    if m > 3:
-        s3 += w[i + 3] * X[r, i + 3]
-    if m > 4:
-        s4 += w[i + 4] * X[r, i + 4]
-    if m > 5:
-        s5 += w[i + 5] * X[r, i + 5]
-    if m > 6:
-        s6 += w[i + 6] * X[r, i + 6]
+    m = n - i  # the tail: one more term in lanes 0 … m−1 (+0.0 in the others: no lane is ever −0.0)
+    s0 += w[i] * X[r, i] if m > 0 else 0.0
+    s1 += w[i + 1] * X[r, i + 1] if m > 1 else 0.0
+    s2 += w[i + 2] * X[r, i + 2] if m > 2 else 0.0
+    s3 += w[i + 3] * X[r, i + 3] if m > 3 else 0.0
+    s4 += w[i + 4] * X[r, i + 4] if m > 4 else 0.0
+    s5 += w[i + 5] * X[r, i + 5] if m > 5 else 0.0
+    s6 += w[i + 6] * X[r, i + 6] if m > 6 else 0.0
     return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
 
 

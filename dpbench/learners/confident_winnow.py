@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
@@ -32,15 +32,10 @@ GAMMA_RATIO = 0.5
 ETA_RATIO = 0.5
 
 
-@register_learner
+@register_learner(name="confident_winnow", family="online", private=False, problems=("halfspace", "dl_as_halfspace"))
 @dataclass(frozen=True, kw_only=True)
 class ConfidentWinnow(Learner):
     """ConfidentWinnow with ``γ = η = ρ/2`` (no free parameters)."""
-
-    name: ClassVar[str] = "confident_winnow"
-    family: ClassVar[str] = "online"
-    private: ClassVar[bool] = False
-    problems: ClassVar[tuple[str, ...]] = ("halfspace", "dl_as_halfspace")
 
     def run(self, stream: Any, *, rng: np.random.Generator) -> OnlineTrace:
         """Cumulative mistakes/updates at the stream's checkpoints (deterministic)."""

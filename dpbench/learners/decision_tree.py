@@ -8,7 +8,6 @@ Utility: no guarantee is claimed; it is the practitioner's reference point.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
 import numpy as np
 
@@ -17,12 +16,9 @@ from dpbench.learners.base import Learner
 from dpbench.problems.base import Sample
 
 
-@register_learner
+@register_learner(name="decision_tree", family="batch", problems=("conjunction", "decision_list"))
 @dataclass(frozen=True, kw_only=True)
 class DecisionTree(Learner):
-    name: ClassVar[str] = "decision_tree"
-    family: ClassVar[str] = "batch"
-    problems: ClassVar[tuple[str, ...]] = ("conjunction", "decision_list")
     max_depth: int | None = None
 
     def fit(self, sample: Sample, *, rng: np.random.Generator):

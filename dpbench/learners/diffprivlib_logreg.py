@@ -33,7 +33,6 @@ import math
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import ClassVar
 
 import numpy as np
 
@@ -46,11 +45,9 @@ from dpbench.problems.base import Sample
 EPSILON_INF_STANDIN = 1e12
 
 
-@register_learner
+@register_learner(name="diffprivlib_logreg")
 @dataclass(frozen=True, kw_only=True)
 class DiffprivlibLogReg(PureDPLogistic):
-    name: ClassVar[str] = "diffprivlib_logreg"
-
     @classmethod
     def test_params(cls) -> Iterator[dict]:
         yield {"epsilon": 1.0}

@@ -33,7 +33,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import ClassVar
 
 from dpbench.foundation.registry import register_learner
 from dpbench.learners.base import Guarantee
@@ -44,11 +43,9 @@ from dpbench.learners.logistic_common import (
 )
 
 
-@register_learner
+@register_learner(name="dp_gd")
 @dataclass(frozen=True, kw_only=True)
 class DPGD(NoisyGradientDescent):
-    name: ClassVar[str] = "dp_gd"
-
     @classmethod
     def test_params(cls) -> Iterator[dict]:
         yield {"epsilon": 1.0, "delta": 1e-5, "steps": 20}

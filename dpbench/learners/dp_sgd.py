@@ -35,7 +35,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import ClassVar
 
 from dpbench.foundation.registry import register_learner
 from dpbench.foundation.validation import check_positive_int, normalise
@@ -52,10 +51,9 @@ def sampling_rate(batch_size: int, n: int) -> float:
     return float(f"{min(1.0, batch_size / n):.6g}")
 
 
-@register_learner
+@register_learner(name="dp_sgd")
 @dataclass(frozen=True, kw_only=True)
 class DPSGD(NoisyGradientDescent):
-    name: ClassVar[str] = "dp_sgd"
     steps: int = 300
     batch_size: int = 256
 

@@ -346,7 +346,7 @@ def reference_dp_winnow(stream: Any, params: DPWinnowParams, *, rng: np.random.G
                                     "released_draws": _draw_totals(released, params.K)}, first_update=first)
 
 
-@register_learner
+@register_learner(name="dp_winnow", family="online", private=True, problems=("halfspace", "dl_as_halfspace"))
 @dataclass(frozen=True, kw_only=True)
 class DPWinnow(Learner):
     """DP-Winnow as the source wrote it (Bun & Fang 2026, Algorithm 4.2): each firing of
@@ -362,10 +362,6 @@ class DPWinnow(Learner):
     separately named learner, so a name always says which rule ran.
     """
 
-    name: ClassVar[str] = "dp_winnow"
-    family: ClassVar[str] = "online"
-    private: ClassVar[bool] = True
-    problems: ClassVar[tuple[str, ...]] = ("halfspace", "dl_as_halfspace")
     accountant: ClassVar[str] = "advanced"
     update: ClassVar[str] = "first"
 

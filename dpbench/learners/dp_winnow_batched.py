@@ -29,12 +29,11 @@ from dpbench.foundation.registry import register_learner
 from dpbench.learners.dp_winnow import DPWinnow
 
 
-@register_learner
+@register_learner(name="dp_winnow_batched")
 @dataclass(frozen=True, kw_only=True)
 class DPWinnowBatched(DPWinnow):
     """DP-Winnow with this project's batched shadow update (advanced composition)."""
 
-    name: ClassVar[str] = "dp_winnow_batched"
     update: ClassVar[str] = "batch"
 
     @classmethod

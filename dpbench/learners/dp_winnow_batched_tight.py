@@ -47,11 +47,10 @@ from dpbench.foundation.registry import register_learner
 from dpbench.learners.dp_winnow_batched import DPWinnowBatched
 
 
-@register_learner
+@register_learner(name="dp_winnow_batched_tight")
 @dataclass(frozen=True, kw_only=True)
 class DPWinnowBatchedTight(DPWinnowBatched):
     """Batched DP-Winnow calibrated with zCDP/RDP accounting (same parameters as
     ``dp_winnow_batched``)."""
 
-    name: ClassVar[str] = "dp_winnow_batched_tight"
     accountant: ClassVar[str] = "zcdp"

@@ -10,7 +10,6 @@ probability ≥ ``1 − e^{−αn/2}``. Not private.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
 import numpy as np
 
@@ -20,13 +19,9 @@ from dpbench.problems.base import Sample
 from dpbench.problems.conjunction import Conjunction
 
 
-@register_learner
+@register_learner(name="elimination", family="batch", problems=("conjunction",))
 @dataclass(frozen=True, kw_only=True)
 class Elimination(Learner):
-    name: ClassVar[str] = "elimination"
-    family: ClassVar[str] = "batch"
-    problems: ClassVar[tuple[str, ...]] = ("conjunction",)
-
     def fit(self, sample: Sample, *, rng: np.random.Generator) -> Conjunction:
         X = np.asarray(sample.X, dtype=bool)
         positives = X[np.asarray(sample.y, dtype=bool)]

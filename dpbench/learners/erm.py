@@ -11,7 +11,7 @@ transform of the sample's histogram; decision lists: bit-packed), ``size`` and
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
@@ -38,12 +38,9 @@ def unsupported_class(target: Any, max_hypotheses: int) -> str | None:
     return None
 
 
-@register_learner
+@register_learner(name="erm", family="batch", problems=("conjunction", "decision_list"))
 @dataclass(frozen=True, kw_only=True)
 class ERM(Learner):
-    name: ClassVar[str] = "erm"
-    family: ClassVar[str] = "batch"
-    problems: ClassVar[tuple[str, ...]] = ("conjunction", "decision_list")
     max_hypotheses: int = MAX_HYPOTHESES
 
     def supports(self, target: Any) -> str | None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
@@ -27,14 +27,10 @@ from dpbench.mechanisms.exponential import ExponentialMechanism
 from dpbench.problems.base import Sample
 
 
-@register_learner
+@register_learner(name="exp_mech_erm", twin="erm", family="batch", private=True,
+                  problems=("conjunction", "decision_list"))
 @dataclass(frozen=True, kw_only=True)
 class ExpMechERM(Learner):
-    name: ClassVar[str] = "exp_mech_erm"
-    twin: ClassVar[str] = "erm"  # its ε → ∞ limit (dpbench check)
-    family: ClassVar[str] = "batch"
-    private: ClassVar[bool] = True
-    problems: ClassVar[tuple[str, ...]] = ("conjunction", "decision_list")
     epsilon: float
     max_hypotheses: int = MAX_HYPOTHESES
 

@@ -27,7 +27,7 @@ import itertools
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
@@ -55,10 +55,9 @@ def score_sensitivity(d: int, radius: float) -> float:
     return float(np.logaddexp(0.0, radius * math.sqrt(d)))
 
 
-@register_learner
+@register_learner(name="exp_mech_grid")
 @dataclass(frozen=True, kw_only=True)
 class ExpMechGrid(PureDPLogistic):
-    name: ClassVar[str] = "exp_mech_grid"
     points: int = 7
     radius: float = 4.0
     max_candidates: int = 20_000

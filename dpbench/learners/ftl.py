@@ -10,20 +10,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar
 
 from dpbench.foundation.registry import register_learner
 from dpbench.learners.base import Learner
 from dpbench.learners.experts_common import HedgeLearner
 
 
-@register_learner
+@register_learner(name="ftl", family="experts", private=False, problems=("experts",))
 @dataclass(frozen=True, kw_only=True)
 class FTL(HedgeLearner, Learner):
-    name: ClassVar[str] = "ftl"
-    family: ClassVar[str] = "experts"
-    private: ClassVar[bool] = False
-    problems: ClassVar[tuple[str, ...]] = ("experts",)
-
     def eta(self, T: int, k: int) -> float:
         return math.inf

@@ -31,11 +31,9 @@ from dpbench.learners.experts_common import ExpertsLosses, ExpertsTrace
 from dpbench.learners.private_rwm import PrivateHedge
 
 
-@register_learner
+@register_learner(name="linear_learner", problems=("linear_loss",))
 @dataclass(frozen=True, kw_only=True)
 class LinearLearner(PrivateHedge):
-    name: ClassVar[str] = "linear_learner"
-    problems: ClassVar[tuple[str, ...]] = ("linear_loss",)
     track_p: ClassVar[bool] = True
 
     @staticmethod

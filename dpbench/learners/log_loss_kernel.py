@@ -29,6 +29,8 @@ unfused arithmetic, and the results are the same on every x86-64 CPU with FMA (a
 
 from __future__ import annotations
 
+import math
+
 import numba
 import numpy as np
 import numpy.typing as npt
@@ -43,23 +45,33 @@ _ROUND = 6755399441055744.0
 _ROUND_BITS = int(np.float64(_ROUND).view(np.int64))
 
 
+#: ``e^r``'s Taylor coefficients ``1/k!``, ``k = 13, 12, …, 0`` (highest degree first)
+_EXP_COEFFS = tuple(1.0 / math.factorial(k) for k in range(13, -1, -1))
+#: ``artanh(u)/u = Σ_k v^k/(2k+1)``, ``v = u²``: the coefficients ``1/(2k+1)``, ``k = 18, …, 1``
+#: (highest degree first; the constant term 1 is added separately)
+_ARTANH_COEFFS = tuple(1.0 / (2 * k + 1) for k in range(18, 0, -1))
+
+
+def _horner(coeffs: tuple[float, ...]):
+    """The compiled polynomial ``x ↦ Σ_k coeffs[k] x^{K−k}`` (``K = len(coeffs) − 1``, highest
+    degree first) by Horner's rule, ``p ← p·x + c`` for each coefficient after the first: one
+    inlined function a step, each closing over its coefficient as a compile-time constant, so
+    the compiled code is the straight line of multiply–adds that writing them out gives."""
+    *rest, last = coeffs
+    if not rest:
+        return numba.njit(inline="always", error_model="numpy", fastmath={"contract"})(lambda x: last)
+    inner = _horner(tuple(rest))
+    return numba.njit(inline="always", error_model="numpy", fastmath={"contract"})(lambda x: inner(x) * x + last)
+
+
+_exp_poly = _horner(_EXP_COEFFS)
+_artanh_poly = _horner(_ARTANH_COEFFS)
+
+
 @numba.njit(inline="always", error_model="numpy", fastmath={"contract"})
 def _exp_taylor(r):  # pragma: no cover - compiled
     """``e^r`` for ``|r| ≤ ln2/2``: Taylor polynomial of degree 13 (Horner)."""
-    p = 1.0 / 6227020800.0
-    p = p * r + 1.0 / 479001600.0
-    p = p * r + 1.0 / 39916800.0
-    p = p * r + 1.0 / 3628800.0
-    p = p * r + 1.0 / 362880.0
-    p = p * r + 1.0 / 40320.0
-    p = p * r + 1.0 / 5040.0
-    p = p * r + 1.0 / 720.0
-    p = p * r + 1.0 / 120.0
-    p = p * r + 1.0 / 24.0
-    p = p * r + 1.0 / 6.0
-    p = p * r + 0.5
-    p = p * r + 1.0
-    return p * r + 1.0
+    return _exp_poly(r)
 
 
 @numba.njit(inline="always", error_model="numpy", fastmath={"contract"})
@@ -67,25 +79,7 @@ def _log1p_unit(e):  # pragma: no cover - compiled
     """``ln(1 + e)`` for ``0 ≤ e ≤ 1``: ``2 artanh(u)``, ``u = e/(2+e)``, series to ``u^37``."""
     u = e / (2.0 + e)
     v = u * u
-    p = 1.0 / 37.0
-    p = p * v + 1.0 / 35.0
-    p = p * v + 1.0 / 33.0
-    p = p * v + 1.0 / 31.0
-    p = p * v + 1.0 / 29.0
-    p = p * v + 1.0 / 27.0
-    p = p * v + 1.0 / 25.0
-    p = p * v + 1.0 / 23.0
-    p = p * v + 1.0 / 21.0
-    p = p * v + 1.0 / 19.0
-    p = p * v + 1.0 / 17.0
-    p = p * v + 1.0 / 15.0
-    p = p * v + 1.0 / 13.0
-    p = p * v + 1.0 / 11.0
-    p = p * v + 1.0 / 9.0
-    p = p * v + 1.0 / 7.0
-    p = p * v + 1.0 / 5.0
-    p = p * v + 1.0 / 3.0
-    return 2.0 * u + 2.0 * u * (v * p)
+    return 2.0 * u + 2.0 * u * (v * _artanh_poly(v))
 
 
 #: candidates per block: the block's five work arrays (40 B per candidate) stay in L1/L2

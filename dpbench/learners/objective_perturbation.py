@@ -25,7 +25,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import ClassVar
 
 import numpy as np
 
@@ -57,12 +56,9 @@ def objective_epsilon(eps_prime: float, n: float, lam: float, c: float = LOGISTI
     return eps_prime + math.log1p(2 * c / (n * lam) + c**2 / (n * lam) ** 2)
 
 
-@register_learner
+@register_learner(name="objective_perturbation", twin="sklearn_logreg")
 @dataclass(frozen=True, kw_only=True)
 class ObjectivePerturbation(PureDPLogistic):
-    name: ClassVar[str] = "objective_perturbation"
-    twin: ClassVar[str] = "sklearn_logreg"  # its ε → ∞ limit (dpbench check)
-
     @classmethod
     def test_params(cls) -> Iterator[dict]:
         yield {"epsilon": 1.0}

@@ -28,7 +28,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import ClassVar
 
 import numpy as np
 
@@ -48,14 +47,10 @@ def sensitivity(n: int, lam: float) -> float:
     return 2.0 / (n * lam)
 
 
-@register_learner
+@register_learner(name="output_perturbation", twin="sklearn_logreg", family="batch", private=True,
+                  problems=("logistic", "halfspace"))
 @dataclass(frozen=True, kw_only=True)
 class OutputPerturbation(Learner):
-    name: ClassVar[str] = "output_perturbation"
-    twin: ClassVar[str] = "sklearn_logreg"  # its ε → ∞ limit (dpbench check)
-    family: ClassVar[str] = "batch"
-    private: ClassVar[bool] = True
-    problems: ClassVar[tuple[str, ...]] = ("logistic", "halfspace")
     epsilon: float
     delta: float = 0.0
     lam: float = DEFAULT_LAM

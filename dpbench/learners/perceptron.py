@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
@@ -24,15 +24,10 @@ from dpbench.learners.base import Learner
 from dpbench.learners.online import PERCEPTRON, OnlineTrace, reference_nonprivate, run_nonprivate
 
 
-@register_learner
+@register_learner(name="perceptron", family="online", private=False, problems=("halfspace", "dl_as_halfspace"))
 @dataclass(frozen=True, kw_only=True)
 class Perceptron(Learner):
     """Additive-update online linear classifier (no parameters)."""
-
-    name: ClassVar[str] = "perceptron"
-    family: ClassVar[str] = "online"
-    private: ClassVar[bool] = False
-    problems: ClassVar[tuple[str, ...]] = ("halfspace", "dl_as_halfspace")
 
     def run(self, stream: Any, *, rng: np.random.Generator) -> OnlineTrace:
         """Cumulative mistakes at the stream's checkpoints (``rng`` unused: deterministic)."""

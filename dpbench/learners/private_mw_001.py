@@ -70,12 +70,11 @@ def calibrate(epsilon: float, delta: float, T: int, k: int) -> Mw001Calibration:
     return Mw001Calibration(alpha, composed, delta, math.exp(-T * alpha), composed <= epsilon)
 
 
-@register_learner
+@register_learner(name="private_mw_001")
 @dataclass(frozen=True, kw_only=True)
 class PrivateMW001(PrivateExperts):
     # guarantee(): (ε, δ) wherever it runs: supports_horizon skips every T at which the RDP
     # accountant's composition of the T 2α-bounded-range rounds exceeds ε at δ
-    name: ClassVar[str] = "private_mw_001"
     #: the accountant :func:`calibrate` certifies with (per-round 2α bounded range, RDP):
     #: ``(per_round, T, delta) -> ε`` (the audit's per-step accounting check)
     compose_rounds: ClassVar = staticmethod(compose_bounded_range)

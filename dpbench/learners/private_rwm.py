@@ -123,9 +123,7 @@ class PrivateHedge(PrivateExperts):
         return exponential_mechanism_event(2 * self.eta(T, k), T)
 
 
-@register_learner
+@register_learner(name="private_rwm", twin="rwm", problems=("experts",))
 @dataclass(frozen=True, kw_only=True)
 class PrivateRWM(PrivateHedge):
-    name: ClassVar[str] = "private_rwm"
-    twin: ClassVar[str] = "rwm"  # its ε → ∞ limit (dpbench check)
-    problems: ClassVar[tuple[str, ...]] = ("experts",)
+    """Private RWM with η from advanced composition (the :class:`PrivateHedge` defaults)."""

@@ -58,13 +58,10 @@ def eta_gain(epsilon: float, delta: float, T: int, k: int) -> float:
     return calibrate(epsilon, delta, T, k).eta_privacy / calibrate_seeds(epsilon, delta, T, k).eta_privacy
 
 
-@register_learner
+@register_learner(name="private_rwm_tight", twin="rwm", problems=("experts",))
 @dataclass(frozen=True, kw_only=True)
 class PrivateRWMTight(PrivateHedge):
     """Private RWM with η from the tight (RDP/zCDP) accountant: :func:`calibrate`."""
 
-    name: ClassVar[str] = "private_rwm_tight"
-    twin: ClassVar[str] = "rwm"  # its ε → ∞ limit (dpbench check)
-    problems: ClassVar[tuple[str, ...]] = ("experts",)
     calibrate_fn: ClassVar = staticmethod(calibrate)
     compose_rounds: ClassVar = staticmethod(compose_bounded_range)  # calibrate's accountant (per-round 2η bounded range)

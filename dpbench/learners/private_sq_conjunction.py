@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import ClassVar
 
 import numpy as np
 
@@ -29,17 +28,13 @@ from dpbench.problems.base import Sample
 from dpbench.problems.conjunction import Conjunction
 
 
-@register_learner
+@register_learner(name="private_sq_conjunction", twin="sq_conjunction", family="batch", private=True,
+                  problems=("conjunction",))
 @dataclass(frozen=True, kw_only=True)
 class PrivateSQConjunction(Learner):
     """SQ learner with Laplace-noised answers; ε-DP (``delta = 0``, basic composition) or
     (ε, δ)-DP (``delta > 0``, advanced composition), replace-one neighbours."""
 
-    name: ClassVar[str] = "private_sq_conjunction"
-    twin: ClassVar[str] = "sq_conjunction"  # its ε → ∞ limit (dpbench check)
-    family: ClassVar[str] = "batch"
-    private: ClassVar[bool] = True
-    problems: ClassVar[tuple[str, ...]] = ("conjunction",)
     epsilon: float
     delta: float = 0.0
     alpha: float = 0.05

@@ -49,7 +49,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -163,7 +162,7 @@ def covering_list(sample: Sample, lam: float, *, rng: np.random.Generator, incre
     return DecisionList.from_features(feature_class(sample), features, bits, 0)
 
 
-@register_learner
+@register_learner(name="privdl", family="batch", private=True, problems=("decision_list",))
 @dataclass(frozen=True, kw_only=True)
 class PrivDL(CoverLearner):
     """(ε, δ)-DP decision-list learner, set-cover calibration (module docstring).
@@ -171,10 +170,6 @@ class PrivDL(CoverLearner):
     ``neighbours``: ``'replace-one'`` (default) or ``'add/remove-one'``.
     """
 
-    name: ClassVar[str] = "privdl"
-    family: ClassVar[str] = "batch"
-    private: ClassVar[bool] = True
-    problems: ClassVar[tuple[str, ...]] = ("decision_list",)
     epsilon: float
     delta: float
     neighbours: str = REPLACE_ONE

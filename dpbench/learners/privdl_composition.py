@@ -31,7 +31,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import ClassVar
 
 import numpy as np
 
@@ -64,15 +63,12 @@ def composition_calibration(epsilon: float, delta: float, rounds: int) -> tuple[
     return eps0, total[0], total[1]
 
 
-@register_learner
+@register_learner(name="privdl_composition", family="batch", problems=("decision_list",))
 @dataclass(frozen=True, kw_only=True)
 class PrivDLComposition(CoverLearner, ClaimedDP):
     """``privdl``'s loop with per-round ε₀ from composition over |F| rounds (module docstring)."""
 
     # guarantee(): the configured (ε, δ), for every |F| (ε₀ is chosen per sample to meet the target)
-    name: ClassVar[str] = "privdl_composition"
-    family: ClassVar[str] = "batch"
-    problems: ClassVar[tuple[str, ...]] = ("decision_list",)
 
     @classmethod
     def test_params(cls) -> Iterator[dict]:

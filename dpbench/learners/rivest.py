@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import numba
 import numpy as np
@@ -199,15 +199,12 @@ def _majority(y: npt.NDArray) -> int:
     return int(2 * np.count_nonzero(y) > len(y)) if len(y) else 0
 
 
-@register_learner
+@register_learner(name="rivest", family="batch", problems=("decision_list",))
 @dataclass(frozen=True, kw_only=True)
 class Rivest(CoverLearner):
     """Rivest's consistent decision-list learner (module docstring); ``choice`` is
     ``'greedy'`` (most covered examples) or ``'uniform'`` among the consistent pairs."""
 
-    name: ClassVar[str] = "rivest"
-    family: ClassVar[str] = "batch"
-    problems: ClassVar[tuple[str, ...]] = ("decision_list",)
     choice: str = "greedy"
 
     def __post_init__(self) -> None:

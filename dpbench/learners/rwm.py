@@ -16,20 +16,14 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
 from dpbench.foundation.registry import register_learner
 from dpbench.learners.base import Learner
 from dpbench.learners.experts_common import HedgeLearner, rwm_eta
 
 
-@register_learner
+@register_learner(name="rwm", family="experts", private=False, problems=("experts",))
 @dataclass(frozen=True, kw_only=True)
 class RWM(HedgeLearner, Learner):
-    name: ClassVar[str] = "rwm"
-    family: ClassVar[str] = "experts"
-    private: ClassVar[bool] = False
-    problems: ClassVar[tuple[str, ...]] = ("experts",)
-
     def eta(self, T: int, k: int) -> float:
         return rwm_eta(T, k)

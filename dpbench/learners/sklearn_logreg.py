@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import ClassVar
 
 import numpy as np
 
@@ -24,13 +23,9 @@ from dpbench.learners.logistic_common import DEFAULT_LAM, LinearClassifier, chec
 from dpbench.problems.base import Sample
 
 
-@register_learner
+@register_learner(name="sklearn_logreg", family="batch", private=False, problems=("logistic", "halfspace"))
 @dataclass(frozen=True, kw_only=True)
 class SklearnLogReg(Learner):
-    name: ClassVar[str] = "sklearn_logreg"
-    family: ClassVar[str] = "batch"
-    private: ClassVar[bool] = False
-    problems: ClassVar[tuple[str, ...]] = ("logistic", "halfspace")
     lam: float = DEFAULT_LAM
 
     def __post_init__(self) -> None:

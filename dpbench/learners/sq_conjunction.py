@@ -12,7 +12,6 @@ Utility ([Kea98]; [DR14, §11.1]): ``n = O(ln m/α²)`` for ``m`` queries of tol
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -45,14 +44,11 @@ def conjunction_from_answers(answers: npt.NDArray, tau: float, monotone: bool) -
     return Conjunction(pos=keep[0], neg=neg)
 
 
-@register_learner
+@register_learner(name="sq_conjunction", family="batch", problems=("conjunction",))
 @dataclass(frozen=True, kw_only=True)
 class SQConjunction(Learner):
     """Non-private SQ learner; ``alpha`` is the target error (τ = α/(2m))."""
 
-    name: ClassVar[str] = "sq_conjunction"
-    family: ClassVar[str] = "batch"
-    problems: ClassVar[tuple[str, ...]] = ("conjunction",)
     alpha: float = 0.05
 
     def __post_init__(self) -> None:

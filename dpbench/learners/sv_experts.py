@@ -40,7 +40,6 @@ import functools
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import ClassVar
 
 import numpy as np
 
@@ -86,13 +85,10 @@ def calibrate(epsilon: float, delta: float, T: int, k: int) -> SvCalibration:
     return SvCalibration(eps_s, K, threshold, composed, delta)
 
 
-@register_learner
+@register_learner(name="sv_experts", family="experts", problems=("experts",))
 @dataclass(frozen=True, kw_only=True)
 class SVExperts(ClaimedDP):
     # guarantee(): the configured (ε, δ); calibrate() composes the 2K switches to at most it (asserted)
-    name: ClassVar[str] = "sv_experts"
-    family: ClassVar[str] = "experts"
-    problems: ClassVar[tuple[str, ...]] = ("experts",)
 
     @classmethod
     def test_params(cls) -> Iterator[dict]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
@@ -27,7 +27,7 @@ from dpbench.learners.base import Learner
 from dpbench.learners.online import WINNOW, OnlineTrace, reference_nonprivate, run_nonprivate
 
 
-@register_learner
+@register_learner(name="winnow", family="online", private=False, problems=("halfspace", "dl_as_halfspace"))
 @dataclass(frozen=True, kw_only=True)
 class Winnow(Learner):
     """Parameters
@@ -35,11 +35,6 @@ class Winnow(Learner):
     eta_scale : learning rate as a multiple of the stream's margin, ``η = eta_scale·ρ``
         (default 1: the rate of the ``2 ln N/ρ²`` bound).
     """
-
-    name: ClassVar[str] = "winnow"
-    family: ClassVar[str] = "online"
-    private: ClassVar[bool] = False
-    problems: ClassVar[tuple[str, ...]] = ("halfspace", "dl_as_halfspace")
 
     eta_scale: float = 1.0
 

@@ -8,7 +8,7 @@ audit cells run through the same config → cell → shard → Parquet path as e
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
@@ -27,12 +27,9 @@ class AuditPairsTarget:
         return {}
 
 
-@register_problem
+@register_problem(name="audit_pairs", family="audit")
 @dataclass(frozen=True, kw_only=True)
 class AuditPairs(Problem):
-    name: ClassVar[str] = "audit_pairs"
-    family: ClassVar[str] = "audit"
-
     def draw_target(self, *, rng: np.random.Generator) -> AuditPairsTarget:
         return AuditPairsTarget()
 

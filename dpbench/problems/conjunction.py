@@ -24,7 +24,6 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -118,14 +117,12 @@ class ConjunctionClass:
         return (predictions != np.asarray(y, dtype=bool)[:, None]).sum(axis=0).astype(np.int64)
 
 
-@register_problem
+@register_problem(name="conjunction", family="batch")
 @dataclass(frozen=True, kw_only=True)
 class ConjunctionProblem(Problem):
     """Parameters: ``d`` variables, ``k`` target literals, ``monotone``, input bias ``p``,
     ``skew`` of the input biases, label-noise rate ``noise`` (see the module docstring)."""
 
-    name: ClassVar[str] = "conjunction"
-    family: ClassVar[str] = "batch"
     d: int = 10
     k: int = 3
     monotone: bool = False

@@ -43,7 +43,6 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import ClassVar
 
 import numba
 import numpy as np
@@ -284,15 +283,13 @@ class DecisionListClass:
 # --------------------------------------------------------------------------- problem
 
 
-@register_problem
+@register_problem(name="decision_list", family="batch")
 @dataclass(frozen=True, kw_only=True)
 class DecisionListProblem(Problem):
     """Parameters: ``d`` variables, term size ``k``, list length ``l``, alternations ``r`` of
     the output bits, ``monotone`` terms, input bias ``p``, label-noise rate ``noise``
     (see the module docstring)."""
 
-    name: ClassVar[str] = "decision_list"
-    family: ClassVar[str] = "batch"
     d: int = 10
     k: int = 1
     l: int = 4

@@ -109,7 +109,7 @@ class DecisionListHalfspaceTarget(MarginTarget):
         return float(np.mean(hypothesis.predict(holdout.X) != holdout.y))
 
 
-@register_problem
+@register_problem(name="dl_as_halfspace", family="online")
 @dataclass(frozen=True, kw_only=True)
 class DlAsHalfspace(Problem):
     """Problem ``dl_as_halfspace``: a random monotone 1-decision list as a margin-ρ halfspace.
@@ -120,9 +120,6 @@ class DlAsHalfspace(Problem):
     l : list length, ``1 ≤ l ≤ d`` (margin ``1/(2^{l+1} − 1)``).
     p : ``P[x_i = 1]`` (small p lets later items of the list matter).
     """
-
-    name: ClassVar[str] = "dl_as_halfspace"
-    family: ClassVar[str] = "online"
 
     d: int = 10
     l: int = 2  # noqa: E741

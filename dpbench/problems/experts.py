@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
@@ -115,14 +115,12 @@ class ExpertsTarget:
         return ExpertsLosses(bernoulli_codes(T, self.means(), rng=rng), 1.0)
 
 
-@register_problem
+@register_problem(name="experts", family="experts")
 @dataclass(frozen=True, kw_only=True)
 class ExpertsProblem(Problem):
     """Parameters: ``kind`` (one of :data:`KINDS`), ``k`` experts, ``gap`` (advantage of the
     best expert; ``stochastic`` and ``switching``)."""
 
-    name: ClassVar[str] = "experts"
-    family: ClassVar[str] = "experts"
     kind: str = "stochastic"
     k: int = 10
     gap: float = 0.1

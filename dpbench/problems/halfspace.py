@@ -267,7 +267,7 @@ class HalfspaceTarget(MarginTarget):
         return float(np.mean(hypothesis.predict(holdout.X) != holdout.y))
 
 
-@register_problem
+@register_problem(name="halfspace", family="online")
 @dataclass(frozen=True, kw_only=True)
 class Halfspace(Problem):
     """Problem ``halfspace``: margin-ρ halfspace streams (see the module docstring).
@@ -282,9 +282,6 @@ class Halfspace(Problem):
     monotone : nonnegative target (Winnow's setting); ``False`` draws signed weights and
         the learners see ``N = 2d`` features.
     """
-
-    name: ClassVar[str] = "halfspace"
-    family: ClassVar[str] = "online"
 
     d: int = 20
     s: int = 0

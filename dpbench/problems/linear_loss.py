@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -54,13 +54,11 @@ class LinearLossTarget:
         return self.population_loss(theta) - float(self.mu.min())
 
 
-@register_problem
+@register_problem(name="linear_loss", family="experts")
 @dataclass(frozen=True, kw_only=True)
 class LinearLossProblem(Problem):
     """Parameters: dimension ``d`` (the number of experts) and ``gap`` (spread of the means)."""
 
-    name: ClassVar[str] = "linear_loss"
-    family: ClassVar[str] = "experts"
     d: int = 10
     gap: float = 0.2
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -30,13 +29,11 @@ from dpbench.problems.base import Problem, Sample
 HOLDOUT_SIZE = 50_000
 
 
-@register_problem
+@register_problem(name="logistic", family="batch")
 @dataclass(frozen=True, kw_only=True)
 class LogisticProblem(Problem):
     """Parameters: dimension ``d``, margin ``rho`` ∈ [0, 1), label-flip rate ``noise`` ∈ [0, ½)."""
 
-    name: ClassVar[str] = "logistic"
-    family: ClassVar[str] = "batch"
     d: int = 10
     rho: float = 0.05
     noise: float = 0.0
