@@ -85,7 +85,8 @@ def test_theory_check_statuses_from_hand_set_errors(cell):
     for rep in range(6):
         for n in sizes:
             learning = trivial * (n / 128.0) ** -1.0 * (1 + 0.05 * (rep - 2.5) / 2.5)
-            rows.append(_row(c, seed, n=n, rep=rep, error=learning, learner="privdl_composition"))  # a shape: slope −1
+            # a shape: slope −1
+            rows.append(_row(c, seed, n=n, rep=rep, error=learning, learner="privdl_composition"))
             rows.append(_row(c, seed, n=n, rep=rep, error=trivial))  # privdl: never learns
             rows.append(_row(c, seed, n=n, rep=rep, error=0.0, learner="rivest", private=False, epsilon=math.inf))
     out = theory_check(pd.DataFrame(rows)).set_index(["learner", "x", "y"])
@@ -115,7 +116,8 @@ def test_privdl_is_judged_by_its_derived_bound_which_bad_data_violate(cell, fact
     sizes = [2.0**k for k in range(14, 21)]
     rows = []
     for eps in (8.0, 16.0, 32.0):
-        bound = theory.rate_privdl_run(np.array(sizes), eps, base["delta"], base["n_features"], 0.1, base["log_class_size"])
+        bound = theory.rate_privdl_run(np.array(sizes), eps, base["delta"], base["n_features"], 0.1,
+                                       base["log_class_size"])
         for rep in range(6):
             for n, b in zip(sizes, bound):
                 rows.append(_row(c, seed, n=n, rep=rep, epsilon=eps, error=factor * b * (1 + 0.02 * (rep - 2.5))))
@@ -126,4 +128,5 @@ def test_privdl_is_judged_by_its_derived_bound_which_bad_data_violate(cell, fact
     if factor < 1:
         assert (judged["bound_ratio"] < 0.3).all()
         vs_eps = out[(out["learner"] == "privdl") & (out["x"] == "epsilon")]
-        assert len(vs_eps) == 1 and vs_eps["bound_kind"].iloc[0] == "bound" and vs_eps["verdict"].iloc[0] != "shape_only"
+        assert len(vs_eps) == 1 and vs_eps["bound_kind"].iloc[0] == "bound"
+        assert vs_eps["verdict"].iloc[0] != "shape_only"

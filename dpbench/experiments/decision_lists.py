@@ -146,8 +146,9 @@ _CAPTION_LINES = (
     "Theory lines in the learner's colour (legend), all for the realizable case: rivest/erm: Occam bound "
     "(ln|C| + ln(1/β))/n, β = 0.1 (a bound); exp_mech_erm: the bound derived with a multiplicative Chernoff step "
     "(dashed; compared with the data in the theory check) and the course notes' stated 8 ln|C|/(α·min(α, ε)) (dotted); "
-    "privdl: the bound of the learner as run, derived with constants from Bun & Fang's Lemma A.4 and a union bound over "
-    "the class (dashed; compared with the data) and Theorem 3.5's shape with unit constants (reconstructed; dotted, not compared); "
+    "privdl: the bound of the learner as run, derived with constants from Bun & Fang's Lemma A.4 and a union "
+    "bound over the class (dashed; compared with the data) and Theorem 3.5's shape with unit constants "
+    "(reconstructed; dotted, not compared); "
     "privdl_composition: its |F|^1.5 shape. A theory line above error 1 (privdl_composition's shape on the whole "
     "main grid, privdl's on the tiny problems at small ε) lies above the plotted range. Triangles on the lower axis: where a theory line drops below the "
     "grey line, the error of the drawn target's majority label (the best constant predictor)."
@@ -190,8 +191,8 @@ EXPERIMENT = register_experiment(
                 f"Empirical n*(α={ALPHA}) against |F| over the (d, k) sweep (same list length, alternations and input "
                 "bias), at each ε of the sweep, on the repetitions every problem has; bars: 95% bootstrap over repetitions; an |F| "
                 "at which the grid never reaches α is a marker on the upper axis. Lines: theoretical n(α) as |F| varies "
-                "(privdl's bound as run ∝ |F| log|F| log(1/δ)/ε, derived with constants; privdl_composition ∝ |F|^(3/2) log|F| "
-                "and Rivest's Occam bound ∝ |F| log|F|).",
+                "(privdl's bound as run ∝ |F| log|F| log(1/δ)/ε, derived with constants; "
+                "privdl_composition ∝ |F|^(3/2) log|F| and Rivest's Occam bound ∝ |F| log|F|).",
             ),
             "runtime": Figure(
                 "dpbench.plotting.decision_lists:runtime",

@@ -46,14 +46,15 @@ def _row(cell, seed: int, cache: dict) -> dict:
     key = (cell.problem, cell.problem_params)
     if key not in cache:
         target = draw_target(cell, seed)
-        cache[key] = {**dict(cell.problem_params), **target.columns(), "problem": cell.problem, "problem_id": cell.problem_id,
-                      "root_seed": seed, "cell_key": cell.key_string()}
+        cache[key] = {**dict(cell.problem_params), **target.columns(), "problem": cell.problem,
+                      "problem_id": cell.problem_id, "root_seed": seed, "cell_key": cell.key_string()}
     lp = {f"lp_{k}": v for k, v in dict(cell.learner_params).items()}
     return {**cache[key], **lp, "learner": cell.learner, "epsilon": cell.epsilon, "delta": cell.delta}
 
 
 def _rate(experiment: str, learner: str, row: dict):
-    rates = (theory.conjunction_rates_of if experiment == "conjunctions" else theory.dl_rates_of)(learner, pd.Series(row))
+    rates_of = theory.conjunction_rates_of if experiment == "conjunctions" else theory.dl_rates_of
+    rates = rates_of(learner, pd.Series(row))
     primary = [r for r in rates if getattr(r, "primary", True)]
     return primary[0] if primary else None
 
@@ -116,5 +117,6 @@ def predicted_regimes(grid: Grid) -> pd.DataFrame:
                     need = float(np.asarray(rate.n_at(alpha, eps), dtype=float).ravel()[0])
                 if np.isfinite(need) and min(ns) <= need <= max(ns):
                     inside.append(eps)
-            rows.append([exp_id, group[0].learner, _setting(group[0], ("epsilon",)), "epsilon", sorted(per_eps), inside, len(inside)])
+            setting = _setting(group[0], ("epsilon",))
+            rows.append([exp_id, group[0].learner, setting, "epsilon", sorted(per_eps), inside, len(inside)])
     return pd.DataFrame(rows, columns=COLUMNS)
