@@ -204,4 +204,3 @@ def trivial_excess_of(rows) -> float:
     jstar = np.asarray(rows["loss"], dtype=float) - np.asarray(rows["excess_loss"], dtype=float)
     jstar = jstar[np.isfinite(jstar)]
     return float(LN2 - np.median(jstar)) if jstar.size else math.nan
-
