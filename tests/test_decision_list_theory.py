@@ -62,7 +62,9 @@ def test_rates_in_the_setting_a_row_records(cell):
     derived, stated = theory.dl_rates_of("exp_mech_erm", row)
     assert derived.primary and not stated.primary and derived.kind == stated.kind == "bound"
     assert np.allclose(derived.error(n), max(8, 4 / row["epsilon"]) * (logc + math.log(20)) / n)
-    (shape,) = theory.dl_rates_of("privdl", row)
+    bound, shape = theory.dl_rates_of("privdl", row)
+    assert bound.primary and bound.kind == "bound" and not shape.primary
+    assert np.allclose(bound.error(n), theory.rate_privdl_run(n, row["epsilon"], row["delta"], f, 0.1, logc))
     assert shape.kind == "shape" and np.allclose(shape.error(n), theory.rate_privdl(n, row["epsilon"], row["delta"], f, 0.1))
     assert theory.dl_rates_of("privdl", pd.Series({**row, "noise": 0.05})) == []
     # n*(α) in |F|: the composition ablation grows faster than privdl (3/2 vs 1, up to logs)
@@ -83,14 +85,15 @@ def test_theory_check_statuses_from_hand_set_errors(cell):
     for rep in range(6):
         for n in sizes:
             learning = trivial * (n / 128.0) ** -1.0 * (1 + 0.05 * (rep - 2.5) / 2.5)
-            rows.append(_row(c, seed, n=n, rep=rep, error=learning))  # privdl: slope −1
-            rows.append(_row(c, seed, n=n, rep=rep, error=trivial, learner="privdl_composition"))  # never learns
+            # a shape: slope −1
+            rows.append(_row(c, seed, n=n, rep=rep, error=learning, learner="privdl_composition"))
+            rows.append(_row(c, seed, n=n, rep=rep, error=trivial))  # privdl: never learns
             rows.append(_row(c, seed, n=n, rep=rep, error=0.0, learner="rivest", private=False, epsilon=math.inf))
     out = theory_check(pd.DataFrame(rows)).set_index(["learner", "x", "y"])
-    ok = out.loc[("privdl", "n", "error")]
+    ok = out.loc[("privdl_composition", "n", "error")]
     assert ok["status"] == "ok" and ok["fitted_slope"] == pytest.approx(-1.0, abs=0.02)
     assert ok["slope_ci_low"] <= -1.0 <= ok["slope_ci_high"] and ok["x_max"] == 4096
-    assert out.loc[("privdl_composition", "n", "error"), "status"] == "at_chance"
+    assert out.loc[("privdl", "n", "error"), "status"] == "at_chance"
     zero = out.loc[("rivest", "n", "error")]
     assert zero["status"] == "too_few_points" and "exactly 0 at every n" in zero["note"] and zero["cells_above_bound"] == 0
     assert zero["verdict"] == "bound_holds"  # the Occam bound checked at every cell, no slope needed
@@ -98,3 +101,32 @@ def test_theory_check_statuses_from_hand_set_errors(cell):
     assert nstar["verdict"] == "bound_holds" and nstar["bound_ratio"] < 1
     assert set(out["status"]) <= {"ok", "no_points", "at_chance", "vacuous_bound", "too_few_points"}
     assert not ((out["status"] == "ok") & out["fitted_slope"].isna()).any()
+
+
+@pytest.mark.parametrize("factor, verdicts", [(0.2, {"bound_holds", "agrees"}), (3.0, {"violated"})])
+def test_privdl_is_judged_by_its_derived_bound_which_bad_data_violate(cell, factor, verdicts):
+    """privdl's rows compare with the bound of the learner as run, derived with constants
+    (:func:`dpbench.theory.n_privdl_run`): errors at 0.2× it hold (bound_holds or, the slope
+    being −1, agrees), errors at 3× it are `violated` — a contradiction, as a proven bound must
+    allow. The n*-vs-ε row is a bound row with a stated ratio."""
+    from dpbench.experiments.decision_lists import theory_check
+
+    c, seed = cell
+    base = _row(c, seed)
+    sizes = [2.0**k for k in range(14, 21)]
+    rows = []
+    for eps in (8.0, 16.0, 32.0):
+        bound = theory.rate_privdl_run(np.array(sizes), eps, base["delta"], base["n_features"], 0.1,
+                                       base["log_class_size"])
+        for rep in range(6):
+            for n, b in zip(sizes, bound):
+                rows.append(_row(c, seed, n=n, rep=rep, epsilon=eps, error=factor * b * (1 + 0.02 * (rep - 2.5))))
+    out = theory_check(pd.DataFrame(rows))
+    judged = out[(out["learner"] == "privdl") & (out["y"] == "error")]
+    assert len(judged) == 3 and (judged["bound_kind"] == "bound").all()
+    assert set(judged["verdict"]) <= verdicts, judged[["verdict", "note"]]
+    if factor < 1:
+        assert (judged["bound_ratio"] < 0.3).all()
+        vs_eps = out[(out["learner"] == "privdl") & (out["x"] == "epsilon")]
+        assert len(vs_eps) == 1 and vs_eps["bound_kind"].iloc[0] == "bound"
+        assert vs_eps["verdict"].iloc[0] != "shape_only"

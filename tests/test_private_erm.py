@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from dpbench import theory
 from dpbench.problems.logistic import LogisticProblem
 from dpbench.theory_check.analysis import STATUSES, THEORY_COLUMNS
 
@@ -153,3 +154,28 @@ def test_default_grid_shows_every_private_learner_learning(default_run):
     learned = set(check.loc[(check["status"] == "ok") & (check["y"] == "excess_loss"), "learner"])
     assert private == {"output_perturbation", "objective_perturbation", "dp_gd", "dp_sgd", "exp_mech_grid", "diffprivlib_logreg"}
     assert private <= learned, private - learned
+
+
+@pytest.mark.parametrize("power, verdict", [(None, "agrees"), (-1.0, "shallower")])
+def test_population_risk_against_epsilon_is_a_prediction_that_can_fail(power, verdict):
+    """Every private ERM learner gets a ``prediction`` row on its ε axis, on the excess population
+    risk ``pop_excess_loss``, against the privacy term's shape: data on that shape (ε^−2 for output
+    perturbation) agree, data decaying as ε^−1 are shallower."""
+    from dpbench.foundation import registry
+
+    exp = registry.experiment("private_erm")
+    rate = theory.erm_rate_of("output_perturbation", {"d": 5, "delta": 0.0})
+    n, eps = 100000, np.array([0.03, 0.1, 0.3, 1.0, 3.0, 10.0])
+    shape = rate.excess(n, eps)
+    values = shape if power is None else shape[0] * (eps / eps[0]) ** power
+    rows = [{"problem": "logistic", "problem_id": "logistic-x", "d": 5, "rho": 0.01, "noise": 0.0,
+             "learner": "output_perturbation", "private": True, "epsilon": e, "delta": 0.0, "n": n, "rep": r,
+             "status": "ok", "loss": 0.1, "excess_loss": 1e-4, "pop_excess_loss": v * (1 + 0.01 * (r - 3)),
+             "fit_seconds": 1e-3}
+            for e, v in zip(eps, values) for r in range(8)]
+    check = exp.theory_check(pd.DataFrame(rows))
+    from dpbench.theory_check.roles import with_roles
+
+    row = with_roles(check).set_index(["x", "y"]).loc[("epsilon", "pop_excess_loss")]
+    assert row["role"] == "prediction", row["role"]
+    assert row["verdict"] == verdict, row[["verdict", "fitted_slope", "theory_exponent", "note"]]

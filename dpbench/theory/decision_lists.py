@@ -40,6 +40,10 @@ __all__ = [
     "n_rivest",
     "privdl_lambda_value",
     "rate_privdl",
+    "privdl_selection_rate",
+    "privdl_empirical_mistakes",
+    "n_privdl_run",
+    "rate_privdl_run",
     "rate_privdl_composition",
     "rate_privdl_kdl",
     "rate_rivest",
@@ -104,6 +108,75 @@ def rate_privdl(n: Array, epsilon: Array, delta: float, n_features: int, beta: f
     return private + (f * math.log(f) + math.log(1 / beta)) / _n(n)
 
 
+def privdl_selection_rate(epsilon: Array, delta: float, add_remove: bool = False) -> npt.NDArray:
+    r"""The λ privdl runs its exponential mechanism with (``P ∝ exp(λ q)``) for a target
+    (ε, δ) **[reconstructed]**: :func:`privdl_lambda_value` at (ε, δ) for add/remove neighbours;
+    for replace-one (group privacy of two add/remove steps) at (ε/2, δ/(1 + e^{ε/2})), i.e.
+    :math:`\lambda = \varepsilon / (4\ln(e(1 + e^{\varepsilon/2})/\delta))` (vectorised over ε;
+    ε = ∞ gives λ = ∞)."""
+    eps = np.asarray(epsilon, dtype=float)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        e1 = eps if add_remove else eps / 2
+        d1 = delta if add_remove else delta / (1 + np.exp(e1))
+        lam = e1 / (2 * np.log(math.e / d1))
+    return np.where(np.isinf(eps), np.inf, lam)
+
+
+def privdl_empirical_mistakes(epsilon: Array, delta: float, n_features: Array, beta: float = 0.1) -> npt.NDArray:
+    r"""K: with probability ≥ 1 − β/2, privdl (at :func:`privdl_selection_rate`'s λ, replace-one)
+    errs on fewer than K examples of its own sample (realizable), a bound with its constants:
+
+    .. math:: K = \frac{|F|\,\ln(4|F|^2/\beta)}{\lambda}.
+
+    Derivation (the utility half of Bun & Fang, "Privately Learning Decision Lists and a
+    Differentially Private Winnow", arXiv:2602.07370, 2026, Lemma A.4, with the constants carried):
+    by their Proposition 3.3 the remaining sample S_i of every round is labelled by a decision
+    list over the remaining features, so its first rule (f, b) has score q(f, b) = 0 (the
+    constant-true function is a feature). The exponential mechanism draws a pair with score
+    ≤ −t with probability at most (#pairs)·e^{−λt}/e^{0} ≤ 2|F| e^{−λt} (F. McSherry and K. Talwar,
+    "Mechanism Design via Differential Privacy", FOCS 2007, Thm 8's argument); the chosen rule
+    errs on exactly −q examples of S_i, and those are the only examples it classifies. Each
+    round removes a feature, so at most |F| rounds see a non-empty S_i; by a union bound over them
+    every round errs on fewer than t = ln(2|F|²/(β/2))/λ examples with probability ≥ 1 − β/2,
+    and the list errs on fewer than |F|·t. λ = ∞ (ε = ∞): K = 0."""
+    f = np.asarray(n_features, dtype=float)
+    lam = privdl_selection_rate(epsilon, delta)
+    with np.errstate(divide="ignore"):
+        return f * np.log(4 * f * f / beta) / lam
+
+
+def n_privdl_run(alpha: Array, epsilon: Array, delta: float, n_features: Array, beta: float = 0.1,
+                 log_class_size: Array | None = None) -> npt.NDArray:
+    r"""Sufficient sample size of privdl as run (replace-one λ, realizable), a *bound* with its
+    constants, derived here: with probability ≥ 1 − β its population error is ≤ α once
+
+    .. math:: n \ge \frac{K + L + \sqrt{L^2 + 2KL}}{\alpha},\qquad L = \ln|C| + \ln(2/\beta),
+
+    K from :func:`privdl_empirical_mistakes` and ln|C| from :func:`dl_log_class_size`.
+    Derivation: with probability ≥ 1 − β/2 the output list h ∈ C errs on fewer than K sample
+    examples (:func:`privdl_empirical_mistakes`). A fixed list with error > α errs on X ~ Bin(n, > α)
+    examples, and by the multiplicative Chernoff bound P[X ≤ K] ≤ exp(−(μ − K)²/(2μ)) with μ = nα
+    > K (H. Chernoff, Ann. Math. Statist. 23(4), 1952; the form of M. Mitzenmacher and E. Upfal,
+    *Probability and Computing*, 2005, Thm 4.5); a union bound over C makes it ≤ β/2 when
+    (μ − K)² ≥ 2μL, i.e. μ ≥ K + L + √(L² + 2KL) — the generalisation step of Bun & Fang's
+    Theorem 3.5 (their Theorem A.6 quotes the VC bound of Blumer, Ehrenfeucht, Haussler and
+    Warmuth, J. ACM 36(4), 1989, whose constants the text available to us lost; the finite-class
+    union bound replaces it). Exponents: −1 in α; in ε, −1 up to the ln(1/δ′) in λ; |F|·ln|F|·ln(1/δ)/ε
+    as in Theorem 3.5's Õ(|F| log(1/δ)/(αε))."""
+    f = np.asarray(n_features, dtype=float)
+    logc = np.vectorize(dl_log_class_size)(f) if log_class_size is None else np.asarray(log_class_size, dtype=float)
+    K = privdl_empirical_mistakes(epsilon, delta, f, beta)
+    L = logc + math.log(2 / beta)
+    return (K + L + np.sqrt(L * L + 2 * K * L)) / np.asarray(alpha, dtype=float)
+
+
+def rate_privdl_run(n: Array, epsilon: Array, delta: float, n_features: int, beta: float = 0.1,
+                    log_class_size: float | None = None) -> npt.NDArray:
+    """The error level :func:`n_privdl_run`'s bound guarantees at sample size ``n``
+    (probability ≥ 1 − β): (K + L + √(L² + 2KL))/n."""
+    return n_privdl_run(1.0, epsilon, delta, n_features, beta, log_class_size) / _n(n)
+
+
 def rate_privdl_kdl(n: Array, epsilon: Array, delta: float, d: int, k: int, beta: float = 0.1) -> npt.NDArray:
     r"""Corollary A.8 **[reconstructed]**: Theorem 3.5 with :math:`|F| \le (2d+1)^k`, i.e.
     :math:`n = \tilde O(d^k \log(1/\delta)/(\alpha\varepsilon))` — :func:`rate_privdl` at
@@ -165,7 +238,9 @@ def dl_rates(
       step (:func:`~dpbench.theory.pac.rate_exp_mech_realizable`, primary, compared with the
       data) beside [NotesPAC, §1]'s stated :math:`8\ln|C|/(\alpha\min(\alpha,\varepsilon))`
       (:func:`~dpbench.theory.pac.rate_exp_mech_pac`, drawn, labelled);
-    - ``privdl``: Theorem 3.5's shape :func:`rate_privdl` **[reconstructed]**, unit constants;
+    - ``privdl``: the bound of the learner as run, derived with constants (:func:`n_privdl_run`,
+      primary, compared with the data) beside Theorem 3.5's shape :func:`rate_privdl`
+      **[reconstructed]**, unit constants (drawn, labelled);
     - ``privdl_composition``: :func:`rate_privdl_composition` (shape).
 
     ``delta`` ≤ 0 (a pure-DP row) is read as 10⁻⁶ in the (ε, δ) shapes."""
@@ -183,8 +258,12 @@ def dl_rates(
                  lambda a, e: n_exp_mech_pac(a, e, logc), primary=False),
         ]
     if learner == "privdl":
-        return [Rate("Thm 3.5 shape, unit constants [reconstructed]", "shape", lambda n: rate_privdl(n, eps, dl, f, beta),
-                     lambda a, e: n_privdl(a, e, dl, f, beta))]
+        return [
+            Rate("privdl as run: Lemma A.4 + union bound, derived with constants", "bound",
+                 lambda n: rate_privdl_run(n, eps, dl, f, beta, logc), lambda a, e: n_privdl_run(a, e, dl, f, beta, logc)),
+            Rate("Thm 3.5 shape, unit constants [reconstructed]", "shape", lambda n: rate_privdl(n, eps, dl, f, beta),
+                 lambda a, e: n_privdl(a, e, dl, f, beta), primary=False),
+        ]
     if learner == "privdl_composition":
         return [Rate("composition shape ∝ |F|^1.5, unit constants [reconstructed]", "shape", lambda n: rate_privdl_composition(n, eps, dl, f, beta),
                      lambda a, e: n_privdl_composition(a, e, dl, f, beta))]

@@ -35,8 +35,10 @@ The twin is the learner's declared ε → ∞ limit (its ``twin`` attribute, whi
 check`` verifies), the same learner at ε = ∞ where the grid runs it, or else the non-private
 learner it privatises (:data:`COUNTERPARTS`, ``twin_kind`` says which); ``twin`` is empty and
 ``note`` says why where there is none. Twin and private learner see the same samples or
-streams per repetition (common random numbers), so the interval is a paired percentile
-bootstrap over repetitions (:data:`N_BOOT` resamples, seed 0: deterministic). ``position``
+streams per repetition (common random numbers), so the intervals are paired bootstraps over
+repetitions (:data:`N_BOOT` resamples, seed 0: deterministic): a ratio of means gets the
+symmetric studentised interval of the slopes (:func:`mean_ratio`); a ratio of n* (a quantile of
+crossing sizes, no smooth standard error) the percentile interval (:func:`n_star_ratio`). ``position``
 says whether the 95 % interval contains the predicted ratio (``contains``; for a predicted
 range, overlaps it), lies ``below`` or ``above`` it, or why there is no comparison.
 """
@@ -54,7 +56,7 @@ from dpbench import theory
 from dpbench.foundation import registry
 from dpbench.theory.logistic_objective import DEFAULT_LAM
 from dpbench.theory_check.analysis import PROBLEM_COLUMNS, setting_label, with_learner_params
-from dpbench.theory_check.fit import MIN_REPS
+from dpbench.theory_check.fit import MIN_REPS, studentized_quantile
 from dpbench.theory_check.nstar import crossing_sizes, n_star_of
 
 COLUMNS = [
@@ -142,19 +144,51 @@ def _paired(a: pd.DataFrame, b: pd.DataFrame, metric: str) -> tuple[npt.NDArray,
 
 
 def mean_ratio(a: npt.NDArray, b: npt.NDArray) -> tuple[float, float, float]:
-    """``mean(a)/mean(b)`` over paired repetitions and its percentile-bootstrap interval
-    (NaN interval below :data:`MIN_REPS` repetitions; NaN ratio where mean(b) = 0)."""
+    r"""``mean(a)/mean(b)`` over paired repetitions and its symmetric studentised bootstrap
+    interval on the log scale (NaN interval below :data:`MIN_REPS` repetitions; NaN ratio where
+    mean(b) = 0) — the interval method of every slope's interval
+    (:func:`dpbench.theory_check.fit.studentized_fit`), whose coverage tests/test_coverage.py checks.
+
+    With :math:`L = \ln\bar a - \ln\bar b`, the repetition r's influence is
+    :math:`z_r = a_r/\bar a - b_r/\bar b` (paired: one z per repetition carries the covariance
+    of a and b), :math:`\widehat{\mathrm{se}} = \mathrm{sd}(z)/\sqrt R` (the delta method;
+    B. Efron and R. J. Tibshirani, *An Introduction to the Bootstrap*, 1993, §21.3), the same in
+    every resample; the interval is :math:`\exp(L \pm q\,\widehat{\mathrm{se}})` with q the 95 %
+    quantile of :math:`|L^* - L|/\widehat{\mathrm{se}}^*` (P. Hall, "On symmetric bootstrap
+    confidence intervals", J. R. Stat. Soc. B 50(1), 1988). Resamples whose twin mean is 0 are
+    dropped (more than 10 %: no interval)."""
     R = len(a)
     if R == 0 or b.mean() <= 0:
         return math.nan, math.nan, math.nan
     ratio = float(a.mean() / b.mean())
-    if R < MIN_REPS:
+    if R < MIN_REPS or not a.mean() > 0:
         return ratio, math.nan, math.nan
+    L, se = _log_ratio_se(a[None, :], b[None, :])
     idx = _draws(R)
-    den = b[idx].mean(axis=1)
+    Lb, seb = _log_ratio_se(a[idx], b[idx])
+    keep = np.isfinite(Lb)
+    if keep.sum() < N_BOOT * 0.9:  # too many undefined resamples (a mean of 0)
+        return ratio, math.nan, math.nan
+    dev = np.abs(Lb[keep] - L[0])
+    tol = 1e-12 * max(1.0, abs(float(L[0])))
+    if not se[0] > tol * 1e-3 and float(dev.max()) <= tol:  # every repetition gives one ratio
+        return ratio, ratio, ratio
+    q = studentized_quantile(dev, seb[keep], CONFIDENCE, tol)
+    if not np.isfinite(q) or not np.isfinite(se[0]):
+        return ratio, math.nan, math.nan
+    return ratio, float(math.exp(L[0] - q * se[0])), float(math.exp(L[0] + q * se[0]))
+
+
+def _log_ratio_se(a: npt.NDArray, b: npt.NDArray) -> tuple[npt.NDArray, npt.NDArray]:
+    """Per row of ``a``, ``b`` (B, R paired repetitions): ln(mean a / mean b) and its delta-method
+    standard error (:func:`mean_ratio`); NaN where a mean is not positive."""
+    ma, mb = a.mean(axis=1), b.mean(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        boot = np.where(den > 0, a[idx].mean(axis=1) / den, np.nan)
-    return (ratio, *_interval(boot))
+        ok = (ma > 0) & (mb > 0)
+        L = np.where(ok, np.log(np.where(ok, ma, 1.0)) - np.log(np.where(ok, mb, 1.0)), np.nan)
+        z = a / np.where(ok, ma, 1.0)[:, None] - b / np.where(ok, mb, 1.0)[:, None]
+        se = np.where(ok, z.std(axis=1, ddof=1) / math.sqrt(a.shape[1]), np.nan)
+    return L, se
 
 
 def n_star_ratio(priv: pd.DataFrame, twin: pd.DataFrame, alpha: float, beta: float) -> dict[str, object]:

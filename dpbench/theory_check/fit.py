@@ -201,12 +201,23 @@ def studentized_fit(
     tol = 1e-9 * max(1.0, abs(slope))  # rounding: a slope the repetitions cannot move (e.g. per-repetition factors only)
     if se <= tol * 1e-3 and float(dev.max()) <= tol:
         return SlopeFit(slope, slope - float(dev.max()), slope + float(dev.max()), m, *log_range(xs))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        t = np.where(dev <= tol, 0.0, dev / np.where(np.isfinite(ses), ses, 0.0))
-    q = float(np.quantile(t, confidence))
+    q = studentized_quantile(dev, ses, confidence, tol)
     if not np.isfinite(q):
         return SlopeFit(slope, math.nan, math.nan, m, *log_range(xs), no_interval="more than 5% of the bootstrap resamples have no spread (se* = 0)")
     return SlopeFit(slope, float(slope - q * se), float(slope + q * se), m, *log_range(xs))
+
+
+def studentized_quantile(dev: npt.NDArray, ses: npt.NDArray, confidence: float, tol: float = 0.0) -> float:
+    r"""The ``confidence``-quantile q of the symmetric studentised pivot
+    :math:`|t^*_b| = |\hat\theta^*_b - \hat\theta| / \widehat{\mathrm{se}}^*_b` over bootstrap
+    resamples (``dev`` = :math:`|\hat\theta^*_b - \hat\theta|`, ``ses`` their standard errors; a
+    deviation ≤ ``tol`` counts as 0, a resample without spread (se* = 0 or NaN) with a deviation as
+    ∞): the interval is :math:`\hat\theta \pm q\,\widehat{\mathrm{se}}` (P. Hall, "On symmetric
+    bootstrap confidence intervals", J. R. Stat. Soc. B 50(1), 1988). NaN/∞ when too many
+    resamples have no spread."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = np.where(dev <= tol, 0.0, dev / np.where(np.isfinite(ses), ses, 0.0))
+    return float(np.quantile(t, confidence))
 
 
 def percentile_fit(

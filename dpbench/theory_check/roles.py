@@ -16,7 +16,9 @@ fixed by the setup before any data are seen?
     (a lower-bound check of the instance); on the FTL trap the instance fixes the linear regret;
   - private ERM's excess loss on the *training* objective (``private_erm``, against n and
     ε): the noise calibration makes it ‖b‖² ∝ (nε)⁻² (output perturbation exactly; the others
-    through their noise scales);
+    through their noise scales) — the excess *population* risk ``pop_excess_loss`` against n
+    and ε is the prediction there (the generalisation of the private minimiser is not fixed
+    by the calibration);
   - timings (``fit_seconds``): the cost model's exponent is the algorithm's loop structure.
 
 :func:`role_of` decides from the row's experiment, axes and learner; a row that already has a
