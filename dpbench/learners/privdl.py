@@ -67,7 +67,7 @@ from dpbench.mechanisms.exponential import gumbel_max, uniform_argmax
 from dpbench.mechanisms.laws import recorder
 from dpbench.problems.base import Sample
 from dpbench.problems.decision_list import DecisionList
-from dpbench.theory.decision_lists import privdl_lambda_value
+from dpbench.theory.decision_lists import privdl_lambda_value, privdl_replace_one_delta
 
 NEIGHBOURS = (REPLACE_ONE, ADD_REMOVE)
 
@@ -87,7 +87,7 @@ def set_cover_privacy(lam: float, delta_prime: float, neighbours: str) -> tuple[
 def add_remove_delta(epsilon: float, delta: float, neighbours: str) -> float:
     """δ' of the add/remove analysis behind a target (ε, δ): δ itself for add/remove
     neighbours; ``δ/(1 + e^{ε/2})`` for replace-one (group privacy of two steps)."""
-    return delta if neighbours == ADD_REMOVE else delta / (1 + math.exp(epsilon / 2))
+    return delta if neighbours == ADD_REMOVE else privdl_replace_one_delta(epsilon, delta)
 
 
 def privdl_calibration(epsilon: float, delta: float, neighbours: str = REPLACE_ONE) -> tuple[float, float, float]:

@@ -108,18 +108,26 @@ def rate_privdl(n: Array, epsilon: Array, delta: float, n_features: int, beta: f
     return private + (f * math.log(f) + math.log(1 / beta)) / _n(n)
 
 
+def privdl_replace_one_delta(epsilon: float, delta: float) -> float:
+    """δ' of the add/remove analysis behind a replace-one target (ε, δ): group privacy of two
+    add/remove steps at (ε/2, δ') gives (ε, (1 + e^{ε/2}) δ'), so δ' = δ/(1 + e^{ε/2})."""
+    return delta / (1 + math.exp(epsilon / 2))
+
+
 def privdl_selection_rate(epsilon: Array, delta: float, add_remove: bool = False) -> npt.NDArray:
     r"""The λ privdl runs its exponential mechanism with (``P ∝ exp(λ q)``) for a target
     (ε, δ) **[reconstructed]**: :func:`privdl_lambda_value` at (ε, δ) for add/remove neighbours;
-    for replace-one (group privacy of two add/remove steps) at (ε/2, δ/(1 + e^{ε/2})), i.e.
-    :math:`\lambda = \varepsilon / (4\ln(e(1 + e^{\varepsilon/2})/\delta))` (vectorised over ε;
-    ε = ∞ gives λ = ∞)."""
+    for replace-one at (ε/2, :func:`privdl_replace_one_delta`), i.e.
+    :math:`\lambda = \varepsilon / (4\ln(e(1 + e^{\varepsilon/2})/\delta))` — the same two
+    functions the learner's calibration calls (vectorised over ε; ε = ∞ gives λ = ∞)."""
     eps = np.asarray(epsilon, dtype=float)
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        e1 = eps if add_remove else eps / 2
-        d1 = delta if add_remove else delta / (1 + np.exp(e1))
-        lam = e1 / (2 * np.log(math.e / d1))
-    return np.where(np.isinf(eps), np.inf, lam)
+
+    def one(e: float) -> float:
+        if math.isinf(e):
+            return math.inf
+        return privdl_lambda_value(e, delta) if add_remove else privdl_lambda_value(e / 2, privdl_replace_one_delta(e, delta))
+
+    return np.array([one(float(e)) for e in eps.ravel()], dtype=float).reshape(eps.shape)
 
 
 def privdl_empirical_mistakes(epsilon: Array, delta: float, n_features: Array, beta: float = 0.1) -> npt.NDArray:
