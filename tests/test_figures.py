@@ -576,8 +576,7 @@ def _referee_results(run_dir, experiment: str, figure: str) -> list[str]:
 
 
 #: Figures of the shrunk paper grid and the default run with a known objection left to a later change.
-KNOWN = {("privacy_audit", ""): "a lower bound of 0 sits inside its hollow exact-ε diamond where both are ≈ 0 (privdl, "
-                                "dp_winnow): the marker check, older than issue 31, counts it"}
+KNOWN: dict[tuple[str, str], str] = {}
 
 
 def _known(params):
