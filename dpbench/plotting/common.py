@@ -368,7 +368,7 @@ def sample_complexity_figure(
             tidy_log_ticks(ax)
         if title:
             fig.suptitle(title)
-        wrap_titles(fig, axes)
+        wrap_titles(fig, axes, max_lines=2)
         fig.tight_layout()
         place_edge_marks(fig)
         for ax in axes:

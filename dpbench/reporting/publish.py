@@ -229,6 +229,11 @@ def rerun(config: str | Path, experiment: str, cells: list[Cell], out: str | Pat
     return pd.read_parquet(out)
 
 
+def _plain(value):
+    """A NumPy scalar as the Python value it holds (``0.5``, not ``np.float64(0.5)``)."""
+    return value.item() if hasattr(value, "item") else value
+
+
 def row_differences(published, rerun_rows) -> list[str]:
     """What differs between the re-run rows and the published rows of the same (cell, repetition),
     bit for bit, outside :data:`NOT_COMPARED`: an empty list when they are identical. Rows
@@ -251,7 +256,7 @@ def row_differences(published, rerun_rows) -> list[str]:
         if not same.all():
             i = int((~same.to_numpy()).argmax())
             problems.append(f"{column}: {int((~same).sum())} of {len(a)} rows differ, first at cell {a['cell_key'][i]} "
-                            f"rep {a['rep'][i]}: published {left[i]!r}, re-run {right[i]!r}")
+                            f"rep {a['rep'][i]}: published {_plain(left[i])!r}, re-run {_plain(right[i])!r}")
     return problems
 
 
