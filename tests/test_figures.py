@@ -962,3 +962,28 @@ def test_panel_legends_get_room_below_their_row():
     problems = text_and_legend_problems(fig)
     plt.close(fig)
     assert fig.get_figheight() > height and problems == []
+
+
+def test_a_setting_title_keeps_to_two_lines_in_a_narrow_panel():
+    """decision_lists_sample_complexity at the paper grid (4 columns): its setting titles ran
+    3 lines (6 with the slopes, which are now in the legend); max_lines=2 writes them compactly."""
+    from dpbench.plotting.layout import wrap_titles
+
+    from dpbench.plotting.style import paper_style
+
+    with paper_style():  # the paper grid's panel width and title font
+        fig, axes = plt.subplots(1, 4, figsize=(8.4, 2))
+    title = "d = 24, k = 2, l = 6, r = 3, |F| = 1153"
+    for ax in axes:
+        ax.set_title(title)
+    wrap_titles(fig, axes[:2])
+    wrap_titles(fig, axes[2:], max_lines=2)
+    lines = [ax.get_title().count("\n") + 1 for ax in axes]
+    plt.close(fig)
+    assert lines[0] > 2 and lines[2] <= 2, lines  # without the limit it would take more
+
+
+def test_a_legend_n_star_has_three_significant_digits():
+    from dpbench.plotting.common import three_digits
+
+    assert [three_digits(x) for x in (289.717, 11.0704, 11051.2, 0.012345)] == ["290", "11.1", "11100", "0.0123"]
