@@ -968,7 +968,6 @@ def test_a_setting_title_keeps_to_two_lines_in_a_narrow_panel():
     """decision_lists_sample_complexity at the paper grid (4 columns): its setting titles ran
     3 lines (6 with the slopes, which are now in the legend); max_lines=2 writes them compactly."""
     from dpbench.plotting.layout import wrap_titles
-
     from dpbench.plotting.style import paper_style
 
     with paper_style():  # the paper grid's panel width and title font
