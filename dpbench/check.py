@@ -48,7 +48,7 @@ from dpbench.audits.generic import generic_cases
 from dpbench.foundation import registry
 from dpbench.foundation.cell import Cell, freeze
 from dpbench.learners.base import ADD_REMOVE, REPLACE_ONE, Guarantee
-from dpbench.orchestration.config import load_config_plugins
+from dpbench.orchestration.config import ConfigError, error_line, load_config_plugins, read_yaml
 
 #: Audit defaults: runs per side, and the confidence of each Clopper–Pearson bound
 #: (1 − 5e-7: a correct learner fails the audit with probability ≤ 1e-6, as in the tests).
@@ -521,16 +521,10 @@ def format_table(name: str, results: list[CheckResult]) -> str:
 
 def _config_privacy(config: str, name: str) -> tuple[float | None, float | None]:
     """Load the config's plugins; the first finite ε (and δ) of a block listing ``name``."""
-    import yaml
-
-
-    with open(config) as fh:
-        try:
-            data = yaml.safe_load(fh) or {}
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f" at line {mark.line + 1}" if mark is not None else ""
-            raise ValueError(f"config {config}: YAML syntax error{where}") from None
+    try:
+        data = read_yaml(config) or {}  # a syntax error: its file, line and column, as dpbench validate words it
+    except ConfigError as exc:
+        raise ValueError(error_line(config, exc)) from None
     if not isinstance(data, Mapping):
         raise ValueError(f"config {config}: must be a mapping")
     load_config_plugins(data)

@@ -3,20 +3,29 @@ commit and config they came from (issue 22)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from dpbench.cli import main
 from dpbench.orchestration.config import load
-from dpbench.reporting.publish import expected_files
+from dpbench.reporting.publish import RAW_DIR, expected_files, read_source
 from tests.conftest import TINY_CONFIG
 
 
-def _fake_run(root, experiments):
+def _fake_run(root, experiments, numpy_version=None):
     """A run directory holding every file a run of the tiny config writes (placeholder
     contents: publish copies, it does not read figures)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     for name, path in expected_files(root, experiments).items():
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("verdict,curve\nagrees,a\nagrees,b\nfails,c\n" if name.endswith(".csv") else f"png of {name}")
+        if name.endswith(".parquet"):  # publish reads the NumPy version its rows were made with
+            pq.write_table(pa.table({"numpy_version": [numpy_version or np.__version__]}), path)
+        else:
+            csv = "verdict,curve\nagrees,a\nagrees,b\nfails,c\n"
+            path.write_text(csv if name.endswith(".csv") else f"png of {name}")
     return root
 
 
@@ -25,11 +34,15 @@ def test_publish_copies_everything_with_its_provenance(tmp_path, capsys):
     run = _fake_run(tmp_path / "results", experiments)
     out = tmp_path / "docs" / "paper"
     assert main(["publish", str(run), "--config", str(TINY_CONFIG), "--out", str(out)]) == 0
-    for name in expected_files(run, experiments):
-        assert (out / name).read_bytes() == (run / name).read_bytes(), name
+    for name, path in expected_files(run, experiments).items():
+        assert (out / name).read_bytes() == path.read_bytes(), name
     assert (out / "config.yaml").read_bytes() == TINY_CONFIG.read_bytes()
     source = (out / "SOURCE.md").read_text()
     assert "commit: `" in source and "config_sha256" in source and "shard_cpu_hours" not in source  # no logs in this run
+    facts = read_source(out)  # the machine and the library stack, read back
+    assert facts["cores"].isdigit() and facts["cpu"] and "lib.matplotlib" in facts
+    assert facts["stack.numpy"] == np.__version__
+    assert sorted(out.glob("results/*.parquet")) and "(results/conjunctions.parquet)" in (out / "README.md").read_text()
     page = (out / "README.md").read_text()
     assert "theory/privacy_audit.csv" in page and "agrees 2, fails 1" in page
     assert all(f"({name})" in page for name in expected_files(run, experiments) if name.endswith(".png"))
@@ -48,6 +61,16 @@ def test_an_incomplete_run_is_refused_and_nothing_is_written(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "missing" in err and "privacy_audit.csv" in err and len(err.strip().splitlines()) == 1
     assert not out.exists() and list(tmp_path.iterdir()) == [run]
+
+
+def test_rows_of_another_numpy_are_refused(tmp_path, capsys):
+    """SOURCE.md records publish's own stack as the rows': rows made with another NumPy stop it."""
+    experiments = list(load(TINY_CONFIG).experiments)
+    run = _fake_run(tmp_path / "results", experiments, numpy_version="1.0.0")
+    assert main(["publish", str(run), "--config", str(TINY_CONFIG), "--out", str(tmp_path / "paper")]) == 2
+    err = capsys.readouterr().err
+    assert "rows made with numpy 1.0.0" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "paper").exists()
 
 
 @pytest.mark.slow
@@ -79,8 +102,10 @@ def test_the_published_paper_run_is_complete_and_self_consistent():
     config = paper / "config.yaml"
     source = (paper / "SOURCE.md").read_text()
     assert f"config_sha256: `{hashlib.sha256(config.read_bytes()).hexdigest()}`" in source
-    for name in expected_files(paper, list(load(config).experiments)):
-        assert (paper / name).is_file(), name
+    missing = [name for name in expected_files(paper, list(load(config).experiments)) if not (paper / name).is_file()]
+    assert [name for name in missing if not name.startswith(f"{RAW_DIR}/")] == []
     page = (paper / "README.md").read_text()
     links = re.findall(r"\]\(([^)#]+)\)", page)
     assert links and all((paper / link).is_file() for link in links), [link for link in links if not (paper / link).is_file()]
+    if missing:
+        pytest.xfail(f"no raw Parquet ({missing[0]}, ...): republished by the paper run (issue 32)")

@@ -312,11 +312,10 @@ def sample_complexity_figure(
         axes = axes[: len(keys)]
         per_panel: list[dict] = []
         shared = len(keys) > 1  # one legend for every panel; what differs between panels goes into the titles
-        slopes: list[list[str]] = []
+        slopes: dict[str, list[str]] = {}  # learner → its slope of n* (and the theory's) in each panel that has one
         for ax, key in zip(axes, keys):
             entries: dict = {}
             per_panel.append(entries)
-            slopes.append([])
             rows = ok
             for c, v in key.items():
                 rows = rows[rows[c].astype(str) == str(v)]
@@ -325,7 +324,8 @@ def sample_complexity_figure(
             sc = sample_complexity(rows, ["learner", "epsilon", "private"], alpha, beta, size=size)
             public = sc[~sc["private"] & np.isfinite(sc["n_star"])]
             for n_star, same in public.groupby("n_star"):
-                entries.update(draw_levels(ax, n_star, order(same["learner"].unique()), "non-private n*" if shared else f"non-private n* = {n_star:g}"))
+                level = "non-private n*" if shared else f"non-private n* = {three_digits(n_star)}"
+                entries.update(draw_levels(ax, n_star, order(same["learner"].unique()), level))
             for learner in order(sc["learner"].unique()):
                 s = sc[sc["learner"] == learner].sort_values("epsilon")
                 c = palette([learner])[learner]
@@ -347,7 +347,8 @@ def sample_complexity_figure(
                 if shared:
                     entries[learner] = n_star_handle(learner, c, found, missing)
                     if np.isfinite(fit.slope):
-                        slopes[-1].append(f"{learner} {fit.slope:.2f}" + (f" (theory {exp:.2f})" if np.isfinite(exp) else ""))
+                        theory_exp = f" (theory {exp:.2f})" if np.isfinite(exp) else ""
+                        slopes.setdefault(learner, []).append(f"{fit.slope:.2f}{theory_exp}")
                 else:
                     entries[f"{learner}: {slope}"] = n_star_handle(learner, c, found, missing)
                 entries.update(draw_theory(ax, lines))
@@ -358,7 +359,7 @@ def sample_complexity_figure(
             ax.set_xlabel("ε")
             ax.set_ylabel(f"n*(α = {alpha:g})")
             if settings:
-                ax.set_title(setting_label(key) + ("; slope of n*: " + ", ".join(slopes[-1]) if slopes[-1] else ""))
+                ax.set_title(setting_label(key))  # the slopes go into the legend: a title stays ≤ 2 lines
             if len(eps):
                 ax.set_xlim(eps.min() / 1.5, eps.max() * 1.5)
             grid_n = rows[size].astype(float)
@@ -367,17 +368,26 @@ def sample_complexity_figure(
             tidy_log_ticks(ax)
         if title:
             fig.suptitle(title)
-        wrap_titles(fig, axes)
+        wrap_titles(fig, axes, max_lines=2)
         fig.tight_layout()
         place_edge_marks(fig)
         for ax in axes:
             tidy_log_ticks(ax)
-        add_note(fig, "Each panel's title gives the slope of n* in ε beside the theory's exponent over the same range (their "
-                      "bootstrap intervals are in the theory check)." if shared else "The legend gives the slope of n* in ε "
-                      "(95% bootstrap over repetitions) beside the theory's exponent over the same range.")
-        merged = hide_undrawn(fig, {label: handle for entries in per_panel for label, handle in entries.items()})
+        add_note(fig, "The legend gives each learner's slope of n* in ε beside the theory's exponent over the same "
+                      "range, in panel order where several panels have one (bootstrap intervals in the theory check)."
+                      if shared else "The legend gives the slope of n* in ε (95% bootstrap over repetitions) beside "
+                      "the theory's exponent over the same range.")
+        labels = {learner: f"{learner}: slope of n* " + ", ".join(found) for learner, found in slopes.items()}
+        merged = hide_undrawn(fig, {labels.get(label, label): handle
+                                    for entries in per_panel for label, handle in entries.items()})
         place_legend(fig, axes, list(merged.values()), list(merged.keys()), n_panels=len(axes), cols=n_cols, ncol=1 if len(axes) == 1 else None)
     return fig
+
+
+def three_digits(value: float) -> str:
+    """``value`` to 3 significant digits, without an exponent (289.717 → ``290``, 11.0704 →
+    ``11.1``, 11051.2 → ``11100``): a legend's n* is read off a log axis."""
+    return f"{float(f'{value:.3g}'):g}" if abs(value) < 1e6 else f"{value:.3g}"
 
 
 #: Dash pattern of a non-private learner's level (n*, or a measured value) across a panel.

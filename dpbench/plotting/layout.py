@@ -240,25 +240,36 @@ def font_points(key: str) -> float:
     return FontProperties(size=plt.rcParams[key]).get_size_in_points()
 
 
-def wrap_titles(fig: plt.Figure, axes) -> None:
-    """Wrap each panel title to its panel's width (a long setting label would run into the
-    next panel's title). Call before the layout: the wrapped titles take the room they need."""
+def _wrapped(title: str, chars: int) -> list[str]:
+    """``title``'s lines of at most ``chars`` characters, broken between the settings
+    ("d = 2, ε = 0.5"), not inside one."""
     import textwrap
 
+    lines: list[str] = []
+    for part in title.replace("\n", " ").split(", "):
+        if lines and len(lines[-1]) + 2 + len(part) <= chars:
+            lines[-1] += ", " + part
+        else:
+            if lines:
+                lines[-1] += ","
+            lines += textwrap.wrap(part, chars, break_long_words=False) or [part]
+    return lines
+
+
+def wrap_titles(fig: plt.Figure, axes, max_lines: int | None = None) -> None:
+    """Wrap each panel title to its panel's width (a long setting label would run into the
+    next panel's title). Call before the layout: the wrapped titles take the room they need.
+    With ``max_lines``, a title that would take more lines is written compactly first
+    (``d=2`` for ``d = 2``)."""
     for ax in axes:
         title = ax.get_title()
         if not title:
             continue
         width_pt = ax.get_position().width * fig.get_figwidth() * 72
         chars = max(12, int(width_pt / (0.55 * ax.title.get_fontsize())))
-        lines: list[str] = []
-        for part in title.replace("\n", " ").split(", "):  # break between the settings "d = 2, ε = 0.5", not inside one
-            if lines and len(lines[-1]) + 2 + len(part) <= chars:
-                lines[-1] += ", " + part
-            else:
-                if lines:
-                    lines[-1] += ","
-                lines += textwrap.wrap(part, chars, break_long_words=False) or [part]
+        lines = _wrapped(title, chars)
+        if max_lines is not None and len(lines) > max_lines:
+            lines = _wrapped(title.replace(" = ", "="), chars)
         ax.set_title("\n".join(lines), fontsize=ax.title.get_fontsize())
 
 

@@ -5,9 +5,10 @@ component audits marked as such, with the component's claimed ε): the empirical
 bound of the correct copy (blue) and of the broken copy (red, the same learner with a
 calibration error, same claim) as a ratio to the claim, filled circles; the exact ε(δ) of
 each copy's output law, where it is known, as open diamonds. The claim is the dashed line at
-1; a bound right of it refutes the claim (shaded). The correct copy's marks sit just above
-the row's centre, the broken copy's just below, so none hides another. Tightness: how close
-the blue circle is to the blue diamond; power: the red marks right of 1.
+1; a bound right of it refutes the claim (shaded). The correct copy's marks sit above the
+row's centre, the broken copy's below, each copy's diamond on the outer line and its circle
+on the inner one, so none hides another (a bound of 0 at an exact ε of 0 included).
+Tightness: how close the blue circle is to the blue diamond; power: the red marks right of 1.
 """
 
 from __future__ import annotations
@@ -50,17 +51,17 @@ def audit_bounds(df: pd.DataFrame) -> plt.Figure:
     learners = sorted(ok["learner"].unique(), key=lambda l: (l in rank, rank.get(l, 0), l))  # mechanisms first
     order = [lab for l in learners for lab in ok.loc[ok["learner"] == l, "name"].unique()]
     with paper_style():
-        fig, ax = plt.subplots(figsize=(DOUBLE_COLUMN, 0.2 * len(order) + 1.1))
+        fig, ax = plt.subplots(figsize=(DOUBLE_COLUMN, 0.24 * len(order) + 1.1))
         high = max(2.25, float(np.nanmax(ok[["bound / claim", "exact / claim"]].to_numpy())) * 1.05)
         ax.axvspan(1.0, high, color=PALETTE["broken"], alpha=0.06, lw=0, zorder=0)
         ax.axvline(1.0, color="0.15", ls=(0, (4, 2)), lw=1.0, zorder=1)
         position = {name: i for i, name in enumerate(order)}
-        offset = {"correct": -0.17, "broken": 0.17}  # y grows downwards: correct above, broken below
+        side = {"correct": -1.0, "broken": 1.0}  # y grows downwards: correct above, broken below
         for variant, rows in ok.groupby("variant"):
-            y = rows["name"].map(position) + offset.get(variant, 0.0)
-            ax.scatter(rows["bound / claim"], y, marker="o", s=20, color=PALETTE.get(variant, "0.3"), lw=0, zorder=3)
+            y, way, colour = rows["name"].map(position), side.get(variant, 0.0), PALETTE.get(variant, "0.3")
+            ax.scatter(rows["bound / claim"], y + 0.12 * way, marker="o", s=20, color=colour, lw=0, zorder=3)
             has = rows["exact / claim"].notna()
-            ax.scatter(rows.loc[has, "exact / claim"], y[has], marker="D", s=24, facecolors="none",
+            ax.scatter(rows.loc[has, "exact / claim"], (y + 0.36 * way)[has], marker="D", s=24, facecolors="none",
                        edgecolors=PALETTE.get(variant, "0.3"), linewidths=1.0, zorder=4)
         ax.set_yticks(range(len(order)), order)
         ax.set_ylim(len(order) - 0.5, -0.5)
