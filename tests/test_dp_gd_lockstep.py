@@ -45,3 +45,43 @@ def test_lockstep_check_can_fail_runs_do_not_share_noise():
 def test_lockstep_wants_one_generator_per_epsilon():
     with pytest.raises(ValueError, match="one generator per epsilon"):
         DPGD(epsilon=1.0, delta=1e-5).fit_epsilons(_sample(50, 2), [1.0, 2.0], rngs=[np.random.default_rng(0)])
+
+
+def _cells(learner="dp_gd", reps=2):
+    from dpbench.foundation.cell import Cell, freeze
+
+    params = freeze({"steps": 12})
+    return [Cell(experiment="private_erm", problem="logistic", problem_params=freeze({"d": 3, "rho": 0.05, "noise": 0.0}),
+                 learner=learner, learner_params=params, epsilon=eps, delta=1e-5, size=150, repetitions=reps)
+            for eps in (0.5, 2.0, math.inf)]  # fmt: skip
+
+
+def test_siblings_are_the_cells_that_differ_only_in_epsilon():
+    from dpbench.experiments.base import lockstep_siblings
+
+    cells = _cells()
+    other = dataclasses.replace(cells[0], delta=1e-6)  # another δ: fitted alone
+    sgd = _cells("dp_sgd")  # no fit_epsilons: alone
+    siblings = lockstep_siblings([*cells, other, *sgd])
+    assert siblings == dict.fromkeys(cells, tuple(cells))
+
+
+def test_a_shard_fitting_in_lockstep_writes_the_rows_of_cells_fitted_alone(tmp_path, monkeypatch):
+    import pandas as pd
+
+    from dpbench.experiments import base
+    from dpbench.foundation.results import read_results
+
+    cells = _cells()
+    calls = []
+    real = DPGD.fit_epsilons
+    monkeypatch.setattr(DPGD, "fit_epsilons", lambda self, *a, **k: calls.append(len(a[1])) or real(self, *a, **k))
+    base.run_shard(cells, root_seed=3, out=tmp_path / "lockstep.parquet")
+    assert calls == [3, 3]  # one lockstep fit per repetition, for the three cells
+    monkeypatch.setattr(base, "lockstep_siblings", lambda cells: {})
+    base.run_shard(cells, root_seed=3, out=tmp_path / "alone.parquet")
+    assert calls == [3, 3]
+    timing = ["fit_seconds", "cell_seconds", "cell_cpu_seconds"]
+    got, want = (read_results(tmp_path / f).drop(columns=timing, errors="ignore") for f in ("lockstep.parquet", "alone.parquet"))
+    pd.testing.assert_frame_equal(got, want)
+    assert base._lockstep_fits == {} and base._siblings == {}
