@@ -73,8 +73,8 @@ def main() -> None:
     print(f"{'T x (X @ v), 1 BLAS thread':<34} {t['passes']:8.3f} s  {gb / t['passes']:6.1f} GB/s   1.00")
     print(f"{'dp_gd fit (compiled pass)':<34} {t['fit']:8.3f} s  {gb / t['fit']:6.1f} GB/s   {t['fit'] / t['passes']:.2f}")
     print(f"{'dp_gd fit (numpy gradient, before)':<34} {t['before']:8.3f} s  {gb / t['before']:6.1f} GB/s   {t['before'] / t['passes']:.2f}")
-    print(f"{f'{k} fits one after another':<34} {t['k fits alone'] / k:8.3f} s  per ε  {t['k fits alone'] / k / t['passes']:.2f}")
-    print(f"{f'{k} fits in lockstep':<34} {t['lockstep'] / k:8.3f} s  per ε  {t['lockstep'] / k / t['passes']:.2f}")
+    for name, label in (("k fits alone", f"{k} fits one after another"), ("lockstep", f"{k} fits in lockstep")):
+        print(f"{label:<34} {t[name] / k:8.3f} s  per ε  {t[name] / k / t['passes']:.2f}")
     ratio = t["fit"] / t["passes"]
     print(f"fit / passes at memory bandwidth: {ratio:.2f} (target <= 1.2: {'met' if ratio <= 1.2 else 'NOT met'}); "
           f"speed-up over before: {t['before'] / t['fit']:.2f}x")  # fmt: skip

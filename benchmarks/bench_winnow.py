@@ -61,7 +61,8 @@ def main() -> None:
         runs = {name: (lambda name=name: learner(name, args.epsilon).run(stream, rng=np.random.default_rng(2))) for name in LEARNERS}
         for run in runs.values():
             run()  # compile / warm
-        times = pinned.interleaved({"X @ w (float64)": lambda: Xf @ w, **runs}, repeat=args.repeat, clock=time.process_time)
+        baseline = {"X @ w (float64)": lambda: Xf @ w}
+        times = pinned.interleaved(baseline | runs, repeat=args.repeat, clock=time.process_time)
         base = times["X @ w (float64)"]
         N = X.shape[1]
         print(f"{label}: T = {T:,}, N = {N:,} (rounds·coordinates per second, best of {args.repeat}; DP-Winnows at ε = {args.epsilon:g})")

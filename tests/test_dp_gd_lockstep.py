@@ -51,8 +51,9 @@ def _cells(learner="dp_gd", reps=2):
     from dpbench.foundation.cell import Cell, freeze
 
     params = freeze({"steps": 12})
-    return [Cell(experiment="private_erm", problem="logistic", problem_params=freeze({"d": 3, "rho": 0.05, "noise": 0.0}),
-                 learner=learner, learner_params=params, epsilon=eps, delta=1e-5, size=150, repetitions=reps)
+    problem = freeze({"d": 3, "rho": 0.05, "noise": 0.0})
+    return [Cell(experiment="private_erm", problem="logistic", problem_params=problem, learner=learner,
+                 learner_params=params, epsilon=eps, delta=1e-5, size=150, repetitions=reps)
             for eps in (0.5, 2.0, math.inf)]  # fmt: skip
 
 
@@ -82,6 +83,7 @@ def test_a_shard_fitting_in_lockstep_writes_the_rows_of_cells_fitted_alone(tmp_p
     base.run_shard(cells, root_seed=3, out=tmp_path / "alone.parquet")
     assert calls == [3, 3]
     timing = ["fit_seconds", "cell_seconds", "cell_cpu_seconds"]
-    got, want = (read_results(tmp_path / f).drop(columns=timing, errors="ignore") for f in ("lockstep.parquet", "alone.parquet"))
+    files = ("lockstep.parquet", "alone.parquet")
+    got, want = (read_results(tmp_path / f).drop(columns=timing, errors="ignore") for f in files)
     pd.testing.assert_frame_equal(got, want)
     assert base._lockstep_fits == {} and base._siblings == {}

@@ -170,25 +170,26 @@ def run_shard(
     rows: list[dict] = []
     targets: dict[str, Any] = {}
     cells = list(cells)
-    _siblings.clear()
     _siblings.update(lockstep_siblings(cells))
-    for group in _sharing_groups(cells):
-        experiment = registry.experiment(group[0].experiment)
-        if experiment.run_repetition is None:
-            (cell,) = group
-            start, cpu = time.perf_counter(), time.process_time()  # includes drawing the target, once per shard
-            try:
-                with time_limit(cell_timeout):
-                    cell_rows = experiment.run_cell(cell, _target(cell, root_seed, targets), root_seed)
-            except CellTimeout:
-                cell_rows = _timed_out(cell, root_seed, cell_timeout)
-            rows += _finish(cell, cell_rows, time.perf_counter() - start, time.process_time() - cpu, config_hash)
-        else:
-            rows += _run_group(group, experiment, root_seed, targets, cell_timeout, config_hash)
-    _stream.clear()  # the shard's last stored stream is read by no later cell
-    _siblings.clear()
-    _lockstep_fits.clear()
-    _lockstep_done.clear()
+    try:
+        for group in _sharing_groups(cells):
+            experiment = registry.experiment(group[0].experiment)
+            if experiment.run_repetition is None:
+                (cell,) = group
+                start, cpu = time.perf_counter(), time.process_time()  # includes drawing the target, once per shard
+                try:
+                    with time_limit(cell_timeout):
+                        cell_rows = experiment.run_cell(cell, _target(cell, root_seed, targets), root_seed)
+                except CellTimeout:
+                    cell_rows = _timed_out(cell, root_seed, cell_timeout)
+                rows += _finish(cell, cell_rows, time.perf_counter() - start, time.process_time() - cpu, config_hash)
+            else:
+                rows += _run_group(group, experiment, root_seed, targets, cell_timeout, config_hash)
+    finally:
+        _stream.clear()  # the shard's last stored stream is read by no later cell
+        _siblings.clear()  # nor its lockstep fits by a later shard
+        _lockstep_fits.clear()
+        _lockstep_done.clear()
     write_rows(rows, out)
 
 
@@ -371,7 +372,8 @@ def lockstep_siblings(cells: Iterable[Cell]) -> dict[Cell, tuple[Cell, ...]]:
     for cell in cells:
         if not registry.is_learner(cell.learner) or not hasattr(registry.learner(cell.learner), "fit_epsilons"):
             continue
-        key = (cell.experiment, cell.problem_id, cell.size, cell.reps, cell.options, cell.learner, cell.learner_params, cell.delta)
+        key = (cell.experiment, cell.problem_id, cell.size, cell.reps, cell.options)
+        key += (cell.learner, cell.learner_params, cell.delta)
         groups.setdefault(key, []).append(cell)
     return {cell: tuple(group) for group in groups.values() if len(group) > 1 for cell in group}
 
@@ -385,7 +387,8 @@ def _fit_with_siblings(cell: Cell, learner: Any, sample: Any, rep: int, root_see
         return _lockstep_fits.pop((cell, rep))
     pending = [c for c in _siblings[cell] if c == cell or (c, rep) not in _lockstep_done]
     start = time.perf_counter()
-    fits = learner.fit_epsilons(sample, [c.epsilon for c in pending], rngs=[mech_rng(c, rep, root_seed) for c in pending])
+    rngs = [mech_rng(c, rep, root_seed) for c in pending]
+    fits = learner.fit_epsilons(sample, [c.epsilon for c in pending], rngs=rngs)
     seconds = (time.perf_counter() - start) / len(pending)
     for c, hypothesis in zip(pending, fits):
         _lockstep_done.add((c, rep))
@@ -405,7 +408,8 @@ def run_batch_cell(cell: Cell, target: Any, root_seed: int, *, metrics: Callable
     data-independent step such as a noise calibration for this n) has it run before the
     repetitions, outside ``fit_seconds``. In a shard, cells fitted in lockstep with their
     siblings (:func:`lockstep_siblings`) get the same rows; their ``fit_seconds`` is their
-    share of the lockstep fit (the first sibling to reach a repetition runs it). A learner that does not support the target yields
+    share of the lockstep fit (the first sibling to reach a repetition runs it).
+    A learner that does not support the target yields
     ``status='skipped'`` rows with the reason, never a crash.
     """
     learner = make_learner(cell)

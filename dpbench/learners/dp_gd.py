@@ -81,7 +81,9 @@ class DPGD(NoisyGradientDescent):
         return 1.0, float(n), self.noise_multiplier() * 2 * self.clip
 
 
-    def fit_epsilons(self, sample: Sample, epsilons: Sequence[float], *, rngs: Sequence[np.random.Generator]) -> list[LinearClassifier]:
+    def fit_epsilons(
+        self, sample: Sample, epsilons: Sequence[float], *, rngs: Sequence[np.random.Generator]
+    ) -> list[LinearClassifier]:
         """The fits of this learner at each of ``epsilons`` (every other parameter its own) on
         one sample, the ``j``-th with ``rngs[j]``, in lockstep: one pass over X per step for
         all of them (:func:`~.logistic_common.full_batch_clipped_gradient_sum` on the ``(k, d)``
@@ -102,7 +104,8 @@ class DPGD(NoisyGradientDescent):
             stds.append(std)
 
         def noise():
-            return np.concatenate([rng.standard_normal((1, d)) * std if std > 0 else np.zeros((1, d)) for rng, std in zip(rngs, stds)])
+            rows = [rng.standard_normal((1, d)) * std if std > 0 else np.zeros((1, d)) for rng, std in zip(rngs, stds)]
+            return np.concatenate(rows)
 
         gradient = lambda theta: full_batch_clipped_gradient_sum(theta, X, s, norms, self.clip)  # noqa: E731
         thetas = self._iterate(gradient, noise, float(n), (len(learners), d))

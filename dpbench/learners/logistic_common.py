@@ -144,8 +144,8 @@ def full_batch_clipped_gradient_sum(theta: npt.NDArray, X: npt.NDArray, s: npt.N
     ``c_i x_i`` by :func:`~.lane_dot.block_axpy`, while the rows are in L1 cache; the numpy
     form reads X twice and allocates ~8 (runs, n) temporaries). Each run's operations are
     those of a pass of its own (the runs in lockstep change only which run's sum advances
-    when), so a run's bits do not depend on the other runs: :meth:`DPGD.fit_epsilons
-    <dpbench.learners.dp_gd.DPGD.fit_epsilons>` fits several ε with one read of X per step. Equal to it up to rounding (the sums are taken in example order); the same
+    when), so a run's bits do not depend on the other runs:
+    :meth:`dpbench.learners.dp_gd.DPGD.fit_epsilons` fits several ε with one read of X a step. Equal to it up to rounding (the sums are taken in example order); the same
     bits as the scalar pass it replaced (``tests/test_gradient_kernel.py`` checks). The
     compiled pass trusts its shapes, so they are checked here (``ValueError``), and so is
     ``clip`` (> 0, or ``None`` for no clipping). Samples of fewer than
@@ -342,19 +342,22 @@ class NoisyGradientDescent(Learner):
         x_norms = np.linalg.norm(X, axis=1) if x_norms is None else x_norms
         noise = (lambda: rng.standard_normal((runs, d)) * std) if std > 0 else (lambda: 0.0)
         if q >= 1:
-            return self._iterate(lambda theta: full_batch_clipped_gradient_sum(theta, X, s, x_norms, self.clip), noise, normaliser, (runs, d))
+            full = lambda theta: full_batch_clipped_gradient_sum(theta, X, s, x_norms, self.clip)  # noqa: E731
+            return self._iterate(full, noise, normaliser, (runs, d))
 
         def gradient(theta):
             mask = poisson_mask(runs, n, q, rng)
             used = np.flatnonzero(mask[0] if runs == 1 else mask.any(axis=0))  # examples in some run's batch
-            return clipped_gradient_sum(theta, X[used], s[used], x_norms[used], self.clip, None if runs == 1 else mask[:, used])
+            batch = None if runs == 1 else mask[:, used]
+            return clipped_gradient_sum(theta, X[used], s[used], x_norms[used], self.clip, batch)
 
         return self._iterate(gradient, noise, normaliser, (runs, d))
 
     def _record(self, q: float, std: float, n: int) -> None:
         recording = release_recorder()
         if recording is not None:  # the per-step accounting check: the noise the steps draw with
-            recording.append({"mechanism": "noisy_descent", "std": std, "q": q, "steps": self.steps, "clip": self.clip, "n": n})
+            entry = {"mechanism": "noisy_descent", "std": std, "q": q, "steps": self.steps, "clip": self.clip, "n": n}
+            recording.append(entry)
 
     def _iterate(self, gradient, noise, normaliser: float, shape: tuple[int, int]) -> npt.NDArray[np.float64]:
         """The steps of :meth:`descend` from ``θ₀ = 0`` (shape ``(runs, d)``): ``gradient(θ)``
