@@ -1,8 +1,9 @@
 """Throughput of the compiled online loops (issues 4 and 22): every Winnow-family learner and
 every DP-Winnow, in rounds·coordinates per second, against a plain single-thread float64
 ``X @ w`` over the same rows (the memory-bound limit of any per-round linear prediction),
-timed in the same run, interleaved, best of ``--repeat``; one BLAS thread (as the workflow,
-``pinned``). Run by hand: ``python benchmarks/bench_winnow.py``.
+timed in the same run, interleaved, best of ``--repeat``, in process CPU seconds (the
+machine is shared: at N = 2 a round takes a few ns and wall times move with the other jobs);
+one BLAS thread (as the workflow, ``pinned``). Run by hand: ``python benchmarks/bench_winnow.py``.
 
 Shapes: issue 22's (T = 10^5 rounds, N = 2,000 features; target ≥ 1.0× ``X @ w`` for the
 Winnow family and DP-Winnow) and the paper grid's long streams (N = 2, 8, 32 on margin-1
@@ -18,6 +19,7 @@ runs 0.03 … 10; the small ε fire more and query the sparse vector's noise mor
 """
 
 import argparse
+import time
 
 import numpy as np
 import pinned  # noqa: F401  (one BLAS thread; before numpy)
@@ -59,7 +61,8 @@ def main() -> None:
         runs = {name: (lambda name=name: learner(name, args.epsilon).run(stream, rng=np.random.default_rng(2))) for name in LEARNERS}
         for run in runs.values():
             run()  # compile / warm
-        times = pinned.interleaved({"X @ w (float64)": lambda: Xf @ w, **runs}, repeat=args.repeat)
+        baseline = {"X @ w (float64)": lambda: Xf @ w}
+        times = pinned.interleaved(baseline | runs, repeat=args.repeat, clock=time.process_time)
         base = times["X @ w (float64)"]
         N = X.shape[1]
         print(f"{label}: T = {T:,}, N = {N:,} (rounds·coordinates per second, best of {args.repeat}; DP-Winnows at ε = {args.epsilon:g})")

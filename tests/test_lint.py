@@ -15,7 +15,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PATHS = ["dpbench", "tests", "benchmarks", "workflow", "examples"]
 #: lines longer than the limit, at the last count; lower it when you shorten some, never raise it
-LONG_LINES = 1151
+LONG_LINES = 1149
 
 
 def _ruff(*args: str) -> subprocess.CompletedProcess:

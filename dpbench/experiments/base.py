@@ -157,6 +157,10 @@ def run_shard(
     :func:`timeout_rows` (its partial rows dropped); the shard goes on. Every row records
     the fingerprint of the code its cell ran (``code_hash``, :mod:`dpbench.foundation.provenance`).
 
+    Batch cells of a learner with ``fit_epsilons`` that differ only in ε
+    (:func:`lockstep_siblings`) are fitted together, repetition by repetition, when the
+    first of them reaches the repetition (:func:`run_batch_cell`).
+
     Cells of an experiment with ``run_repetition`` run in groups (:func:`_sharing_groups`:
     consecutive cells with the same problem and size) repetition-outer, so each
     repetition's data is made once for the group (:func:`_run_group`); there a cell's time
@@ -165,20 +169,27 @@ def run_shard(
     """
     rows: list[dict] = []
     targets: dict[str, Any] = {}
-    for group in _sharing_groups(list(cells)):
-        experiment = registry.experiment(group[0].experiment)
-        if experiment.run_repetition is None:
-            (cell,) = group
-            start, cpu = time.perf_counter(), time.process_time()  # includes drawing the target, once per shard
-            try:
-                with time_limit(cell_timeout):
-                    cell_rows = experiment.run_cell(cell, _target(cell, root_seed, targets), root_seed)
-            except CellTimeout:
-                cell_rows = _timed_out(cell, root_seed, cell_timeout)
-            rows += _finish(cell, cell_rows, time.perf_counter() - start, time.process_time() - cpu, config_hash)
-        else:
-            rows += _run_group(group, experiment, root_seed, targets, cell_timeout, config_hash)
-    _stream.clear()  # the shard's last stored stream is read by no later cell
+    cells = list(cells)
+    _siblings.update(lockstep_siblings(cells))
+    try:
+        for group in _sharing_groups(cells):
+            experiment = registry.experiment(group[0].experiment)
+            if experiment.run_repetition is None:
+                (cell,) = group
+                start, cpu = time.perf_counter(), time.process_time()  # includes drawing the target, once per shard
+                try:
+                    with time_limit(cell_timeout):
+                        cell_rows = experiment.run_cell(cell, _target(cell, root_seed, targets), root_seed)
+                except CellTimeout:
+                    cell_rows = _timed_out(cell, root_seed, cell_timeout)
+                rows += _finish(cell, cell_rows, time.perf_counter() - start, time.process_time() - cpu, config_hash)
+            else:
+                rows += _run_group(group, experiment, root_seed, targets, cell_timeout, config_hash)
+    finally:
+        _stream.clear()  # the shard's last stored stream is read by no later cell
+        _siblings.clear()  # nor its lockstep fits by a later shard
+        _lockstep_fits.clear()
+        _lockstep_done.clear()
     write_rows(rows, out)
 
 
@@ -343,6 +354,49 @@ def shared_sample(cell: Cell, target: Any, rep: int, root_seed: int) -> Any:
     )
 
 
+#: the running shard's batch cells fitted together: cell → its siblings (itself included)
+_siblings: dict[Cell, tuple[Cell, ...]] = {}
+#: fits made in lockstep for sibling cells not yet run: (cell, rep) → (hypothesis, seconds)
+_lockstep_fits: dict[tuple[Cell, int], tuple[Any, float]] = {}
+#: (cell, rep) already fitted, alone or in lockstep
+_lockstep_done: set[tuple[Cell, int]] = set()
+
+
+def lockstep_siblings(cells: Iterable[Cell]) -> dict[Cell, tuple[Cell, ...]]:
+    """Cells of a shard whose learner fits several ε on one sample in lockstep (a
+    ``fit_epsilons`` method, e.g. :meth:`dpbench.learners.dp_gd.DPGD.fit_epsilons`) and that
+    differ only in ε (same experiment, problem, size, repetitions, options, learner
+    parameters and δ): each such cell → the tuple of all of them, in the shard's order.
+    Cells with no sibling are left out."""
+    groups: dict[tuple, list[Cell]] = {}
+    for cell in cells:
+        if not registry.is_learner(cell.learner) or not hasattr(registry.learner(cell.learner), "fit_epsilons"):
+            continue
+        key = (cell.experiment, cell.problem_id, cell.size, cell.reps, cell.options)
+        key += (cell.learner, cell.learner_params, cell.delta)
+        groups.setdefault(key, []).append(cell)
+    return {cell: tuple(group) for group in groups.values() if len(group) > 1 for cell in group}
+
+
+def _fit_with_siblings(cell: Cell, learner: Any, sample: Any, rep: int, root_seed: int) -> tuple[Any, float]:
+    """``(hypothesis, seconds)`` of the cell's fit at ``rep``: made in lockstep with every
+    sibling (:data:`_siblings`) not yet fitted at ``rep``, each with its own ``mech`` stream
+    (the same bits as fitting alone); ``seconds`` is the lockstep fit's wall time divided by
+    the number of cells it fitted. The siblings' fits wait in :data:`_lockstep_fits`."""
+    if (cell, rep) in _lockstep_fits:
+        return _lockstep_fits.pop((cell, rep))
+    pending = [c for c in _siblings[cell] if c == cell or (c, rep) not in _lockstep_done]
+    start = time.perf_counter()
+    rngs = [mech_rng(c, rep, root_seed) for c in pending]
+    fits = learner.fit_epsilons(sample, [c.epsilon for c in pending], rngs=rngs)
+    seconds = (time.perf_counter() - start) / len(pending)
+    for c, hypothesis in zip(pending, fits):
+        _lockstep_done.add((c, rep))
+        if c != cell:
+            _lockstep_fits[(c, rep)] = (hypothesis, seconds)
+    return fits[pending.index(cell)], seconds
+
+
 def run_batch_cell(cell: Cell, target: Any, root_seed: int, *, metrics: Callable[[Any, Any, Any], dict] | None = None) -> list[dict]:
     """Batch (PAC) cell: per repetition draw n examples, fit, score.
 
@@ -352,7 +406,10 @@ def run_batch_cell(cell: Cell, target: Any, root_seed: int, *, metrics: Callable
     <dpbench.problems.base.Sample.cached>`), plus ``metrics(sample, hypothesis, learner)`` when
     an experiment measures more. A learner with a ``prepare(n)`` method (a one-off,
     data-independent step such as a noise calibration for this n) has it run before the
-    repetitions, outside ``fit_seconds``. A learner that does not support the target yields
+    repetitions, outside ``fit_seconds``. In a shard, cells fitted in lockstep with their
+    siblings (:func:`lockstep_siblings`) get the same rows; their ``fit_seconds`` is their
+    share of the lockstep fit (the first sibling to reach a repetition runs it).
+    A learner that does not support the target yields
     ``status='skipped'`` rows with the reason, never a crash.
     """
     learner = make_learner(cell)
@@ -370,9 +427,13 @@ def run_batch_cell(cell: Cell, target: Any, root_seed: int, *, metrics: Callable
             continue
         sample = shared_sample(cell, target, rep, root_seed)
         reused = getattr(sample, "reused_seconds", 0.0)
-        start = time.perf_counter()
-        hypothesis = learner.fit(sample, rng=mech_rng(cell, rep, root_seed))
-        row["fit_seconds"] = time.perf_counter() - start + (getattr(sample, "reused_seconds", 0.0) - reused)
+        if cell in _siblings:
+            hypothesis, seconds = _fit_with_siblings(cell, learner, sample, rep, root_seed)
+        else:
+            start = time.perf_counter()
+            hypothesis = learner.fit(sample, rng=mech_rng(cell, rep, root_seed))
+            seconds = time.perf_counter() - start
+        row["fit_seconds"] = seconds + (getattr(sample, "reused_seconds", 0.0) - reused)
         row["error"] = target.population_error(hypothesis)
         row["train_error"] = float(np.mean(hypothesis.predict(sample.X) != sample.y))
         if metrics is not None:

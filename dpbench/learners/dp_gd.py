@@ -30,17 +30,24 @@ References
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+
+import numpy as np
 
 from dpbench.foundation.registry import register_learner
 from dpbench.learners.base import Guarantee
 from dpbench.learners.logistic_common import (
+    LinearClassifier,
     NoisyGradientDescent,
     calibrate_gd,
+    full_batch_clipped_gradient_sum,
     gd_epsilon,
+    projected,
 )
+from dpbench.problems.base import Sample
 
 
 @register_learner(name="dp_gd")
@@ -73,3 +80,33 @@ class DPGD(NoisyGradientDescent):
         """Full batch (``q = 1``), normaliser ``n``, noise std ``z·2C`` on the clipped sum."""
         return 1.0, float(n), self.noise_multiplier() * 2 * self.clip
 
+
+    def fit_epsilons(
+        self, sample: Sample, epsilons: Sequence[float], *, rngs: Sequence[np.random.Generator]
+    ) -> list[LinearClassifier]:
+        """The fits of this learner at each of ``epsilons`` (every other parameter its own) on
+        one sample, the ``j``-th with ``rngs[j]``, in lockstep: one pass over X per step for
+        all of them (:func:`~.logistic_common.full_batch_clipped_gradient_sum` on the ``(k, d)``
+        iterates), each run's noise drawn from its own generator in the order a fit alone
+        draws it. The same bits as ``[replace(self, epsilon=e).fit(sample, rng=r) for e, r in
+        zip(epsilons, rngs)]`` (``tests/test_dp_gd.py`` checks): the iterates' rows never mix.
+        The experiments' shard loop calls it for a shard's cells that differ only in ε
+        (:func:`dpbench.experiments.base.run_batch_cell`)."""
+        if len(epsilons) != len(rngs):
+            raise ValueError(f"one generator per epsilon: {len(epsilons)} epsilons, {len(rngs)} generators")
+        learners = [dataclasses.replace(self, epsilon=e) for e in epsilons]
+        X, s, norms = projected(sample)
+        n, d = X.shape
+        stds = []
+        for learner in learners:
+            _, normaliser, std = learner.step_parameters(n)
+            learner._record(1.0, std, n)
+            stds.append(std)
+
+        def noise():
+            rows = [rng.standard_normal((1, d)) * std if std > 0 else np.zeros((1, d)) for rng, std in zip(rngs, stds)]
+            return np.concatenate(rows)
+
+        gradient = lambda theta: full_batch_clipped_gradient_sum(theta, X, s, norms, self.clip)  # noqa: E731
+        thetas = self._iterate(gradient, noise, float(n), (len(learners), d))
+        return [LinearClassifier(theta, {"sigma": std / n}) for theta, std in zip(thetas, stds)]

@@ -91,11 +91,9 @@ def _full_batch_clipped_sums(theta, X, s, x_norms, clip):  # pragma: no cover - 
     n = X.shape[0]
     out = np.zeros((runs, d))
     c = np.empty(_ROWS)
-    acc = np.empty(d)
-    for r in range(runs):
-        acc[:] = 0.0
-        for i0 in range(0, n, _ROWS):
-            b = min(_ROWS, n - i0)
+    for i0 in range(0, n, _ROWS):  # the runs in lockstep: each block of rows is read once for all
+        b = min(_ROWS, n - i0)
+        for r in range(runs):
             block_dots(theta[r], X, i0, b, c)  # the margins, four fixed lanes each
             for j in range(b):
                 i = i0 + j
@@ -105,8 +103,7 @@ def _full_batch_clipped_sums(theta, X, s, x_norms, clip):  # pragma: no cover - 
                     if v > clip:
                         cj *= clip / v
                 c[j] = cj
-            block_axpy(acc, c, X, i0, b)  # acc += Σ_j c_j X[i0 + j], rows in order
-        out[r] = acc
+            block_axpy(out[r], c, X, i0, b)  # out[r] += Σ_j c_j X[i0 + j], rows in order
     return out
 
 
@@ -141,11 +138,14 @@ def plain_clipped_sums(theta, X, s, x_norms, clip):  # pragma: no cover - compil
 
 
 def full_batch_clipped_gradient_sum(theta: npt.NDArray, X: npt.NDArray, s: npt.NDArray, x_norms: npt.NDArray, clip: float | None) -> npt.NDArray:
-    """:func:`clipped_gradient_sum` without a batch mask, in one compiled pass over X per run
-    (per block of :data:`_ROWS` rows: the margins by :func:`~.lane_dot.block_dots`, the
-    clipped coefficients, then the running sum of ``c_i x_i`` by :func:`~.lane_dot.block_axpy`
-    while the rows are in L1 cache; the numpy form reads X twice and allocates ~8 (runs, n)
-    temporaries). Equal to it up to rounding (the sums are taken in example order); the same
+    """:func:`clipped_gradient_sum` without a batch mask, in one compiled pass over X for all
+    runs together (per block of :data:`_ROWS` rows, for each run in turn: the margins by
+    :func:`~.lane_dot.block_dots`, the clipped coefficients, then the run's running sum of
+    ``c_i x_i`` by :func:`~.lane_dot.block_axpy`, while the rows are in L1 cache; the numpy
+    form reads X twice and allocates ~8 (runs, n) temporaries). Each run's operations are
+    those of a pass of its own (the runs in lockstep change only which run's sum advances
+    when), so a run's bits do not depend on the other runs:
+    :meth:`dpbench.learners.dp_gd.DPGD.fit_epsilons` fits several ε with one read of X a step. Equal to it up to rounding (the sums are taken in example order); the same
     bits as the scalar pass it replaced (``tests/test_gradient_kernel.py`` checks). The
     compiled pass trusts its shapes, so they are checked here (``ValueError``), and so is
     ``clip`` (> 0, or ``None`` for no clipping). Samples of fewer than
@@ -338,24 +338,37 @@ class NoisyGradientDescent(Learner):
         """
         n, d = X.shape
         q, normaliser, std = self.step_parameters(n)
+        self._record(q, std, n)
+        x_norms = np.linalg.norm(X, axis=1) if x_norms is None else x_norms
+        noise = (lambda: rng.standard_normal((runs, d)) * std) if std > 0 else (lambda: 0.0)
+        if q >= 1:
+            full = lambda theta: full_batch_clipped_gradient_sum(theta, X, s, x_norms, self.clip)  # noqa: E731
+            return self._iterate(full, noise, normaliser, (runs, d))
 
+        def gradient(theta):
+            mask = poisson_mask(runs, n, q, rng)
+            used = np.flatnonzero(mask[0] if runs == 1 else mask.any(axis=0))  # examples in some run's batch
+            batch = None if runs == 1 else mask[:, used]
+            return clipped_gradient_sum(theta, X[used], s[used], x_norms[used], self.clip, batch)
+
+        return self._iterate(gradient, noise, normaliser, (runs, d))
+
+    def _record(self, q: float, std: float, n: int) -> None:
         recording = release_recorder()
         if recording is not None:  # the per-step accounting check: the noise the steps draw with
-            recording.append({"mechanism": "noisy_descent", "std": std, "q": q, "steps": self.steps, "clip": self.clip, "n": n})
-        x_norms = np.linalg.norm(X, axis=1) if x_norms is None else x_norms
-        eta, clip = self.step_size, self.clip
-        theta = np.zeros((runs, d))
-        average = np.zeros((runs, d))
+            entry = {"mechanism": "noisy_descent", "std": std, "q": q, "steps": self.steps, "clip": self.clip, "n": n}
+            recording.append(entry)
+
+    def _iterate(self, gradient, noise, normaliser: float, shape: tuple[int, int]) -> npt.NDArray[np.float64]:
+        """The steps of :meth:`descend` from ``θ₀ = 0`` (shape ``(runs, d)``): ``gradient(θ)``
+        the clipped sum, ``noise()`` the step's noise ``ξ_t``; the suffix average."""
+        eta = self.step_size
+        theta = np.zeros(shape)
+        average = np.zeros(shape)
         start = self.steps // 2
         for t in range(self.steps):
-            if q >= 1:
-                g = full_batch_clipped_gradient_sum(theta, X, s, x_norms, clip)
-            else:
-                mask = poisson_mask(runs, n, q, rng)
-                used = np.flatnonzero(mask[0] if runs == 1 else mask.any(axis=0))  # examples in some run's batch
-                g = clipped_gradient_sum(theta, X[used], s[used], x_norms[used], clip, None if runs == 1 else mask[:, used])
-            noise = rng.standard_normal((runs, d)) * std if std > 0 else 0.0
-            theta = theta - eta * ((g + noise) / normaliser + self.lam * theta)
+            g = gradient(theta)
+            theta = theta - eta * ((g + noise()) / normaliser + self.lam * theta)
             if t >= start:
                 average += theta
         return average / (self.steps - start)
