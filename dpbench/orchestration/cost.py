@@ -61,7 +61,7 @@ from typing import Any
 
 from dpbench.foundation import registry  # imports no dpbench module itself (learners are imported by name, later)
 from dpbench.foundation.cell import Cell
-from dpbench.orchestration.cost_table import COST_TABLE
+from dpbench.orchestration.cost_table import COST_TABLE, calibration
 
 #: CPU seconds a shard job spends before its first cell and after its last, whatever its
 #: cells: the interpreter, imports of numpy, pandas, pyarrow and the runner, the first
@@ -168,9 +168,40 @@ def job_costs(name: str) -> dict[tuple, float]:
     """Per-job keys of a learner (or audit experiment) ``name``: its libraries' imports and
     its own first use, each paid once by a shard job that runs such a cell."""
     seconds, libraries = FIRST_USE.get(name, DEFAULT_FIRST_USE)
-    out = {("job", "import", lib): LIBRARY_SECONDS.get(lib, 0.0) for lib in libraries}
-    out[("job", "first_use", name)] = seconds
+    cal = calibration()
+    scale = 1.0 if cal is None else cal.first_use_factor
+    out = {("job", "import", lib): LIBRARY_SECONDS.get(lib, 0.0) * scale for lib in libraries}
+    out[("job", "first_use", name)] = seconds * scale
     return out
+
+
+def job_overhead_seconds() -> float:
+    """The runner's start-up per shard job: :data:`JOB_OVERHEAD_SECONDS`, or this machine's
+    (:func:`dpbench.orchestration.cost_table.calibration`)."""
+    cal = calibration()
+    return JOB_OVERHEAD_SECONDS if cal is None else cal.job_overhead_seconds
+
+
+#: the per-job keys paid once by a job whatever its cells (imports, first uses): left out of
+#: the weight of a group of cells (``jobs=False``); other per-job keys (a calibration per
+#: (ε, δ, q, T)) grow with the cells and are counted
+ONCE_PER_JOB = ("import", "first_use")
+
+
+def _factor(name: str) -> float:
+    """This machine's factor for cells of learner (or audit experiment) ``name`` (1: shipped)."""
+    cal = calibration()
+    return 1.0 if cal is None else cal.factors.get(name, 1.0)
+
+
+def _calibrated(cost: "CellCost", name: str) -> "CellCost":
+    """``cost`` with this machine's factor for ``name`` on its own and shared work (not on
+    the imports and first uses, which :func:`job_costs` scales)."""
+    f = _factor(name)
+    if f == 1.0:
+        return cost
+    shared = {k: (v if k[0] == "job" and k[1] in ONCE_PER_JOB else v * f) for k, v in cost.shared.items()}
+    return CellCost(own=cost.own * f, shared=shared)
 
 #: Conjunctions' class mistakes (subcube transform, 2026-11-24, CPU time on the build
 #: machine: 3^12 and 3^13 classes, n = 1024 … 131072): seconds per hypothesis × variable,
@@ -552,7 +583,8 @@ def cell_cost(cell: Cell) -> CellCost:
     its family's default; plus the cell's sample or stream, bookkeeping and per-job keys."""
     units = registry.experiment(cell.experiment).units
     if units is not None:  # not a learner (privacy_audit's audits)
-        return CellCost(own=(max(float(units.cost(cell)), 0.0) + PER_REP_SECONDS) * cell.repetitions, shared=dict(job_costs(cell.experiment)))
+        own = (max(float(units.cost(cell)), 0.0) + PER_REP_SECONDS) * cell.repetitions
+        return _calibrated(CellCost(own=own, shared=dict(job_costs(cell.experiment))), cell.experiment)
     learner_cls = registry.learner(cell.learner)
     shared = _sample_cost(cell) if learner_cls.family == "batch" else {}  # a new dict, added to below
     stream_own = 0.0
@@ -569,26 +601,29 @@ def cell_cost(cell: Cell) -> CellCost:
         own = per_rep + per_unit * cell.size * dimension(cell)
     own = (max(own, 0.0) + stream_own + PER_REP_SECONDS) * cell.repetitions
     shared.update(job_costs(cell.learner))
-    return CellCost(own=own, shared=shared)
+    return _calibrated(CellCost(own=own, shared=shared), cell.learner)
 
 
 def shard_seconds(cells: Iterable[Cell], costs: Mapping[Cell, CellCost] | None = None, *, jobs: bool = True) -> float:
     """Predicted seconds of a shard's cells: own work, plus each shared key once
-    (``jobs=False``: without the per-job keys, e.g. to weigh groups of cells that will be
-    packed into jobs)."""
+    (``jobs=False``: without the imports and first uses, :data:`ONCE_PER_JOB`, e.g. to weigh
+    groups of cells that will be packed into jobs)."""
     return cost_seconds((costs[cell] for cell in cells) if costs is not None else map(cell_cost, cells), jobs=jobs)
 
 
 def cost_seconds(cell_costs: Iterable[CellCost], *, jobs: bool = True) -> float:
     """:func:`shard_seconds` of the cells whose costs are ``cell_costs``: the sum of their
     ``own`` seconds (in order), plus the sum over shared keys (in order of first appearance)
-    of ``max(0, the key's largest seconds)``."""
+    of ``max(0, the key's largest seconds)``. ``jobs=False`` leaves out the keys paid once
+    per job whatever its cells (:data:`ONCE_PER_JOB`) but counts the other per-job keys: a
+    DP-SGD noise calibration per (ε, δ, q, T) grows with the cells (at 100× the paper's ε
+    values a shard of 125 DP-SGD cells held 128 s of them, unseen by the splitter)."""
     own, shared = 0.0, {}
     get = shared.get
     for c in cell_costs:
         own += c.own
         for key, seconds in c.shared.items():
-            if jobs or key[0] != "job":
+            if jobs or key[0] != "job" or key[1] not in ONCE_PER_JOB:
                 old = get(key)
                 if old is None:
                     shared[key] = seconds if seconds > 0.0 else 0.0  # = max(0.0, seconds)

@@ -21,8 +21,14 @@ and checked when the module is imported, and a plugin registers an entry of the 
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
+import math
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import MappingProxyType
 
 from dpbench.foundation.validation import normalise
@@ -195,3 +201,128 @@ def register_cost_model(learner: str, model: CostModel) -> CostModel:
         raise ValueError(f"cost model of learner {learner!r} registered twice, with different entries")
     COST_TABLE[learner] = model
     return model
+
+
+# --------------------------------------------------------------------------- this machine's calibration
+
+#: The machine the shipped coefficients were measured on (their :class:`Measurement` entries
+#: say which benchmark, when and under what load). ``dpbench calibrate`` measures the machine
+#: that runs it and writes a :class:`Calibration` file that overrides them.
+SHIPPED_MACHINE = f"{_BUILD} (AMD EPYC / Xeon, numpy 2.4, numba 0.68)"
+
+#: Environment variable naming the calibration file to use (``shipped``: none, the shipped table).
+CALIBRATION_ENV = "DPBENCH_COST_TABLE"
+
+#: Format of the calibration file (raised when its fields change).
+CALIBRATION_FORMAT = 1
+
+
+class CalibrationError(ValueError):
+    """A calibration file that cannot be used (unreadable, malformed, or made for another
+    cost table or dpbench version): its message is one line naming the file and the fix."""
+
+
+def calibration_path() -> Path | None:
+    """Where ``dpbench calibrate`` writes and the plan reads this machine's calibration:
+    ``$DPBENCH_COST_TABLE`` if set (``shipped``, or empty: none), else
+    ``$XDG_CONFIG_HOME/dpbench/cost_table.json`` (``~/.config/dpbench/cost_table.json``)."""
+    env = os.environ.get(CALIBRATION_ENV)
+    if env is not None:
+        return None if env.strip() in ("", "shipped") else Path(env).expanduser()
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "dpbench" / "cost_table.json"
+
+
+def table_digest() -> str:
+    """A digest of the shipped table a calibration's factors are relative to (its entries'
+    formulas and coefficients, the per-job constants): a calibration made against another
+    table is stale."""
+    from dpbench.orchestration import cost  # the per-job constants live there (cost imports this module)
+
+    parts = sorted((name, m.formula, sorted(m.coefficients.items()), m.shared) for name, m in COST_TABLE.items())
+    parts.append(("job", cost.JOB_OVERHEAD_SECONDS, sorted(cost.LIBRARY_SECONDS.items()), sorted(cost.FIRST_USE.items())))
+    return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """This machine's measured cost constants, relative to the shipped ones.
+
+    ``factors[name]`` multiplies the predicted seconds of a cell of learner (or audit
+    experiment) ``name`` — its own formula and the shared work it carries, i.e. its
+    :data:`COST_TABLE` coefficients and the shared costs of :mod:`dpbench.orchestration.cost`
+    as they enter its cells — measured as (process CPU of probe cells) / (their shipped
+    prediction); ``first_use_factor`` multiplies the per-job library imports and first uses;
+    ``job_overhead_seconds`` replaces the runner's start-up. ``coefficients`` records the
+    resulting coefficients (shipped × factor) for the reader; the factors are what is applied.
+    """
+
+    path: str
+    machine: str
+    date: str
+    dpbench_version: str
+    table: str
+    job_overhead_seconds: float
+    first_use_factor: float
+    factors: Mapping[str, float]
+    coefficients: Mapping[str, Mapping[str, float]] = field(default_factory=dict, compare=False)
+
+    def describe(self) -> str:
+        """One line: which table, measured where and when."""
+        return f"cost table: calibrated on {self.machine}, {self.date} (dpbench {self.dpbench_version}; {self.path})"
+
+    def to_json(self) -> str:
+        fields = {k: getattr(self, k) for k in ("machine", "date", "dpbench_version", "table", "job_overhead_seconds", "first_use_factor")}
+        body = {"format": CALIBRATION_FORMAT, **fields, "factors": dict(sorted(self.factors.items())),
+                "coefficients": {k: dict(v) for k, v in sorted(self.coefficients.items())}}  # fmt: skip
+        return json.dumps(body, indent=1) + "\n"
+
+
+def _positive(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0
+
+
+def read_calibration(path: Path) -> Calibration:
+    """The calibration in ``path``; :class:`CalibrationError` (one line) if it is unreadable,
+    malformed or stale (another dpbench version or another shipped table)."""
+    from dpbench import __version__
+
+    fix = f"run `dpbench calibrate` again, or remove it (or set {CALIBRATION_ENV}=shipped)"
+    try:
+        body = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CalibrationError(f"cost calibration {path}: unreadable ({type(exc).__name__}: {str(exc).splitlines()[0]}); {fix}") from None
+    factors = body.get("factors") if isinstance(body, dict) else None
+    ok = (isinstance(body, dict) and body.get("format") == CALIBRATION_FORMAT and isinstance(factors, dict)
+          and all(isinstance(k, str) and _positive(v) for k, v in factors.items())
+          and _positive(body.get("job_overhead_seconds")) and _positive(body.get("first_use_factor"))
+          and all(isinstance(body.get(k), str) for k in ("machine", "date", "dpbench_version", "table")))  # fmt: skip
+    if not ok:
+        raise CalibrationError(f"cost calibration {path}: not a dpbench calibration file of format {CALIBRATION_FORMAT}; {fix}")
+    if body["dpbench_version"] != __version__ or body["table"] != table_digest():
+        what = f"dpbench {body['dpbench_version']}" if body["dpbench_version"] != __version__ else "another shipped cost table"
+        raise CalibrationError(f"cost calibration {path}: stale (made with {what}, {body['date']}); {fix}")
+    return Calibration(str(path), body["machine"], body["date"], body["dpbench_version"], body["table"],
+                       float(body["job_overhead_seconds"]), float(body["first_use_factor"]),
+                       MappingProxyType({k: float(v) for k, v in factors.items()}),
+                       MappingProxyType(dict(body.get("coefficients") or {})))  # fmt: skip
+
+
+@functools.lru_cache(maxsize=1)
+def calibration() -> Calibration | None:
+    """This machine's calibration (:func:`calibration_path`), or None: the shipped table.
+    Read once per process; :class:`CalibrationError` if the file is bad or stale."""
+    path = calibration_path()
+    if path is None or not path.exists():
+        return None
+    return read_calibration(path)
+
+
+def table_in_use() -> str:
+    """One line: the cost table the predictions use (:func:`calibration` or the shipped one)."""
+    cal = calibration()
+    if cal is not None:
+        return cal.describe()
+    path = calibration_path()
+    where = f"no {path}; `dpbench calibrate` writes it" if path is not None else f"{CALIBRATION_ENV}=shipped"
+    return f"cost table: shipped, measured on the {SHIPPED_MACHINE} ({where})"
