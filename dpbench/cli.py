@@ -357,9 +357,9 @@ def build_parser() -> argparse.ArgumentParser:
                 "run probe cells of a config (default: the default grid) and write this machine's cost factors "
                 "where `dpbench plan` and the workflow read them (docs/configuration.md)")  # fmt: skip
     p.add_argument("config", nargs="?", default="config/config.yaml", help="YAML config whose cells are probed")
-    p.add_argument("--budget", type=float, default=60.0, help="predicted CPU-seconds of probe cells in all (shipped table)")
+    p.add_argument("--budget", type=float, default=60.0, help="predicted CPU-s of probe cells in all (shipped table)")
     p.add_argument("--jobs", type=int, default=2, help="probe interpreters at a time")
-    p.add_argument("-o", "--output", help="where to write (default: $DPBENCH_COST_TABLE or ~/.config/dpbench/cost_table.json)")
+    p.add_argument("-o", "--output", help="where to write (default: $DPBENCH_COST_TABLE, else the user's config dir)")
     p.set_defaults(func=_cmd_calibrate)
 
     p = command("shrink", "a config of the same shape that runs in minutes",

@@ -22,17 +22,28 @@ MINI = {
     "seed": 3,
     "experiments": {
         "conjunctions": {
-            "problem": "conjunction", "problem_params": {"d": 6, "k": 2, "skew": 2.0},
-            "learners": ["elimination", "sq_conjunction"], "epsilon": [1.0], "n": [64, 4096], "repetitions": 3, "shards": 1,
+            "problem": "conjunction",
+            "problem_params": {"d": 6, "k": 2, "skew": 2.0},
+            "learners": ["elimination", "sq_conjunction"],
+            "epsilon": [1.0],
+            "n": [64, 4096],
+            "repetitions": 3,
+            "shards": 1,
         }
     },
-}  # fmt: skip
+}
 
 
 def _dpbench(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
     import os
 
-    return subprocess.run([sys.executable, "-m", "dpbench.cli", *args], capture_output=True, text=True, cwd=REPO, env={**os.environ, **env})
+    return subprocess.run(
+        [sys.executable, "-m", "dpbench.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={**os.environ, **env},
+    )
 
 
 @pytest.fixture
@@ -53,7 +64,9 @@ def use_file(monkeypatch):
 def _calibration(tmp_path: Path, **factors: float) -> Path:
     from dpbench import __version__
 
-    body = cost_table.Calibration("", "test machine", "2026-11-27", __version__, cost_table.table_digest(), 2.0, 1.5, factors)
+    body = cost_table.Calibration(
+        "", "test machine", "2026-11-27", __version__, cost_table.table_digest(), 2.0, 1.5, factors
+    )
     path = tmp_path / "cal.json"
     path.write_text(body.to_json())
     return path
@@ -63,7 +76,17 @@ def test_calibrate_writes_a_file_that_plan_reads(tmp_path):
     config = tmp_path / "mini.yaml"
     config.write_text(yaml.safe_dump(MINI))
     out = tmp_path / "cal.json"
-    done = _dpbench("calibrate", str(config), "--budget", "0.5", "--jobs", "1", "-o", str(out), env={cost_table.CALIBRATION_ENV: "shipped"})
+    done = _dpbench(
+        "calibrate",
+        str(config),
+        "--budget",
+        "0.5",
+        "--jobs",
+        "1",
+        "-o",
+        str(out),
+        env={cost_table.CALIBRATION_ENV: "shipped"},
+    )
     assert done.returncode == 0, done.stderr
     body = json.loads(out.read_text())
     assert set(body["factors"]) == {"elimination", "sq_conjunction"}
@@ -76,14 +99,20 @@ def test_calibrate_writes_a_file_that_plan_reads(tmp_path):
 
 
 def test_factors_scale_the_prediction(tmp_path, use_file):
-    cell = Cell("conjunctions", "conjunction", (("d", 6), ("k", 2), ("skew", 2.0)), "elimination", (), 1.0, 0.0, 4096, 3)
+    cell = Cell(
+        "conjunctions", "conjunction", (("d", 6), ("k", 2), ("skew", 2.0)), "elimination", (), 1.0, 0.0, 4096, 3
+    )
     use_file("shipped")
     before, job = cost.cell_cost(cell), cost.job_overhead_seconds()
     use_file(_calibration(tmp_path, elimination=3.0))
     after = cost.cell_cost(cell)
     assert after.own == pytest.approx(3 * before.own)
-    assert [after.shared[k] for k in before.shared if k[0] != "job"] == pytest.approx([3 * before.shared[k] for k in before.shared if k[0] != "job"])
-    assert after.shared[("job", "first_use", "elimination")] == pytest.approx(1.5 * before.shared[("job", "first_use", "elimination")])
+    assert [after.shared[k] for k in before.shared if k[0] != "job"] == pytest.approx(
+        [3 * before.shared[k] for k in before.shared if k[0] != "job"]
+    )
+    assert after.shared[("job", "first_use", "elimination")] == pytest.approx(
+        1.5 * before.shared[("job", "first_use", "elimination")]
+    )
     assert (job, cost.job_overhead_seconds()) == (cost.JOB_OVERHEAD_SECONDS, 2.0)
 
 

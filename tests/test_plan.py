@@ -84,7 +84,7 @@ def test_paper_plan_is_cluster_sized():
 PAPER_SHARDS = {
     "conjunctions": (2, "188f9012b9059cde"),
     "halfspaces_online": (7, "41d1c852c1eb42ef"),
-    "private_erm": (17, "137864694f7ecf42"),
+    "private_erm": (17, "af9ecd4487afafa1"),
     "decision_lists": (7, "b3d9976205c1ee5a"),
     "experts": (4, "42dcccca941e11a5"),
     "linear_loss": (1, "bcc753054f20c219"),

@@ -138,7 +138,9 @@ def _run_child(spec: dict, jobs_env: Mapping[str, str]) -> dict:
     with tempfile.TemporaryDirectory(prefix="dpbench_calibrate_") as tmp:
         path = Path(tmp) / "spec.json"
         path.write_text(json.dumps(spec))
-        done = subprocess.run([sys.executable, "-c", _CHILD, str(path), tmp], capture_output=True, text=True, env=jobs_env)
+        done = subprocess.run(
+            [sys.executable, "-c", _CHILD, str(path), tmp], capture_output=True, text=True, env=jobs_env
+        )
     if done.returncode != 0:
         raise RuntimeError(f"calibration probe failed:\n{done.stderr[-2000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -148,7 +150,9 @@ def _clamp(x: float, lo: float, hi: float) -> float:
     return min(max(x, lo), hi)
 
 
-def calibrate(grid: Grid, budget: float, *, jobs: int = 2, log: Callable[[str], None] = print) -> cost_table.Calibration:
+def calibrate(
+    grid: Grid, budget: float, *, jobs: int = 2, log: Callable[[str], None] = print
+) -> cost_table.Calibration:
     """Measure this machine's factors on probe cells of ``grid`` (``budget``: predicted CPU
     seconds of probe cells in all, shared equally by the learners) and return them."""
     saved = os.environ.get(cost_table.CALIBRATION_ENV)
@@ -184,28 +188,47 @@ def calibrate(grid: Grid, budget: float, *, jobs: int = 2, log: Callable[[str], 
                 measured[run["name"]] += run["cells"]
                 shipped_cells[run["name"]] += predicted[probe["exp"], run["name"]][0]
         # a probe predicted too short to time keeps the shipped constants
-        factors = {name: _clamp(measured[name] / shipped_cells[name], *FACTOR_BOUNDS) if shipped_cells[name] >= MIN_PROBE_SECONDS else 1.0
-                   for name in measured}  # fmt: skip
+        factors = {
+            name: _clamp(measured[name] / shipped_cells[name], *FACTOR_BOUNDS)
+            if shipped_cells[name] >= MIN_PROBE_SECONDS
+            else 1.0
+            for name in measured
+        }
         extra, shipped_first = 0.0, 0.0
         for group, result in zip(groups, results):
             seen: set[tuple] = set()
             for probe, run in zip(group, result["runs"]):
                 _, warm_seconds, warm_shared = predicted[probe["exp"], run["name"]]
-                new = {k: v for k, v in warm_shared.items() if k[0] == "job" and k[1] in cost.ONCE_PER_JOB and k not in seen}
+                new = {
+                    k: v
+                    for k, v in warm_shared.items()
+                    if k[0] == "job" and k[1] in cost.ONCE_PER_JOB and k not in seen
+                }
                 seen |= set(new)
                 shipped_first += sum(new.values())
                 extra += run["warm"] - factors[run["name"]] * warm_seconds
         first_use = _clamp(extra / shipped_first, 0.2, 5.0) if shipped_first > 0.5 else 1.0
         startup = statistics.median(r["startup"] for r in results) + SCRIPT_PREAMBLE_SECONDS
         for name in sorted(factors):
-            log(f"  {name:<26} measured {measured[name]:7.2f} s CPU, shipped prediction {shipped_cells[name]:7.2f} s: factor {factors[name]:.2f}")
-        log(f"  imports and first uses: factor {first_use:.2f}; job start-up {startup:.2f} s (shipped {cost.JOB_OVERHEAD_SECONDS:.2f} s)")
+            log(
+                f"  {name:<26} measured {measured[name]:7.2f} s CPU, "
+                f"shipped prediction {shipped_cells[name]:7.2f} s: factor {factors[name]:.2f}"
+            )
+        log(
+            f"  imports and first uses: factor {first_use:.2f}; "
+            f"job start-up {startup:.2f} s (shipped {cost.JOB_OVERHEAD_SECONDS:.2f} s)"
+        )
         from dpbench import __version__
 
-        coefficients = {name: {k: v * factors[name] if k not in NOT_SECONDS else v for k, v in model.coefficients.items()}
-                        for name, model in cost_table.COST_TABLE.items() if name in factors}  # fmt: skip
+        coefficients = {
+            name: {k: v * factors[name] if k not in NOT_SECONDS else v for k, v in model.coefficients.items()}
+            for name, model in cost_table.COST_TABLE.items()
+            if name in factors
+        }
         now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-        return cost_table.Calibration("", _machine(), now, __version__, cost_table.table_digest(), startup, first_use, factors, coefficients)
+        return cost_table.Calibration(
+            "", _machine(), now, __version__, cost_table.table_digest(), startup, first_use, factors, coefficients
+        )
     finally:
         if saved is None:
             os.environ.pop(cost_table.CALIBRATION_ENV, None)
@@ -237,8 +260,13 @@ def write(calibration: cost_table.Calibration, path: Path) -> Path:
 def run(grid: Grid, budget: float, path: Path, *, jobs: int = 2) -> Path:
     """``dpbench calibrate``: measure, write, report the wall time."""
     start = time.perf_counter()
-    print(f"calibrating the cost model on probe cells ({budget:.0f} s of shipped prediction, {jobs} at a time) ...", flush=True)
+    print(
+        f"calibrating the cost model on probe cells ({budget:.0f} s of shipped prediction, {jobs} at a time) ...",
+        flush=True,
+    )
     written = write(calibrate(grid, budget, jobs=jobs, log=lambda line: print(line, flush=True)), path)
-    print(f"wrote {written} in {time.perf_counter() - start:.0f} s wall; `dpbench plan` and the workflow read it "
-          f"(set {cost_table.CALIBRATION_ENV}=shipped to use the shipped table)")  # fmt: skip
+    print(
+        f"wrote {written} in {time.perf_counter() - start:.0f} s wall; `dpbench plan` and the workflow read it "
+        f"(set {cost_table.CALIBRATION_ENV}=shipped to use the shipped table)"
+    )
     return written

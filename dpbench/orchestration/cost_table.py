@@ -240,7 +240,8 @@ def table_digest() -> str:
     from dpbench.orchestration import cost  # the per-job constants live there (cost imports this module)
 
     parts = sorted((name, m.formula, sorted(m.coefficients.items()), m.shared) for name, m in COST_TABLE.items())
-    parts.append(("job", cost.JOB_OVERHEAD_SECONDS, sorted(cost.LIBRARY_SECONDS.items()), sorted(cost.FIRST_USE.items())))
+    per_job = sorted(cost.LIBRARY_SECONDS.items()), sorted(cost.FIRST_USE.items())
+    parts.append(("job", cost.JOB_OVERHEAD_SECONDS, *per_job))
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
 
 
@@ -272,9 +273,10 @@ class Calibration:
         return f"cost table: calibrated on {self.machine}, {self.date} (dpbench {self.dpbench_version}; {self.path})"
 
     def to_json(self) -> str:
-        fields = {k: getattr(self, k) for k in ("machine", "date", "dpbench_version", "table", "job_overhead_seconds", "first_use_factor")}
-        body = {"format": CALIBRATION_FORMAT, **fields, "factors": dict(sorted(self.factors.items())),
-                "coefficients": {k: dict(v) for k, v in sorted(self.coefficients.items())}}  # fmt: skip
+        names = ("machine", "date", "dpbench_version", "table", "job_overhead_seconds", "first_use_factor")
+        body = {"format": CALIBRATION_FORMAT, **{k: getattr(self, k) for k in names}}
+        body["factors"] = dict(sorted(self.factors.items()))
+        body["coefficients"] = {k: dict(v) for k, v in sorted(self.coefficients.items())}
         return json.dumps(body, indent=1) + "\n"
 
 
@@ -291,16 +293,19 @@ def read_calibration(path: Path) -> Calibration:
     try:
         body = json.loads(path.read_text())
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CalibrationError(f"cost calibration {path}: unreadable ({type(exc).__name__}: {str(exc).splitlines()[0]}); {fix}") from None
+        why = f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}"
+        raise CalibrationError(f"cost calibration {path}: unreadable ({why}); {fix}") from None
     factors = body.get("factors") if isinstance(body, dict) else None
     ok = (isinstance(body, dict) and body.get("format") == CALIBRATION_FORMAT and isinstance(factors, dict)
           and all(isinstance(k, str) and _positive(v) for k, v in factors.items())
           and _positive(body.get("job_overhead_seconds")) and _positive(body.get("first_use_factor"))
           and all(isinstance(body.get(k), str) for k in ("machine", "date", "dpbench_version", "table")))  # fmt: skip
     if not ok:
-        raise CalibrationError(f"cost calibration {path}: not a dpbench calibration file of format {CALIBRATION_FORMAT}; {fix}")
+        what = f"not a dpbench calibration file of format {CALIBRATION_FORMAT}"
+        raise CalibrationError(f"cost calibration {path}: {what}; {fix}")
     if body["dpbench_version"] != __version__ or body["table"] != table_digest():
-        what = f"dpbench {body['dpbench_version']}" if body["dpbench_version"] != __version__ else "another shipped cost table"
+        other = body["dpbench_version"] != __version__
+        what = f"dpbench {body['dpbench_version']}" if other else "another shipped cost table"
         raise CalibrationError(f"cost calibration {path}: stale (made with {what}, {body['date']}); {fix}")
     return Calibration(str(path), body["machine"], body["date"], body["dpbench_version"], body["table"],
                        float(body["job_overhead_seconds"]), float(body["first_use_factor"]),
