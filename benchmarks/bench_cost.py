@@ -77,8 +77,7 @@ def run_cpu(run_dir: Path, experiment: str, shard: int, count: int, cells) -> fl
 def main() -> None:
     from dpbench.foundation.cell import cells_to_json
     from dpbench.orchestration.config import load
-    from dpbench.orchestration.cost import job_overhead_seconds
-    from dpbench.orchestration.cost_table import table_in_use
+    from dpbench.orchestration.cost import job_overhead_seconds, table_in_use
 
     parser = argparse.ArgumentParser()
     parser.add_argument("config", nargs="?", default=str(REPO / "config" / "config.yaml"))

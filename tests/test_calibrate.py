@@ -52,12 +52,12 @@ def use_file(monkeypatch):
 
     def use(path: Path | str) -> None:
         monkeypatch.setenv(cost_table.CALIBRATION_ENV, str(path))
-        cost_table.calibration.cache_clear()
+        cost.calibration.cache_clear()
         cost.job_costs.cache_clear()
 
     yield use
     monkeypatch.setenv(cost_table.CALIBRATION_ENV, "shipped")
-    cost_table.calibration.cache_clear()
+    cost.calibration.cache_clear()
     cost.job_costs.cache_clear()
 
 
@@ -65,7 +65,7 @@ def _calibration(tmp_path: Path, **factors: float) -> Path:
     from dpbench import __version__
 
     body = cost_table.Calibration(
-        "", "test machine", "2026-11-27", __version__, cost_table.table_digest(), 2.0, 1.5, factors
+        "", "test machine", "2026-11-27", __version__, cost.table_digest(), 2.0, 1.5, factors
     )
     path = tmp_path / "cal.json"
     path.write_text(body.to_json())
@@ -90,7 +90,7 @@ def test_calibrate_writes_a_file_that_plan_reads(tmp_path):
     assert done.returncode == 0, done.stderr
     body = json.loads(out.read_text())
     assert set(body["factors"]) == {"elimination", "sq_conjunction"}
-    assert body["dpbench_version"] and body["machine"] and body["date"] and body["table"] == cost_table.table_digest()
+    assert body["dpbench_version"] and body["machine"] and body["date"] and body["table"] == cost.table_digest()
     plan = _dpbench("plan", str(config), env={cost_table.CALIBRATION_ENV: str(out)})
     assert plan.returncode == 0, plan.stderr
     assert f"cost table: calibrated on {body['machine']}" in plan.stdout and str(out) in plan.stdout
@@ -122,7 +122,7 @@ def test_bad_calibration_file_is_one_line_exit_2(tmp_path, damage):
     if damage == "corrupt":
         path.write_text(path.read_text()[:40])
     elif damage == "stale":
-        path.write_text(path.read_text().replace(cost_table.table_digest(), "0" * 16))
+        path.write_text(path.read_text().replace(cost.table_digest(), "0" * 16))
     else:
         path.write_text(json.dumps({"format": 1, "factors": {"erm": -1}}))
     done = _dpbench("plan", "tests/data/tiny.yaml", env={cost_table.CALIBRATION_ENV: str(path)})

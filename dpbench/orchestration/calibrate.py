@@ -227,7 +227,7 @@ def calibrate(
         }
         now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
         return cost_table.Calibration(
-            "", _machine(), now, __version__, cost_table.table_digest(), startup, first_use, factors, coefficients
+            "", _machine(), now, __version__, cost.table_digest(), startup, first_use, factors, coefficients
         )
     finally:
         if saved is None:
@@ -243,7 +243,7 @@ NOT_SECONDS = frozenset({"calibration_epsilon_from"})
 
 def _reset() -> None:
     """Forget the calibration read so far (the next prediction reads the file again)."""
-    cost_table.calibration.cache_clear()
+    cost.calibration.cache_clear()
     cost.job_costs.cache_clear()
 
 

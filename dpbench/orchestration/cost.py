@@ -53,15 +53,20 @@ a shard predicted 19 s that took 31 s ran last and left one core idle.
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import math
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from dpbench.foundation import registry  # imports no dpbench module itself (learners are imported by name, later)
 from dpbench.foundation.cell import Cell
-from dpbench.orchestration.cost_table import COST_TABLE, calibration
+from dpbench.orchestration import cost_table
+from dpbench.orchestration.cost_table import COST_TABLE
 
 #: CPU seconds a shard job spends before its first cell and after its last, whatever its
 #: cells: the interpreter, imports of numpy, pandas, pyarrow and the runner, the first
@@ -677,3 +682,69 @@ def _memory_rule(experiment: str, learner: str) -> object:
 def machine_memory_mb() -> float:
     """This machine's physical memory (MB), what a cell run here can have at most."""
     return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 1e6
+
+
+# --------------------------------------------------------------------------- this machine's calibration
+
+
+def table_digest() -> str:
+    """A digest of the shipped table a calibration's factors are relative to (its entries'
+    formulas and coefficients, the per-job constants): a calibration made against another
+    table is stale."""
+    parts = sorted((name, m.formula, sorted(m.coefficients.items()), m.shared) for name, m in COST_TABLE.items())
+    per_job = sorted(LIBRARY_SECONDS.items()), sorted(FIRST_USE.items())
+    parts.append(("job", JOB_OVERHEAD_SECONDS, *per_job))
+    return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
+
+
+def _positive(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0
+
+
+def read_calibration(path: Path) -> cost_table.Calibration:
+    """The calibration in ``path``; :class:`dpbench.orchestration.cost_table.CalibrationError` (one line) if it is unreadable,
+    malformed or stale (another dpbench version or another shipped table)."""
+    from dpbench import __version__
+
+    fix = f"run `dpbench calibrate` again, or remove it (or set {cost_table.CALIBRATION_ENV}=shipped)"
+    try:
+        body = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        why = f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}"
+        raise cost_table.CalibrationError(f"cost calibration {path}: unreadable ({why}); {fix}") from None
+    factors = body.get("factors") if isinstance(body, dict) else None
+    ok = (isinstance(body, dict) and body.get("format") == cost_table.CALIBRATION_FORMAT and isinstance(factors, dict)
+          and all(isinstance(k, str) and _positive(v) for k, v in factors.items())
+          and _positive(body.get("job_overhead_seconds")) and _positive(body.get("first_use_factor"))
+          and all(isinstance(body.get(k), str) for k in ("machine", "date", "dpbench_version", "table")))  # fmt: skip
+    if not ok:
+        what = f"not a dpbench calibration file of format {cost_table.CALIBRATION_FORMAT}"
+        raise cost_table.CalibrationError(f"cost calibration {path}: {what}; {fix}")
+    if body["dpbench_version"] != __version__ or body["table"] != table_digest():
+        other = body["dpbench_version"] != __version__
+        what = f"dpbench {body['dpbench_version']}" if other else "another shipped cost table"
+        raise cost_table.CalibrationError(f"cost calibration {path}: stale (made with {what}, {body['date']}); {fix}")
+    return cost_table.Calibration(str(path), body["machine"], body["date"], body["dpbench_version"], body["table"],
+                       float(body["job_overhead_seconds"]), float(body["first_use_factor"]),
+                       MappingProxyType({k: float(v) for k, v in factors.items()}),
+                       MappingProxyType(dict(body.get("coefficients") or {})))  # fmt: skip
+
+
+@functools.lru_cache(maxsize=1)
+def calibration() -> cost_table.Calibration | None:
+    """This machine's calibration (:func:`calibration_path`), or None: the shipped table.
+    Read once per process; :class:`dpbench.orchestration.cost_table.CalibrationError` if the file is bad or stale."""
+    path = cost_table.calibration_path()
+    if path is None or not path.exists():
+        return None
+    return read_calibration(path)
+
+
+def table_in_use() -> str:
+    """One line: the cost table the predictions use (:func:`calibration` or the shipped one)."""
+    cal = calibration()
+    if cal is not None:
+        return cal.describe()
+    path = cost_table.calibration_path()
+    where = f"no {path}; `dpbench calibrate` writes it" if path is not None else f"{cost_table.CALIBRATION_ENV}=shipped"
+    return f"cost table: shipped, measured on the {cost_table.SHIPPED_MACHINE} ({where})"

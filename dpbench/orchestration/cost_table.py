@@ -21,10 +21,7 @@ and checked when the module is imported, and a plugin registers an entry of the 
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import json
-import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -233,18 +230,6 @@ def calibration_path() -> Path | None:
     return Path(base) / "dpbench" / "cost_table.json"
 
 
-def table_digest() -> str:
-    """A digest of the shipped table a calibration's factors are relative to (its entries'
-    formulas and coefficients, the per-job constants): a calibration made against another
-    table is stale."""
-    from dpbench.orchestration import cost  # the per-job constants live there (cost imports this module)
-
-    parts = sorted((name, m.formula, sorted(m.coefficients.items()), m.shared) for name, m in COST_TABLE.items())
-    per_job = sorted(cost.LIBRARY_SECONDS.items()), sorted(cost.FIRST_USE.items())
-    parts.append(("job", cost.JOB_OVERHEAD_SECONDS, *per_job))
-    return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
-
-
 @dataclass(frozen=True)
 class Calibration:
     """This machine's measured cost constants, relative to the shipped ones.
@@ -278,56 +263,3 @@ class Calibration:
         body["factors"] = dict(sorted(self.factors.items()))
         body["coefficients"] = {k: dict(v) for k, v in sorted(self.coefficients.items())}
         return json.dumps(body, indent=1) + "\n"
-
-
-def _positive(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0
-
-
-def read_calibration(path: Path) -> Calibration:
-    """The calibration in ``path``; :class:`CalibrationError` (one line) if it is unreadable,
-    malformed or stale (another dpbench version or another shipped table)."""
-    from dpbench import __version__
-
-    fix = f"run `dpbench calibrate` again, or remove it (or set {CALIBRATION_ENV}=shipped)"
-    try:
-        body = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        why = f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}"
-        raise CalibrationError(f"cost calibration {path}: unreadable ({why}); {fix}") from None
-    factors = body.get("factors") if isinstance(body, dict) else None
-    ok = (isinstance(body, dict) and body.get("format") == CALIBRATION_FORMAT and isinstance(factors, dict)
-          and all(isinstance(k, str) and _positive(v) for k, v in factors.items())
-          and _positive(body.get("job_overhead_seconds")) and _positive(body.get("first_use_factor"))
-          and all(isinstance(body.get(k), str) for k in ("machine", "date", "dpbench_version", "table")))  # fmt: skip
-    if not ok:
-        what = f"not a dpbench calibration file of format {CALIBRATION_FORMAT}"
-        raise CalibrationError(f"cost calibration {path}: {what}; {fix}")
-    if body["dpbench_version"] != __version__ or body["table"] != table_digest():
-        other = body["dpbench_version"] != __version__
-        what = f"dpbench {body['dpbench_version']}" if other else "another shipped cost table"
-        raise CalibrationError(f"cost calibration {path}: stale (made with {what}, {body['date']}); {fix}")
-    return Calibration(str(path), body["machine"], body["date"], body["dpbench_version"], body["table"],
-                       float(body["job_overhead_seconds"]), float(body["first_use_factor"]),
-                       MappingProxyType({k: float(v) for k, v in factors.items()}),
-                       MappingProxyType(dict(body.get("coefficients") or {})))  # fmt: skip
-
-
-@functools.lru_cache(maxsize=1)
-def calibration() -> Calibration | None:
-    """This machine's calibration (:func:`calibration_path`), or None: the shipped table.
-    Read once per process; :class:`CalibrationError` if the file is bad or stale."""
-    path = calibration_path()
-    if path is None or not path.exists():
-        return None
-    return read_calibration(path)
-
-
-def table_in_use() -> str:
-    """One line: the cost table the predictions use (:func:`calibration` or the shipped one)."""
-    cal = calibration()
-    if cal is not None:
-        return cal.describe()
-    path = calibration_path()
-    where = f"no {path}; `dpbench calibrate` writes it" if path is not None else f"{CALIBRATION_ENV}=shipped"
-    return f"cost table: shipped, measured on the {SHIPPED_MACHINE} ({where})"

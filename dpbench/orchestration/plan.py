@@ -11,8 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dpbench.orchestration.config import Grid
-from dpbench.orchestration.cost import job_overhead_seconds, shard_memory_mb
-from dpbench.orchestration.cost_table import table_in_use
+from dpbench.orchestration.cost import job_overhead_seconds, shard_memory_mb, table_in_use
 from dpbench.orchestration.grid import gc_paused
 
 

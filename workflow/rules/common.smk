@@ -30,7 +30,8 @@ except ConfigError as exc:
     sys.exit(2)
 
 # the cost table that sizes the shards: this machine's (`dpbench calibrate`) or the shipped one
-from dpbench.orchestration.cost_table import CalibrationError, table_in_use
+from dpbench.orchestration.cost import table_in_use
+from dpbench.orchestration.cost_table import CalibrationError
 
 try:
     print(table_in_use(), file=sys.stderr)
