@@ -7,9 +7,9 @@ faster or slower, learner by learner (a vector kernel gains more from AVX-512 th
 loop does). Calibration runs *probe cells* of a config (by default the default grid) the way
 a shard job runs them and compares their process CPU time with the shipped prediction:
 
-- per learner (or audit experiment) ``L``, its probe cells are its largest cells that fit its
-  share of the budget (a cell too large for it is cut to a range of its repetitions, as the
-  shard splitter cuts it); they run, after one *warm-up* cell (the cheapest: it pays the
+- per learner (or audit experiment) ``L``, its probe cells are drawn with probability
+  proportional to their shipped prediction (:func:`choose_probes`; a cell too large for its
+  share of the budget is cut to a range of its repetitions, as the shard splitter cuts it); they run, after one *warm-up* cell (the cheapest: it pays the
   learner's imports and first use), in fresh interpreters with one BLAS
   thread (:func:`dpbench.experiments.base.run_shard`, rows written to a scratch file; the
   experiments split between ``jobs`` interpreters).
@@ -101,24 +101,31 @@ def _weight(c: cost.CellCost) -> float:
 
 def choose_probes(cells: Sequence[Cell], budget: float) -> tuple[Cell, list[Cell]]:
     """(warm-up cell, probe cells) of one learner's ``cells`` (one experiment's): the cheapest
-    cell, and the largest cells whose shipped predictions fit ``budget`` seconds (at most
-    :data:`PROBES_PER_LEARNER`; a cell above what is left is cut to fewer repetitions)."""
+    cell, and :data:`PROBES_PER_LEARNER` cells drawn systematically with probability
+    proportional to their shipped prediction (the cells at the midpoints of equal slices of
+    the cumulative predicted seconds), so the probes weigh small and large cells as the
+    grid's shards do; a probe above its share of ``budget`` is cut to fewer repetitions."""
     costs = {cell: _weight(cost.cell_cost(cell)) for cell in cells}
     ordered = sorted(cells, key=lambda c: (costs[c], c.key_string()))
-    warm, chosen, left = ordered[0], [], budget
-    for cell in reversed(ordered[1:]):
-        if len(chosen) == PROBES_PER_LEARNER or left <= 0.05 * budget:
-            break
-        if costs[cell] <= left:
+    warm, rest = ordered[0], ordered[1:] or ordered
+    total = sum(costs[c] for c in rest)
+    k = min(PROBES_PER_LEARNER, len(rest))
+    marks, chosen, acc, j = [(i + 0.5) * total / k for i in range(k)], [], 0.0, 0
+    for cell in rest:
+        acc += costs[cell]
+        if j < k and acc >= marks[j]:
             chosen.append(cell)
-            left -= costs[cell]
+            while j < k and acc >= marks[j]:
+                j += 1
+    share = budget / max(1, len(chosen))
+    out = []
+    for cell in chosen:
+        per_rep = costs[cell] / cell.repetitions
+        if per_rep > 2 * share:  # one repetition is too long for the budget: skipped
             continue
-        reps = int(left / costs[cell] * cell.repetitions)
-        if reps >= 1:
-            piece = cell.piece(cell.first_rep, reps)
-            chosen.append(piece)
-            left -= _weight(cost.cell_cost(piece))
-    return warm, chosen or [ordered[-1].piece(ordered[-1].first_rep, 1)]
+        reps = min(cell.repetitions, max(1, int(share / per_rep))) if per_rep > 0 else cell.repetitions
+        out.append(cell if reps == cell.repetitions else cell.piece(cell.first_rep, reps))
+    return warm, out or [rest[0].piece(rest[0].first_rep, 1)]  # else one repetition of the cheapest
 
 
 def _machine() -> str:
