@@ -20,6 +20,8 @@ import sys
 
 import yaml
 
+from dpbench.orchestration.cost_table import CalibrationError  # light: the cost table's data only
+
 # Each command imports what it needs inside its handler (the `from dpbench...` lines in the
 # _cmd_* functions), so `dpbench --help` and argument errors stay fast instead of loading every
 # command's modules (several pull in numba, pandas, matplotlib or snakemake) on every call.
@@ -73,6 +75,21 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     else:
         print(format_plan(make_plan(grid), source=args.config))
     print(f"(planned in {time.perf_counter() - start:.1f} s)")
+    return 0
+
+
+def _cmd_calibrate(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from dpbench.orchestration import calibrate
+    from dpbench.orchestration.cost_table import calibration_path
+
+    if not args.budget > 0:
+        raise UsageError(f"--budget must be > 0 seconds, got {args.budget}")
+    path = Path(args.output) if args.output else calibration_path()
+    if path is None:
+        raise UsageError("DPBENCH_COST_TABLE=shipped names no file to write: give --output PATH")
+    calibrate.run(_load(args.config), args.budget, path, jobs=args.jobs)
     return 0
 
 
@@ -336,6 +353,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="one line per experiment (default), or per (experiment, learner): where the CPU-hours go")
     p.set_defaults(func=_cmd_plan)
 
+    p = command("calibrate", "measure this machine's cost constants for plan and workflow",
+                "run probe cells of a config (default: the default grid) and write this machine's cost factors "
+                "where `dpbench plan` and the workflow read them (docs/configuration.md)")  # fmt: skip
+    p.add_argument("config", nargs="?", default="config/config.yaml", help="YAML config whose cells are probed")
+    p.add_argument("--budget", type=float, default=60.0, help="predicted CPU-s of probe cells in all (shipped table)")
+    p.add_argument("--jobs", type=int, default=2, help="probe interpreters at a time")
+    p.add_argument("-o", "--output", help="where to write (default: $DPBENCH_COST_TABLE, else the user's config dir)")
+    p.set_defaults(func=_cmd_calibrate)
+
     p = command("shrink", "a config of the same shape that runs in minutes",
                 "write a small config with the same shape (experiments, sweeps, problems, learners, ε) "
                 "that runs in minutes: try a grid before a cluster run")  # fmt: skip
@@ -408,7 +434,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except UsageError as exc:
+    except (UsageError, CalibrationError) as exc:
         print(f"dpbench {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # the reader went away (`dpbench list | head`): not an error of ours

@@ -82,11 +82,12 @@ def test_paper_plan_is_cluster_sized():
 #: (re-pinned for issue 29 item 5's paper.yaml grid: private_erm, halfspaces_online,
 #: conjunctions and decision_lists changed; re-pinned for the 1.30 CPU-h budget: halfspaces_online
 #: without dl_as_halfspace l = 2, 3, private_erm's noise/rho sweeps at ε = 3 only, experts'
-#: first sweep without T = 316228)
+#: first sweep without T = 316228; private_erm re-pinned when the splitter began counting per-job
+#: calibrations (dp_sgd's noise per ε): 15 -> 16 shards)
 PAPER_SHARDS = {
     "conjunctions": (2, "188f9012b9059cde"),
     "halfspaces_online": (6, "899b7b521caaeb52"),
-    "private_erm": (15, "6d673c0f338939c5"),
+    "private_erm": (16, "a5cb2dc63dcbd9ac"),
     "decision_lists": (7, "b3d9976205c1ee5a"),
     "experts": (4, "9c202359ba603461"),
     "linear_loss": (1, "bcc753054f20c219"),

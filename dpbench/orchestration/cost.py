@@ -53,14 +53,19 @@ a shard predicted 19 s that took 31 s ran last and left one core idle.
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import math
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from dpbench.foundation import registry  # imports no dpbench module itself (learners are imported by name, later)
 from dpbench.foundation.cell import Cell
+from dpbench.orchestration import cost_table
 from dpbench.orchestration.cost_table import COST_TABLE
 
 #: CPU seconds a shard job spends before its first cell and after its last, whatever its
@@ -168,9 +173,40 @@ def job_costs(name: str) -> dict[tuple, float]:
     """Per-job keys of a learner (or audit experiment) ``name``: its libraries' imports and
     its own first use, each paid once by a shard job that runs such a cell."""
     seconds, libraries = FIRST_USE.get(name, DEFAULT_FIRST_USE)
-    out = {("job", "import", lib): LIBRARY_SECONDS.get(lib, 0.0) for lib in libraries}
-    out[("job", "first_use", name)] = seconds
+    cal = calibration()
+    scale = 1.0 if cal is None else cal.first_use_factor
+    out = {("job", "import", lib): LIBRARY_SECONDS.get(lib, 0.0) * scale for lib in libraries}
+    out[("job", "first_use", name)] = seconds * scale
     return out
+
+
+def job_overhead_seconds() -> float:
+    """The runner's start-up per shard job: :data:`JOB_OVERHEAD_SECONDS`, or this machine's
+    (:func:`dpbench.orchestration.cost_table.calibration`)."""
+    cal = calibration()
+    return JOB_OVERHEAD_SECONDS if cal is None else cal.job_overhead_seconds
+
+
+#: the per-job keys paid once by a job whatever its cells (imports, first uses): left out of
+#: the weight of a group of cells (``jobs=False``); other per-job keys (a calibration per
+#: (ε, δ, q, T)) grow with the cells and are counted
+ONCE_PER_JOB = ("import", "first_use")
+
+
+def _factor(name: str) -> float:
+    """This machine's factor for cells of learner (or audit experiment) ``name`` (1: shipped)."""
+    cal = calibration()
+    return 1.0 if cal is None else cal.factors.get(name, 1.0)
+
+
+def _calibrated(cost: "CellCost", name: str) -> "CellCost":
+    """``cost`` with this machine's factor for ``name`` on its own and shared work (not on
+    the imports and first uses, which :func:`job_costs` scales)."""
+    f = _factor(name)
+    if f == 1.0:
+        return cost
+    shared = {k: (v if k[0] == "job" and k[1] in ONCE_PER_JOB else v * f) for k, v in cost.shared.items()}
+    return CellCost(own=cost.own * f, shared=shared)
 
 #: Conjunctions' class mistakes (subcube transform, 2026-11-24, CPU time on the build
 #: machine: 3^12 and 3^13 classes, n = 1024 … 131072): seconds per hypothesis × variable,
@@ -552,7 +588,8 @@ def cell_cost(cell: Cell) -> CellCost:
     its family's default; plus the cell's sample or stream, bookkeeping and per-job keys."""
     units = registry.experiment(cell.experiment).units
     if units is not None:  # not a learner (privacy_audit's audits)
-        return CellCost(own=(max(float(units.cost(cell)), 0.0) + PER_REP_SECONDS) * cell.repetitions, shared=dict(job_costs(cell.experiment)))
+        own = (max(float(units.cost(cell)), 0.0) + PER_REP_SECONDS) * cell.repetitions
+        return _calibrated(CellCost(own=own, shared=dict(job_costs(cell.experiment))), cell.experiment)
     learner_cls = registry.learner(cell.learner)
     shared = _sample_cost(cell) if learner_cls.family == "batch" else {}  # a new dict, added to below
     stream_own = 0.0
@@ -569,26 +606,29 @@ def cell_cost(cell: Cell) -> CellCost:
         own = per_rep + per_unit * cell.size * dimension(cell)
     own = (max(own, 0.0) + stream_own + PER_REP_SECONDS) * cell.repetitions
     shared.update(job_costs(cell.learner))
-    return CellCost(own=own, shared=shared)
+    return _calibrated(CellCost(own=own, shared=shared), cell.learner)
 
 
 def shard_seconds(cells: Iterable[Cell], costs: Mapping[Cell, CellCost] | None = None, *, jobs: bool = True) -> float:
     """Predicted seconds of a shard's cells: own work, plus each shared key once
-    (``jobs=False``: without the per-job keys, e.g. to weigh groups of cells that will be
-    packed into jobs)."""
+    (``jobs=False``: without the imports and first uses, :data:`ONCE_PER_JOB`, e.g. to weigh
+    groups of cells that will be packed into jobs)."""
     return cost_seconds((costs[cell] for cell in cells) if costs is not None else map(cell_cost, cells), jobs=jobs)
 
 
 def cost_seconds(cell_costs: Iterable[CellCost], *, jobs: bool = True) -> float:
     """:func:`shard_seconds` of the cells whose costs are ``cell_costs``: the sum of their
     ``own`` seconds (in order), plus the sum over shared keys (in order of first appearance)
-    of ``max(0, the key's largest seconds)``."""
+    of ``max(0, the key's largest seconds)``. ``jobs=False`` leaves out the keys paid once
+    per job whatever its cells (:data:`ONCE_PER_JOB`) but counts the other per-job keys: a
+    DP-SGD noise calibration per (ε, δ, q, T) grows with the cells (at 100× the paper's ε
+    values a shard of 125 DP-SGD cells held 128 s of them, unseen by the splitter)."""
     own, shared = 0.0, {}
     get = shared.get
     for c in cell_costs:
         own += c.own
         for key, seconds in c.shared.items():
-            if jobs or key[0] != "job":
+            if jobs or key[0] != "job" or key[1] not in ONCE_PER_JOB:
                 old = get(key)
                 if old is None:
                     shared[key] = seconds if seconds > 0.0 else 0.0  # = max(0.0, seconds)
@@ -642,3 +682,69 @@ def _memory_rule(experiment: str, learner: str) -> object:
 def machine_memory_mb() -> float:
     """This machine's physical memory (MB), what a cell run here can have at most."""
     return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 1e6
+
+
+# --------------------------------------------------------------------------- this machine's calibration
+
+
+def table_digest() -> str:
+    """A digest of the shipped table a calibration's factors are relative to (its entries'
+    formulas and coefficients, the per-job constants): a calibration made against another
+    table is stale."""
+    parts = sorted((name, m.formula, sorted(m.coefficients.items()), m.shared) for name, m in COST_TABLE.items())
+    per_job = sorted(LIBRARY_SECONDS.items()), sorted(FIRST_USE.items())
+    parts.append(("job", JOB_OVERHEAD_SECONDS, *per_job))
+    return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
+
+
+def _positive(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0
+
+
+def read_calibration(path: Path) -> cost_table.Calibration:
+    """The calibration in ``path``; :class:`dpbench.orchestration.cost_table.CalibrationError` (one line) if it is unreadable,
+    malformed or stale (another dpbench version or another shipped table)."""
+    from dpbench import __version__
+
+    fix = f"run `dpbench calibrate` again, or remove it (or set {cost_table.CALIBRATION_ENV}=shipped)"
+    try:
+        body = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        why = f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}"
+        raise cost_table.CalibrationError(f"cost calibration {path}: unreadable ({why}); {fix}") from None
+    factors = body.get("factors") if isinstance(body, dict) else None
+    ok = (isinstance(body, dict) and body.get("format") == cost_table.CALIBRATION_FORMAT and isinstance(factors, dict)
+          and all(isinstance(k, str) and _positive(v) for k, v in factors.items())
+          and _positive(body.get("job_overhead_seconds")) and _positive(body.get("first_use_factor"))
+          and all(isinstance(body.get(k), str) for k in ("machine", "date", "dpbench_version", "table")))  # fmt: skip
+    if not ok:
+        what = f"not a dpbench calibration file of format {cost_table.CALIBRATION_FORMAT}"
+        raise cost_table.CalibrationError(f"cost calibration {path}: {what}; {fix}")
+    if body["dpbench_version"] != __version__ or body["table"] != table_digest():
+        other = body["dpbench_version"] != __version__
+        what = f"dpbench {body['dpbench_version']}" if other else "another shipped cost table"
+        raise cost_table.CalibrationError(f"cost calibration {path}: stale (made with {what}, {body['date']}); {fix}")
+    return cost_table.Calibration(str(path), body["machine"], body["date"], body["dpbench_version"], body["table"],
+                       float(body["job_overhead_seconds"]), float(body["first_use_factor"]),
+                       MappingProxyType({k: float(v) for k, v in factors.items()}),
+                       MappingProxyType(dict(body.get("coefficients") or {})))  # fmt: skip
+
+
+@functools.lru_cache(maxsize=1)
+def calibration() -> cost_table.Calibration | None:
+    """This machine's calibration (:func:`calibration_path`), or None: the shipped table.
+    Read once per process; :class:`dpbench.orchestration.cost_table.CalibrationError` if the file is bad or stale."""
+    path = cost_table.calibration_path()
+    if path is None or not path.exists():
+        return None
+    return read_calibration(path)
+
+
+def table_in_use() -> str:
+    """One line: the cost table the predictions use (:func:`calibration` or the shipped one)."""
+    cal = calibration()
+    if cal is not None:
+        return cal.describe()
+    path = cost_table.calibration_path()
+    where = f"no {path}; `dpbench calibrate` writes it" if path is not None else f"{cost_table.CALIBRATION_ENV}=shipped"
+    return f"cost table: shipped, measured on the {cost_table.SHIPPED_MACHINE} ({where})"

@@ -21,8 +21,11 @@ and checked when the module is imported, and a plugin registers an entry of the 
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import MappingProxyType
 
 from dpbench.foundation.validation import normalise
@@ -195,3 +198,68 @@ def register_cost_model(learner: str, model: CostModel) -> CostModel:
         raise ValueError(f"cost model of learner {learner!r} registered twice, with different entries")
     COST_TABLE[learner] = model
     return model
+
+
+# --------------------------------------------------------------------------- this machine's calibration
+
+#: The machine the shipped coefficients were measured on (their :class:`Measurement` entries
+#: say which benchmark, when and under what load). ``dpbench calibrate`` measures the machine
+#: that runs it and writes a :class:`Calibration` file that overrides them.
+SHIPPED_MACHINE = f"{_BUILD} (AMD EPYC / Xeon, numpy 2.4, numba 0.68)"
+
+#: Environment variable naming the calibration file to use (``shipped``: none, the shipped table).
+CALIBRATION_ENV = "DPBENCH_COST_TABLE"
+
+#: Format of the calibration file (raised when its fields change).
+CALIBRATION_FORMAT = 1
+
+
+class CalibrationError(ValueError):
+    """A calibration file that cannot be used (unreadable, malformed, or made for another
+    cost table or dpbench version): its message is one line naming the file and the fix."""
+
+
+def calibration_path() -> Path | None:
+    """Where ``dpbench calibrate`` writes and the plan reads this machine's calibration:
+    ``$DPBENCH_COST_TABLE`` if set (``shipped``, or empty: none), else
+    ``$XDG_CONFIG_HOME/dpbench/cost_table.json`` (``~/.config/dpbench/cost_table.json``)."""
+    env = os.environ.get(CALIBRATION_ENV)
+    if env is not None:
+        return None if env.strip() in ("", "shipped") else Path(env).expanduser()
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "dpbench" / "cost_table.json"
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """This machine's measured cost constants, relative to the shipped ones.
+
+    ``factors[name]`` multiplies the predicted seconds of a cell of learner (or audit
+    experiment) ``name`` — its own formula and the shared work it carries, i.e. its
+    :data:`COST_TABLE` coefficients and the shared costs of :mod:`dpbench.orchestration.cost`
+    as they enter its cells — measured as (process CPU of probe cells) / (their shipped
+    prediction); ``first_use_factor`` multiplies the per-job library imports and first uses;
+    ``job_overhead_seconds`` replaces the runner's start-up. ``coefficients`` records the
+    resulting coefficients (shipped × factor) for the reader; the factors are what is applied.
+    """
+
+    path: str
+    machine: str
+    date: str
+    dpbench_version: str
+    table: str
+    job_overhead_seconds: float
+    first_use_factor: float
+    factors: Mapping[str, float]
+    coefficients: Mapping[str, Mapping[str, float]] = field(default_factory=dict, compare=False)
+
+    def describe(self) -> str:
+        """One line: which table, measured where and when."""
+        return f"cost table: calibrated on {self.machine}, {self.date} (dpbench {self.dpbench_version}; {self.path})"
+
+    def to_json(self) -> str:
+        names = ("machine", "date", "dpbench_version", "table", "job_overhead_seconds", "first_use_factor")
+        body = {"format": CALIBRATION_FORMAT, **{k: getattr(self, k) for k in names}}
+        body["factors"] = dict(sorted(self.factors.items()))
+        body["coefficients"] = {k: dict(v) for k, v in sorted(self.coefficients.items())}
+        return json.dumps(body, indent=1) + "\n"

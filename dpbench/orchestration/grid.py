@@ -15,7 +15,7 @@ import math
 from collections.abc import Iterable, Sequence
 
 from dpbench.foundation.cell import Cell
-from dpbench.orchestration.cost import CellCost, cell_cost, cost_seconds
+from dpbench.orchestration.cost import ONCE_PER_JOB, CellCost, cell_cost, cost_seconds
 
 
 @contextlib.contextmanager
@@ -103,13 +103,20 @@ def _split_reps(group: Group, seconds: float, target_seconds: float, costs: dict
     return out
 
 
+def _own(pair: tuple[Cell, CellCost]) -> float:
+    """A cell's own work and the per-job keys of its own that grow with the cells (e.g. a
+    DP-SGD noise calibration per ε: :data:`dpbench.orchestration.cost.ONCE_PER_JOB` are not)."""
+    cost = pair[1]
+    return cost.own + sum(v for k, v in cost.shared.items() if k[0] == "job" and k[1] not in ONCE_PER_JOB)
+
+
 def _units(ordered: Group, target_seconds: float | None, costs: dict[Cell, CellCost]) -> list[tuple[Group, float]]:
     """Groups of cells that share work (same samples), with their predicted cost (without
     the per-job keys, :func:`dpbench.orchestration.cost.job_costs`: paid once by whichever job they land in).
 
     A run of cells sharing a sample is kept whole (its shared work is paid once) unless it
     costs more than ``target_seconds``. Then, if its cells' own work alone exceeds the
-    target, it is cut into consecutive pieces of about that much own work (each piece
+    target, it is cut into consecutive pieces of about that much own work (:func:`_own`; each piece
     pays the shared work again; splitting a run whose cost is mostly shared work would only
     repeat that work in every job); and a piece (or run) still above the target is cut
     into ranges of repetitions (:func:`_split_reps`), so no job need be much longer than
@@ -121,7 +128,7 @@ def _units(ordered: Group, target_seconds: float | None, costs: dict[Cell, CellC
         if target_seconds is None or seconds <= target_seconds:
             units.append((run, seconds))
             continue
-        own = sum(cost.own for _, cost in run)
+        own = sum(map(_own, run))
         if own <= target_seconds or len(run) == 1:
             chunks = [run]
         else:
@@ -129,7 +136,7 @@ def _units(ordered: Group, target_seconds: float | None, costs: dict[Cell, CellC
             chunks = [[] for _ in range(pieces)]
             acc = 0.0
             for pair in run:
-                c = pair[1].own
+                c = _own(pair)
                 chunks[min(int((acc + c / 2) / own * pieces), pieces - 1)].append(pair)
                 acc += c
         for chunk in chunks:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dpbench.orchestration.config import Grid
-from dpbench.orchestration.cost import JOB_OVERHEAD_SECONDS, shard_memory_mb
+from dpbench.orchestration.cost import job_overhead_seconds, shard_memory_mb, table_in_use
 from dpbench.orchestration.grid import gc_paused
 
 
@@ -33,7 +33,7 @@ class ExperimentCost:
     @property
     def cpu_hours(self) -> float:
         """Cells plus the per-job start-up overhead of every shard."""
-        return (self.cell_seconds + JOB_OVERHEAD_SECONDS * self.shards) / 3600.0
+        return (self.cell_seconds + job_overhead_seconds() * self.shards) / 3600.0
 
     @property
     def largest_shard_seconds(self) -> float:
@@ -118,8 +118,9 @@ def format_plan(plan: Plan, source: str = "") -> str:
     )
     lines.append(
         f"CPU-hours are predicted by dpbench.orchestration.cost (calibrated per learner; per-family defaults for others) "
-        f"and include {JOB_OVERHEAD_SECONDS:.1f} s start-up per shard job."
+        f"and include {job_overhead_seconds():.1f} s start-up per shard job."
     )
+    lines.append(table_in_use())
     return "\n".join(lines)
 
 
@@ -153,7 +154,7 @@ def learner_hours(grid: Grid) -> dict[tuple[str, str], float]:
                 share = max(by_learner.values()) / len(by_learner)  # shard_seconds pays the key's max once
                 for learner in by_learner:
                     out[exp_id, learner] += share
-            out[exp_id, STARTUP] = out.get((exp_id, STARTUP), 0.0) + JOB_OVERHEAD_SECONDS
+            out[exp_id, STARTUP] = out.get((exp_id, STARTUP), 0.0) + job_overhead_seconds()
     return {key: seconds / 3600.0 for key, seconds in out.items()}
 
 

@@ -29,6 +29,16 @@ except ConfigError as exc:
     print(error_line(CONFIG_SOURCE, exc), file=sys.stderr)
     sys.exit(2)
 
+# the cost table that sizes the shards: this machine's (`dpbench calibrate`) or the shipped one
+from dpbench.orchestration.cost import table_in_use
+from dpbench.orchestration.cost_table import CalibrationError
+
+try:
+    print(table_in_use(), file=sys.stderr)
+except CalibrationError as exc:
+    print(exc, file=sys.stderr)
+    sys.exit(2)
+
 # --- outputs (dpbench.foundation.paths): every file of this run is under its own directory, and
 # every path below comes from PATHS. The config file that names the directory is the last
 # --configfile (None: the default config).
