@@ -5,8 +5,8 @@ Snakemake re-runs a job when its rule's code or parameters change, but it does n
 package a rule script imports. So every ``run_shard`` job gets the fingerprint of its
 cells' code as a parameter (a changed learner changes the parameter of exactly the shards
 that run it), and every row records its cell's fingerprint (column ``code_hash``), so a
-results file says which code made it. Likewise the ``summarise`` job gets the
-fingerprint of the experiments' analysis and plotting code.
+results file says which code made it. Likewise every ``summarise_*`` job gets the
+fingerprint of the experiment's analysis and plotting code.
 
 What a cell depends on (:func:`cell_modules`): the modules of its learner, its problem and
 its experiment, and the shard loop (``dpbench.experiments.base``, ``dpbench.foundation.results``), each
@@ -108,7 +108,5 @@ def summary_modules(experiment: str) -> tuple[str, ...]:
     return tuple(closure(roots, {"dpbench", *map(top_level, roots)}))
 
 
-def summary_code_hash(*experiments: str) -> str:
-    """Fingerprint of the summary of ``experiments``: of the union of their
-    :func:`summary_modules` (the rule ``summarise`` summarises every experiment of a run)."""
-    return fingerprint(sorted({module for experiment in experiments for module in summary_modules(experiment)}))
+def summary_code_hash(experiment: str) -> str:
+    return fingerprint(summary_modules(experiment))

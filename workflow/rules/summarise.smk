@@ -60,8 +60,9 @@ rule summarise:
     params:
         experiments=list(GRID.experiments),
         cost_experiments=cost_experiments(),
-        # the analysis and plotting code's fingerprint: editing it re-runs the summary
-        code_hash=summary_code_hash(*GRID.experiments),
+        # the analysis and plotting code's fingerprints (dpbench.foundation.provenance, per
+        # experiment): editing it re-runs the summary
+        code_hash=" ".join(summary_code_hash(experiment) for experiment in GRID.experiments),
     conda:
         CONDA_ENV
     localrule: True
