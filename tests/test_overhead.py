@@ -97,17 +97,19 @@ def test_one_summarise_job_declares_every_figure_of_the_run(tmp_path):
     figure (PNG and caption; no PDF by default) of every experiment, and every table."""
     from dpbench.foundation.paths import figure_stems
 
+    config_file = REPO / "config" / "config.yaml"
     cmd = [sys.executable, "-m", "snakemake", "-n", "--snakefile", str(REPO / "Snakefile"), "--directory", str(tmp_path),
-           "--cores", "2", "--summary"]  # fmt: skip
+           "--configfile", str(config_file), "--cores", "2", "--summary"]  # fmt: skip
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=local_env())
     assert done.returncode == 0, done.stderr[-3000:]
     rule_of = {}
-    for line in done.stdout.splitlines()[1:]:
+    for line in done.stdout.splitlines():
         fields = line.split("\t")
-        if len(fields) > 2:
+        if len(fields) > 2 and fields[0] != "output_file":  # (the table's header)
             rule_of[fields[0]] = fields[2]
-    grid = from_dict(yaml.safe_load((REPO / "config" / "config.yaml").read_text()))
-    paths = RunPaths("results")
+    grid = from_dict(yaml.safe_load(config_file.read_text()))
+    # the run's directory, as the workflow derived it from the --configfile path
+    paths = RunPaths(next(k for k in rule_of if k.endswith("/conjunctions.parquet")).rsplit("/", 1)[0])
     for experiment in grid.experiments:
         for stem in figure_stems(experiment).values():
             assert rule_of.get(paths.figure(stem, "png")) == "summarise", stem
