@@ -1,5 +1,6 @@
-# dpbench: run every learner over the grid in shards; per experiment, collect tidy
-# Parquet, check the theory and draw the figures in one job. See docs/configuration.md.
+# dpbench: run every learner over the grid in shards; then one job collects each experiment's
+# tidy Parquet, checks the theory, draws the figures and writes the tables and report pages.
+# See docs/configuration.md.
 from snakemake.utils import min_version, validate
 
 min_version("9.17.0")

@@ -93,19 +93,6 @@ def _suffix_nodeid(item: pytest.Item) -> None:
         item._id = NodeId.parse(f"{ident}@{'_'.join(groups)}")
 
 
-#: ``scontrol`` as seen by every process the tests start: the real one, except that ``scontrol
-#: show config`` gives up after 1 s. Snakemake's SLURM executor plugin (installed by the test
-#: extra) runs ``scontrol show config`` whenever snakemake starts, even for a local run; where
-#: SLURM is installed but no controller runs (this machine after the SLURM tests stopped their
-#: cluster), scontrol retries for ~9 s, so every snakemake the tests start waited 9 s. With a
-#: controller running (the SLURM tests) the answer comes at once and nothing changes.
-_SCONTROL_SHIM = """#!/bin/sh
-real=$(PATH=$(printf %s "$PATH" | tr ':' '\\n' | grep -v '/dpbench-tests-bin-[^/]*/*$' | paste -sd: -) command -v scontrol) || exit 127
-if [ "$1" = show ] && [ "$2" = config ]; then exec timeout 1 "$real" "$@"; fi
-exec "$real" "$@"
-"""
-
-
 #: the example plugin's source (examples/plugin): not on a package index, so the test extra
 #: cannot install it; where it is not installed the tests import it from here
 PLUGIN_SRC = REPO / "examples" / "plugin" / "src"
@@ -124,20 +111,16 @@ def example_plugin_on_path() -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Put the :data:`_SCONTROL_SHIM` first on this process's PATH (its subprocesses inherit
-    it), once: xdist workers inherit the controller's (the shim skips every such directory
-    when it looks for the real scontrol). And the example plugin (:func:`example_plugin_on_path`)."""
-    import tempfile
+    """Every process the tests start skips the SLURM executor plugin's start-up probe
+    (``scontrol show config``, ~9 s per snakemake start where SLURM is installed and no
+    controller runs): this process's PATH becomes
+    :func:`dpbench.orchestration.local_run.local_env`'s, which its subprocesses and xdist
+    workers inherit. The SLURM tests start theirs with ``real_env`` (the real probe). And
+    the example plugin (:func:`example_plugin_on_path`)."""
+    from dpbench.orchestration.local_run import local_env
 
     example_plugin_on_path()
-
-    if "dpbench-tests-bin-" in os.environ.get("PATH", ""):
-        return
-
-    shim = Path(tempfile.mkdtemp(prefix="dpbench-tests-bin-")) / "scontrol"
-    shim.write_text(_SCONTROL_SHIM)
-    shim.chmod(0o755)
-    os.environ["PATH"] = f"{shim.parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    os.environ["PATH"] = local_env()["PATH"]
 
 
 @pytest.fixture
@@ -233,15 +216,14 @@ def declared_outputs(config_file: Path) -> set[str]:
     config = yaml.safe_load(config_file.read_text())
     grid = from_dict(config)
     paths = RunPaths(output_root(grid.output, None if config_file == DEFAULT_CONFIG else config_file))
-    out = {paths.owner, paths.summary_csv, paths.summary_html, paths.summarise_log("theory_summary"),
-           paths.landing_html, paths.summarise_log("report_landing")}
+    out = {paths.owner, paths.summary_csv, paths.summary_html, paths.landing_html, paths.summarise_log("summarise")}
     if any(exp != "privacy_audit" for exp in grid.experiments):
-        out |= {paths.cost_of_privacy_csv, paths.cost_of_privacy_html, paths.summarise_log("cost_of_privacy")}
+        out |= {paths.cost_of_privacy_csv, paths.cost_of_privacy_html}
     for exp, plan in grid.experiments.items():
         shards = paths.shards(exp, len(plan.shards()))
         out |= set(shards) | {paths.shard_log(exp, Path(s).stem) for s in shards}
-        out |= set(paths.experiment_outputs(exp)) | {paths.summarise_log(exp)}
-        out |= {files["caption"] for files in paths.figure_files(exp).values()}
+        out |= set(paths.experiment_outputs(exp, grid.figures_pdf))
+        out |= {files["caption"] for files in paths.figure_files(exp, grid.figures_pdf).values()}
     return out
 
 

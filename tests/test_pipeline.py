@@ -42,7 +42,7 @@ def test_summarise_collects_checks_and_draws_one_experiment(tmp_path):
         shards.append(tmp_path / f"{i:03d}.parquet")
         run_shard(cells, root_seed=grid.seed, out=shards[-1])
     assert len(shards) == 2
-    files = RunPaths(str(tmp_path)).figure_files("linear_loss")
+    files = RunPaths(str(tmp_path)).figure_files("linear_loss", pdf=True)
     seconds = summarise("linear_loss", shards, tmp_path / "r.parquet", tmp_path / "t.csv", tmp_path / "t.html", files)
     assert set(seconds) == {"collect", "theory_check", "figures"}
     rows = read_results(tmp_path / "r.parquet")

@@ -31,13 +31,12 @@ def test_plan_of_tiny_config_counts_cells_shards_and_jobs():
     plan = make_plan(load(TINY_SLURM))
     (exp,) = plan.experiments
     assert (exp.id, exp.cells, exp.shards, exp.repetitions) == ("conjunctions", 18, 3, 54)
-    # 3 run_shard + one summarise job (collect, theory check, figures) + theory_summary + report_landing
-    # + cost_of_privacy + all
-    assert plan.jobs == 8 and plan.shard_jobs == 3
+    # 3 run_shard + one summarise job (collect, theory check, figures, tables, report pages) + all
+    assert plan.jobs == 5 and plan.shard_jobs == 3
     assert 0 < exp.largest_shard_seconds <= exp.cell_seconds
     assert exp.cpu_hours > exp.cell_seconds / 3600  # includes per-job start-up
     text = format_plan(plan, source="tiny")
-    assert "conjunctions" in text and "jobs: 8 in the DAG" in text
+    assert "conjunctions" in text and "jobs: 5 in the DAG" in text
 
 
 def test_shard_minutes_block_overrides_top_level():
@@ -156,8 +155,7 @@ def test_plan_matches_the_snakemake_dag(tmp_path, name):
     plan = make_plan(load(config))
     assert int(counts["run_shard"]) == plan.shard_jobs
     assert int(counts["total"]) == plan.jobs
-    summarise_jobs = {k for k in counts if k.startswith("summarise_")}
-    assert summarise_jobs == {f"summarise_{e.id}" for e in plan.experiments}
+    assert int(counts["summarise"]) == 1 and set(counts) == {"run_shard", "summarise", "all", "total"}
 
 
 def test_planning_and_summarising_import_no_privacy_accountant_or_learner_stack():

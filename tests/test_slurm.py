@@ -32,6 +32,7 @@ import pytest
 
 from dpbench.foundation.results import TIMING_COLUMNS
 from dpbench.orchestration.config import load
+from dpbench.orchestration.local_run import real_env  # the real scontrol: its probe runs, as on a cluster
 
 REPO = Path(__file__).resolve().parents[1]
 SETUP = REPO / "tests" / "tools" / "slurm_local_setup.sh"
@@ -55,7 +56,7 @@ def _unavailable() -> str | None:
 
 def _setup(action: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        ["bash", str(SETUP), action], env={**os.environ, **SLURM_ENV}, capture_output=True, text=True, timeout=900
+        ["bash", str(SETUP), action], env={**real_env(), **SLURM_ENV}, capture_output=True, text=True, timeout=900
     )
 
 
@@ -77,7 +78,7 @@ def _snakemake(workdir: Path, *args: str, timeout: float = 900) -> subprocess.Co
     """Run the workflow; on timeout stop it with SIGINT (so the plugin cancels its jobs)."""
     cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
            "--configfile", str(CONFIG), "--cores", "2", *args]  # fmt: skip
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, "PYTHONHASHSEED": "0"})
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**real_env(), "PYTHONHASHSEED": "0"})
     try:
         out, _ = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -163,7 +164,7 @@ def test_cancelled_job_is_recovered_by_rerun(cluster, local_run, tmp_path):
     cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(tmp_path),
            "--configfile", str(CONFIG), "--cores", "2", "--workflow-profile", str(PROFILE),
            f"results/{EXPERIMENT}.parquet"]  # fmt: skip
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, "PYTHONHASHSEED": "0"})
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**real_env(), "PYTHONHASHSEED": "0"})
     try:
         job, shard = _running_shard_job(deadline=time.time() + 600)
         subprocess.run(["scancel", job], check=True)

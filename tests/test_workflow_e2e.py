@@ -41,9 +41,9 @@ def test_outputs_exist_with_the_schema(first_run):
         assert list(theory.columns) == list(columns) and len(theory) > 0
         assert "<table" in (first_run / "results" / "theory" / f"{exp}.html").read_text()
         for stem in figure_stems(exp).values():
-            for ext in ("pdf", "png"):
-                path = first_run / "results" / "figures" / f"{stem}.{ext}"
-                assert path.stat().st_size > 5_000, path
+            path = first_run / "results" / "figures" / f"{stem}.png"
+            assert path.stat().st_size > 5_000, path
+            assert not path.with_suffix(".pdf").exists(), path  # the default config leaves figures_pdf off
 
 
 def test_logs_free_of_library_noise_and_files_group_readable(first_run):

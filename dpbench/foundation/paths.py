@@ -6,13 +6,14 @@ working directory (or, with ``--default-storage-provider``, to the storage prefi
 
 ==============================================  =========================================
 ``{root}/runs/{experiment}/{shard}.parquet``    one shard's rows (rule ``run_shard``)
-``{root}/{experiment}.parquet``                 the experiment's results (rule ``summarise_*``)
+``{root}/{experiment}.parquet``                 the experiment's results (rule ``summarise``)
 ``{root}/theory/{experiment}.csv|html``         its theory check
 ``{root}/theory/summary.csv|html``              theory vs practice, every experiment
 ``{root}/theory/cost_of_privacy.csv|html``      private ÷ non-private twin, every experiment
 ``{root}/report/landing.html``                  the report's landing page (counts, links)
 ``{root}/report/{experiment}_gallery.html``     its figures, each caption beside it
-``{root}/figures/{stem}.pdf|png``               its figures (:func:`figure_stem`)
+``{root}/figures/{stem}.png|pdf``               its figures (:func:`figure_stem`; PDF only with
+                                                the config key ``figures_pdf``)
 ``{root}/captions/{stem}.rst``                  each figure's caption, for the report
 ``{root}/logs/...``                             job logs
 ``{root}/.owner``                               the config that owns the directory
@@ -98,7 +99,7 @@ class RunPaths:
 
     @property
     def summary_csv(self) -> str:
-        """Theory vs practice over every experiment (rule ``theory_summary``)."""
+        """Theory vs practice over every experiment (rule ``summarise``)."""
         return f"{self.root}/theory/summary.csv"
 
     @property
@@ -116,31 +117,34 @@ class RunPaths:
 
     @property
     def landing_html(self) -> str:
-        """The report's landing-page fragment (rule ``report_landing``; workflow/report/workflow.rst
+        """The report's landing-page fragment (rule ``summarise``; workflow/report/workflow.rst
         includes it from the run's directory)."""
         return f"{self.root}/report/landing.html"
 
     def gallery_html(self, experiment: str) -> str:
-        """The experiment's figures with their captions beside them (rule ``report_landing``;
+        """The experiment's figures with their captions beside them (rule ``summarise``;
         dpbench.reporting.report_gallery), a page of the report."""
         return f"{self.root}/report/{experiment}_gallery.html"
 
     def summarise_log(self, experiment: str) -> str:
         return f"{self.root}/logs/summarise/{experiment}.log"
 
-    def figure_files(self, experiment: str) -> dict[str, dict[str, str]]:
-        """Figure stem → its ``pdf``, ``png`` and ``caption`` files, for every figure the
-        experiment registers."""
-        return {
-            stem: {"pdf": self.figure(stem, "pdf"), "png": self.figure(stem, "png"), "caption": self.caption(stem)}
-            for stem in figure_stems(experiment).values()
-        }
+    def figure_files(self, experiment: str, pdf: bool = False) -> dict[str, dict[str, str]]:
+        """Figure stem → its ``png`` and ``caption`` files (and ``pdf`` if ``pdf``: the
+        config key ``figures_pdf``), for every figure the experiment registers."""
+        out = {}
+        for stem in figure_stems(experiment).values():
+            out[stem] = {"png": self.figure(stem, "png"), "caption": self.caption(stem)}
+            if pdf:
+                out[stem]["pdf"] = self.figure(stem, "pdf")
+        return out
 
-    def experiment_outputs(self, experiment: str) -> list[str]:
-        """Every file of an experiment the workflow's ``all`` target asks for."""
+    def experiment_outputs(self, experiment: str, pdf: bool = False) -> list[str]:
+        """Every file of an experiment the workflow's ``all`` target asks for (``pdf``: the
+        config key ``figures_pdf``)."""
         out = [self.results(experiment), self.theory_csv(experiment), self.theory_html(experiment)]
-        for files in self.figure_files(experiment).values():
-            out += [files["pdf"], files["png"]]
+        for files in self.figure_files(experiment, pdf).values():
+            out += [files[kind] for kind in ("pdf", "png") if kind in files]
         return out + [self.gallery_html(experiment)]
 
     @property

@@ -110,6 +110,8 @@ class Grid:
     output: str | None = None
     #: wall-clock seconds one cell may take before it is recorded as ``timeout``
     cell_timeout_seconds: float = 60.0 * DEFAULT_CELL_TIMEOUT_MINUTES
+    #: the config's ``figures_pdf`` key: write each figure's PDF beside its PNG
+    figures_pdf: bool = False
 
     def problem_cells(self) -> dict[str, Cell]:
         """One representative cell per distinct problem (problem_id → cell), e.g. to draw
@@ -382,4 +384,5 @@ def from_dict(config: Mapping[str, Any]) -> Grid:
         experiments=plans,
         output=config.get("output"),
         cell_timeout_seconds=60.0 * float(config.get("cell_timeout_minutes", DEFAULT_CELL_TIMEOUT_MINUTES)),
+        figures_pdf=bool(config.get("figures_pdf", False)),
     )

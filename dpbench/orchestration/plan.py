@@ -23,7 +23,6 @@ class ExperimentCost:
     cells: int
     repetitions: int  # total over cells
     shards: int
-    aggregate_jobs: int  # one summarise job: collect, theory check, figures (a local rule)
     cell_seconds: float  # work inside the cells
     shard_seconds: tuple[float, ...]  # per shard, cells only
     largest_shard_cells: int
@@ -50,14 +49,9 @@ class Plan:
 
     @property
     def jobs(self) -> int:
-        """Every job of the DAG: shards, aggregates, the theory summary, the report's landing
-        table, the cost of privacy (where an experiment other than the privacy audit runs), and `all`."""
-        return sum(e.shards + e.aggregate_jobs for e in self.experiments) + 3 + self.cost_jobs
-
-    @property
-    def cost_jobs(self) -> int:
-        """1 if the workflow runs rule ``cost_of_privacy`` (an experiment with learning curves), else 0."""
-        return int(any(e.id != "privacy_audit" for e in self.experiments))
+        """Every job of the DAG: the shards, the one ``summarise`` job (every experiment's
+        collection, theory check and figures, the tables and the report's pages) and `all`."""
+        return self.shard_jobs + 2
 
     @property
     def cpu_hours(self) -> float:
@@ -78,7 +72,6 @@ def make_plan(grid: Grid) -> Plan:
                 cells=len(plan.cells),
                 repetitions=sum(c.repetitions for c in plan.cells),
                 shards=len(shards),
-                aggregate_jobs=1,
                 cell_seconds=sum(seconds),
                 shard_seconds=seconds,
                 largest_shard_cells=len(shards[largest]),
@@ -111,10 +104,9 @@ def format_plan(plan: Plan, source: str = "") -> str:
     cells = sum(e.cells for e in plan.experiments)
     reps = sum(e.repetitions for e in plan.experiments)
     lines.append(f"{'total':<20} {cells:>7} {reps:>9} {plan.shard_jobs:>6} {'':>9} {plan.cpu_hours:>8.2f}")
-    aggregates = sum(e.aggregate_jobs for e in plan.experiments)
     lines.append(
         f"jobs: {plan.jobs} in the DAG = {plan.shard_jobs} run_shard (submitted to the cluster) "
-        f"+ {aggregates} summarise_* + theory_summary + report_landing{' + cost_of_privacy' * plan.cost_jobs} + all (local rules)"
+        "+ summarise (collection, theory checks, figures, tables, report pages) + all (local rules)"
     )
     lines.append(
         f"CPU-hours are predicted by dpbench.orchestration.cost (calibrated per learner; per-family defaults for others) "

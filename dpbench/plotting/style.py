@@ -23,6 +23,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from dpbench.foundation import registry
+from dpbench.foundation.results import atomic_write
 
 RC = {
     "figure.dpi": 110,
@@ -228,15 +229,16 @@ def tight_bbox(fig, dpi: float, pad_inches: float = 0.02):
         fig.set_dpi(shown)
 
 
-def save(fig, stem: str | Path) -> None:
-    """Write ``stem.pdf`` and ``stem.png``, both cropped to one :func:`tight_bbox` at the
-    PNG's resolution. The figure is laid out already: without a layout engine, ``savefig``
-    draws it once per file instead of twice."""
+def save(fig, stem: str | Path, pdf: bool = True) -> None:
+    """Write ``stem.png`` (and ``stem.pdf`` if ``pdf``), cropped to one :func:`tight_bbox`
+    at the PNG's resolution. The figure is laid out already: without a layout engine,
+    ``savefig`` draws it once per file instead of twice. Each file is written beside its
+    name and renamed into place (:func:`dpbench.foundation.results.atomic_write`): a job
+    killed mid-save leaves no truncated figure that looks complete."""
     stem = Path(stem)
-    stem.parent.mkdir(parents=True, exist_ok=True)
     fig.set_layout_engine(None)  # tight_layout leaves a placeholder engine, which makes savefig draw twice
     with plt.rc_context(RC), paused_gc():
         box = tight_bbox(fig, plt.rcParams["savefig.dpi"])
-        fig.savefig(stem.with_suffix(".pdf"), bbox_inches=box)
-        fig.savefig(stem.with_suffix(".png"), bbox_inches=box)
+        for ext in ("pdf", "png") if pdf else ("png",):
+            atomic_write(stem.with_suffix(f".{ext}"), lambda tmp, ext=ext: fig.savefig(tmp, format=ext, bbox_inches=box))
     plt.close(fig)

@@ -1,10 +1,11 @@
-"""The aggregate step behind the ``summarise_<experiment>`` rules — collect the shards,
-check the theory, draw the figures — and the names of its outputs (the Snakefile asks
-here, so rules and package cannot disagree).
+"""The aggregate step behind the ``summarise`` rule — per experiment, collect the shards,
+check the theory, draw the figures; then the run's tables and report pages — and the names
+of its outputs (the Snakefile asks here, so rules and package cannot disagree).
 
-One job per experiment does all three in one process (:func:`summarise`): the results are
-read once and the libraries (pandas, scipy, seaborn) imported once, instead of three jobs
-each paying interpreter start-up and imports (issue 13: the workflow's overhead).
+One job for the whole run does all of it in one process (:func:`summarise_run`, per
+experiment :func:`summarise`): the results are read once and the libraries (pandas, scipy,
+matplotlib) imported once, instead of a job per experiment and per table each paying
+interpreter start-up and imports (issues 13 and 32: the workflow's overhead).
 
 Every file is written exactly where the caller (the rule, from ``snakemake.output``) says
 — which is what lets the workflow run on remote storage — and the names come from
@@ -21,13 +22,17 @@ import re
 import string
 import time
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from dpbench.foundation import registry
 from dpbench.foundation.paths import figure_stem, figure_stems  # noqa: F401  (re-exported: the rules' names)
 from dpbench.foundation.results import atomic_write, concat, read_results, write_text
 from dpbench.plotting.captions import figure_caption as generated
-from dpbench.reporting.report_tables import page_html
+from dpbench.reporting.cost_of_privacy import write_cost_of_privacy
+from dpbench.reporting.report_gallery import write_gallery
+from dpbench.reporting.report_tables import COST_OF_PRIVACY, page_html, write_landing
+from dpbench.reporting.summary import write_summary
 from dpbench.theory_check.analysis import THEORY_COLUMNS
 from dpbench.theory_check.roles import with_roles
 
@@ -102,23 +107,26 @@ def write_theory_check(experiment: str, results, out: str | Path, html: str | Pa
 
 
 def figure_files(experiment: str, outputs: Iterable[str | Path]) -> dict[str, dict[str, Path]]:
-    """Figure stem → its ``pdf``, ``png`` and ``caption`` file among ``outputs`` (a rule's
-    declared outputs, matched by file name: under remote storage their directories are
-    Snakemake's local copies). A figure without all three is an error."""
+    """Figure stem → its ``png`` and ``caption`` file among ``outputs`` (a rule's declared
+    outputs, matched by file name: under remote storage their directories are Snakemake's
+    local copies), and its ``pdf`` where one is declared (the config key ``figures_pdf``).
+    A figure without its PNG or caption is an error."""
     by_name = {Path(p).name: Path(p) for p in outputs}
     out = {}
     for stem in figure_stems(experiment).values():
-        names = {"pdf": f"{stem}.pdf", "png": f"{stem}.png", "caption": f"{stem}.rst"}
+        names = {"png": f"{stem}.png", "caption": f"{stem}.rst"}
         missing = [n for n in names.values() if n not in by_name]
         if missing:
             raise ValueError(f"{experiment}: no output declared for {missing}")
         out[stem] = {kind: by_name[name] for kind, name in names.items()}
+        if f"{stem}.pdf" in by_name:
+            out[stem]["pdf"] = by_name[f"{stem}.pdf"]
     return out
 
 
 def write_figures(experiment: str, results, files: Mapping[str, Mapping[str, str | Path]]) -> None:
     """Draw every figure of the experiment from its collected results (a DataFrame or a
-    results file) into ``files[stem]["pdf"|"png"]`` and its escaped caption into
+    results file) into ``files[stem]["png"]`` (and ``["pdf"]`` where given) and its escaped caption into
     ``files[stem]["caption"]`` (:func:`figure_files`, or
     :meth:`dpbench.foundation.paths.RunPaths.figure_files`)."""
     from dpbench.plotting.style import save  # deferred: imports matplotlib
@@ -128,13 +136,13 @@ def write_figures(experiment: str, results, files: Mapping[str, Mapping[str, str
     for name, recipe in registry.experiment(experiment).figures.items():
         paths = {kind: Path(p) for kind, p in files[figure_stem(experiment, name)].items()}
         stem = paths["png"].with_suffix("")
-        if paths["pdf"] != stem.with_suffix(".pdf"):
+        if "pdf" in paths and paths["pdf"] != stem.with_suffix(".pdf"):
             raise ValueError(f"{paths['pdf']} and {paths['png']}: a figure's PDF and PNG must share a stem")
         fig = recipe(df)
         if notes:  # said on the figure itself: its curves lack these cells
             fig.text(0.005, 0.005, "; ".join(f"{k}: {v}" for k, v in notes.items()), fontsize=6, color="firebrick", ha="left", va="bottom")
         caption = figure_caption(recipe, fig)  # before saving: save closes the figure
-        save(fig, stem)
+        save(fig, stem, pdf="pdf" in paths)
         write_text(paths["caption"], rst_literal(caption) + "\n")
 
 
@@ -170,4 +178,50 @@ def summarise(
     start = time.perf_counter()
     write_figures(experiment, df, figures)
     seconds["figures"] = time.perf_counter() - start
+    return seconds
+
+
+@dataclass(frozen=True)
+class RunOutputs:
+    """Where :func:`summarise_run` reads and writes (the rule ``summarise``'s declared input
+    and output files): per experiment its shards, results, theory CSV and HTML, and gallery;
+    every figure file of the run (:func:`figure_files` picks each experiment's); the theory
+    summary's CSV and HTML; the cost of privacy's CSV and HTML over ``cost_experiments``
+    (None: no experiment with learning curves); the landing page."""
+
+    shards: Mapping[str, list]
+    results: Mapping[str, str | Path]
+    theory_csv: Mapping[str, str | Path]
+    theory_html: Mapping[str, str | Path]
+    figures: list
+    summary: tuple
+    cost: tuple | None
+    cost_experiments: list
+    landing: str | Path
+    galleries: Mapping[str, str | Path]
+
+
+def summarise_run(out: RunOutputs) -> dict[str, float]:
+    """Everything a run writes after its shards, in one process (issue 32: the interpreter
+    and the libraries start once per run, not once per experiment and table): per experiment
+    :func:`summarise`; then theory vs practice (:func:`dpbench.reporting.summary.write_summary`),
+    the cost of privacy (:func:`dpbench.reporting.cost_of_privacy.write_cost_of_privacy`),
+    the report's landing page and each experiment's gallery. Returns the seconds of each step."""
+    seconds = {}
+    for experiment in out.shards:
+        files = figure_files(experiment, out.figures)
+        steps = summarise(experiment, out.shards[experiment], out.results[experiment], out.theory_csv[experiment],
+                          out.theory_html[experiment], files)  # fmt: skip
+        seconds.update({f"{experiment} {step}": s for step, s in steps.items()})
+    start = time.perf_counter()
+    write_summary(list(out.theory_csv.values()), *out.summary)
+    if out.cost is not None:
+        write_cost_of_privacy([out.results[e] for e in out.cost_experiments], *out.cost)
+    theory = list(out.theory_csv.values())
+    write_landing(theory, [out.summary[0]], out.landing, cost_csv=Path(out.summary[0]).with_name(COST_OF_PRIVACY))
+    for experiment, gallery in out.galleries.items():
+        names = figure_stems(experiment)
+        files = figure_files(experiment, out.figures)
+        write_gallery(experiment, [(name or experiment, files[stem]["png"], files[stem]["caption"]) for name, stem in names.items()], gallery)
+    seconds["summary, cost of privacy, report pages"] = time.perf_counter() - start
     return seconds

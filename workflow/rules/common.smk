@@ -99,10 +99,6 @@ def shard_priority(wildcards):
     return SHARD_SECONDS[wildcards.experiment][int(wildcards.shard)]
 
 
-#: summarise jobs start as soon as their shards are done, between the remaining shards
-SUMMARISE_PRIORITY = 10**9
-
-
 def shard_mem_mb(wildcards, attempt):
     """MB: the predicted peak of the shard (libraries + cached samples), × attempt."""
     return attempt * math.ceil(_shard_memory(wildcards.experiment, int(wildcards.shard)))
@@ -125,10 +121,10 @@ def config_hash(wildcards):
 
 def figure_outputs(experiment):
     """Every figure file of the experiment (PNG in the report, with its own escaped caption
-    file written by the same job; PDF) and the caption files."""
+    file written by the same job; PDF with the config key figures_pdf) and the caption files."""
     outputs = []
     names = {stem: name for name, stem in figure_stems(experiment).items()}
-    for stem, files in PATHS.figure_files(experiment).items():
+    for stem, files in PATHS.figure_files(experiment, GRID.figures_pdf).items():
         png = report(
             files["png"],
             caption=os.path.abspath(files["caption"]),
@@ -136,13 +132,13 @@ def figure_outputs(experiment):
             subcategory="figures",
             labels={"figure": names[stem] or experiment},
         )
-        outputs += [png, files["pdf"], files["caption"]]
+        outputs += [png, files["caption"]] + ([files["pdf"]] if "pdf" in files else [])
     return outputs
 
 
 def final_targets():
     return (
-        [path for exp in GRID.experiments for path in PATHS.experiment_outputs(exp)]
+        [path for exp in GRID.experiments for path in PATHS.experiment_outputs(exp, GRID.figures_pdf)]
         + [PATHS.summary_csv, PATHS.summary_html, PATHS.landing_html]
         + ([PATHS.cost_of_privacy_csv, PATHS.cost_of_privacy_html] if cost_experiments() else [])
     )

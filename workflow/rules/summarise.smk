@@ -1,97 +1,49 @@
-# One local job per experiment after its shards: collect them into {output}/{experiment}.parquet,
-# write the theory check (CSV, and HTML for the report) and draw every figure
-# (dpbench.reporting.pipeline.summarise) — one process, so the results are read and the libraries
-# imported once. Figure names differ between experiments, so each gets its own rule.
-for experiment in GRID.experiments:
-
-    rule:
-        name:
-            f"summarise_{experiment}"
-        input:
-            experiment_shards(experiment),
-        output:
-            results=PATHS.results(experiment),
-            theory_csv=PATHS.theory_csv(experiment),
-            theory_html=report(
+# One local job after every shard does everything the run writes besides them
+# (dpbench.reporting.pipeline.summarise_run): per experiment, collect its shards into
+# {output}/{experiment}.parquet, write the theory check (CSV, and HTML for the report) and
+# draw every figure; then theory vs practice (dpbench.reporting.summary), the cost of
+# privacy (dpbench.theory_check.cost_of_privacy) and the report's landing page and galleries.
+# One process: the interpreter starts and pandas, scipy and matplotlib are imported once
+# for the run instead of once per experiment and per table (issue 32: the workflow's CPU
+# outside cells). Every file is still an output Snakemake knows; a failed job's outputs are
+# removed by Snakemake, and each file is renamed into place only once complete.
+rule summarise:
+    input:
+        unpack(lambda wildcards: {experiment: experiment_shards(experiment) for experiment in GRID.experiments}),
+    output:
+        results=[PATHS.results(experiment) for experiment in GRID.experiments],
+        theory_csv=[PATHS.theory_csv(experiment) for experiment in GRID.experiments],
+        theory_html=[
+            report(
                 PATHS.theory_html(experiment),
                 caption="../report/theory.rst",
                 category=experiment,
                 subcategory="tables",
                 labels={"table": "theory check" if experiment != "privacy_audit" else "audit"},
-            ),
-            figures=figure_outputs(experiment),
-        log:
-            PATHS.summarise_log(experiment),
-        params:
-            experiment=experiment,
-            # the analysis and plotting code's fingerprint: editing it re-runs the summary
-            code_hash=summary_code_hash(experiment),
-        conda:
-            CONDA_ENV
-        priority: SUMMARISE_PRIORITY
-        localrule: True
-        script:
-            "../scripts/summarise.py"
-
-
-# Theory vs practice: one row per (source theorem, learner, regime) over every experiment's
-# theory check (dpbench.reporting.summary), and its report page. The privacy audit's table is another
-# kind (no verdicts against a rate) and is read but skipped.
-rule theory_summary:
-    input:
-        [PATHS.theory_csv(experiment) for experiment in GRID.experiments],
-    output:
-        csv=PATHS.summary_csv,
-        html=report(
+            )
+            for experiment in GRID.experiments
+        ],
+        figures=[path for experiment in GRID.experiments for path in figure_outputs(experiment)],
+        summary_csv=PATHS.summary_csv,
+        summary_html=report(
             PATHS.summary_html,
             caption="../report/summary.rst",
             category="theory vs practice",
             labels={"table": "summary"},
         ),
-    log:
-        PATHS.summarise_log("theory_summary"),
-    conda:
-        CONDA_ENV
-    localrule: True
-    script:
-        "../scripts/summary.py"
-
-
-# The cost of privacy: per problem, private learner and ε, the private learner's n*, regret,
-# mistakes or excess population risk over its non-private twin's, beside the theorems'
-# predicted ratio (dpbench.theory_check.cost_of_privacy), and its report page.
-rule cost_of_privacy:
-    input:
-        [PATHS.results(experiment) for experiment in cost_experiments()],
-    output:
-        csv=PATHS.cost_of_privacy_csv,
-        html=report(
-            PATHS.cost_of_privacy_html,
-            caption="../report/cost_of_privacy.rst",
-            category="theory vs practice",
-            labels={"table": "cost of privacy"},
+        cost=(
+            [
+                PATHS.cost_of_privacy_csv,
+                report(
+                    PATHS.cost_of_privacy_html,
+                    caption="../report/cost_of_privacy.rst",
+                    category="theory vs practice",
+                    labels={"table": "cost of privacy"},
+                ),
+            ]
+            if cost_experiments()
+            else []
         ),
-    log:
-        PATHS.summarise_log("cost_of_privacy"),
-    conda:
-        CONDA_ENV
-    localrule: True
-    script:
-        "../scripts/cost_of_privacy.py"
-
-
-# The report's landing page (results/report/landing.html, which workflow/report/workflow.rst
-# includes): the verdict counts, the cost-of-privacy table where the run has one, links; and
-# per experiment a gallery page, every figure with its caption beside it (dpbench.reporting.report_gallery).
-rule report_landing:
-    input:
-        theory=[PATHS.theory_csv(experiment) for experiment in GRID.experiments],
-        summary=PATHS.summary_csv,
-        cost=[PATHS.cost_of_privacy_csv] if cost_experiments() else [],
-        # per experiment, per figure: its PNG then its caption (params.figures names them)
-        figures=[files[kind] for experiment in GRID.experiments for files in PATHS.figure_files(experiment).values()
-                 for kind in ("png", "caption")],
-    output:
         landing=PATHS.landing_html,
         galleries=[
             report(
@@ -103,12 +55,16 @@ rule report_landing:
             )
             for experiment in GRID.experiments
         ],
-    params:
-        figures=[[experiment, list(figure_stems(experiment))] for experiment in GRID.experiments],
     log:
-        PATHS.summarise_log("report_landing"),
+        PATHS.summarise_log("summarise"),
+    params:
+        experiments=list(GRID.experiments),
+        cost_experiments=cost_experiments(),
+        # the analysis and plotting code's fingerprints (dpbench.foundation.provenance, per
+        # experiment): editing it re-runs the summary
+        code_hash=" ".join(summary_code_hash(experiment) for experiment in GRID.experiments),
     conda:
         CONDA_ENV
     localrule: True
     script:
-        "../scripts/landing.py"
+        "../scripts/summarise.py"

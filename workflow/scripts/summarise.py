@@ -1,22 +1,30 @@
-"""Rules `summarise_*`: collect one experiment's shards, check the theory, draw the figures."""
+"""Rule `summarise`: everything after the shards, in one process
+(dpbench.reporting.pipeline.summarise_run)."""
 import logging
 
 import checkout  # noqa: F401  (dpbench from this checkout if the environment lacks it)
 
 from dpbench.foundation.registry import load_plugins
-from dpbench.reporting.pipeline import figure_files, summarise
+from dpbench.reporting.pipeline import RunOutputs, summarise_run
 
 logging.basicConfig(stream=open(snakemake.log[0], "w"), level=logging.INFO)
 # the config's plugins: a plugin learner's declared theorem draws its theory line and verdict
 load_plugins(snakemake.config.get("plugins", ()))
 logging.getLogger("fontTools").setLevel(logging.WARNING)  # ~3,000 INFO lines per PDF's font subsetting
+experiments = snakemake.params.experiments
+out = snakemake.output
 # every file goes exactly where Snakemake declared it (on remote storage: its local copies)
-seconds = summarise(
-    snakemake.params.experiment,
-    snakemake.input,
-    snakemake.output.results,
-    snakemake.output.theory_csv,
-    snakemake.output.theory_html,
-    figure_files(snakemake.params.experiment, snakemake.output.figures),
+outputs = RunOutputs(
+    shards={experiment: list(snakemake.input[experiment]) for experiment in experiments},
+    results=dict(zip(experiments, out.results)),
+    theory_csv=dict(zip(experiments, out.theory_csv)),
+    theory_html=dict(zip(experiments, out.theory_html)),
+    figures=list(out.figures),
+    summary=(out.summary_csv, out.summary_html),
+    cost=tuple(out.cost) or None,
+    cost_experiments=list(snakemake.params.cost_experiments),
+    landing=out.landing,
+    galleries=dict(zip(experiments, out.galleries)),
 )
-logging.info("seconds: %s", ", ".join(f"{step} {s:.2f}" for step, s in seconds.items()))
+for step, seconds in summarise_run(outputs).items():
+    logging.info("%s: %.2f s", step, seconds)
