@@ -70,47 +70,34 @@ class CostModel:
 
 _BUILD = "2-core shared build machine"
 
-#: The quick config's conjunctions block through the workflow (2026-11-22), recalibrated
-#: against a whole default run's per-cell seconds (2026-11-23: compiled bytecode, idle cores).
-DEFAULT_RUN = Measurement(
-    date="2026-11-22, recalibrated 2026-11-23",
-    machine=f"{_BUILD}, idle cores; numpy 2.4, numba 0.68",
-    benchmark="python benchmarks/bench_workflow.py --workdir DIR (run_shard logs); python benchmarks/bench_plan.py compares",
-)
-
-#: Private ERM (issue 22): per-repetition CPU seconds of fit and scoring at n = 10³, 10⁴, 10⁵
-#: (d = 50, ε = 1, samples and θ* shared as in a shard), under load ≈ 15, divided by 1.5 —
-#: the factor by which dp_gd's times before the change, in the same runs, exceeded its model
-#: calibrated on idle cores (2026-11-23).
-PRIVATE_ERM = Measurement(
-    date="2026-11-24",
-    machine=f"{_BUILD}, load ≈ 15 (times divided by 1.5)",
-    benchmark="process CPU of private_erm cells in run_shard (no script); python benchmarks/bench_plan.py compares",
-)
-
-#: Process CPU time of a run over a stored stream (N = 2 … 1024, T = 1e6 at N ≤ 42), the
-#: constant (the rows' bookkeeping) kept from the 2026-11-24 fit.
-STREAM_RUNS = Measurement(
-    date="2026-11-26",
-    machine=f"{_BUILD}, load ≈ 2.4",
-    benchmark="python benchmarks/bench_stream_cost.py",
-)
-
-#: Process CPU time of ``run`` at T = 10⁶, k = 10 and 100 (stochastic), after the
-#: eight-lane Hedge kernel; drawing the losses (compiled PCG64 stream) measured 2026-11-24.
-HEDGE_RUNS = Measurement(
-    date="2026-11-26",
-    machine=f"{_BUILD} (Xeon, AVX-512), load average 4-5",
-    benchmark="process CPU of run at T = 10⁶ (python benchmarks/bench_rwm.py times the kernel)",
-)
-
-#: CPU time on paper-grid cells (n = 1024 … 262144, |F| = 201 and 1153), after the compiled
-#: Φ and covering passes.
-COVER_RUNS = Measurement(
-    date="2026-11-24",
-    machine=_BUILD,
-    benchmark="CPU time of paper-grid decision_lists cells (no script; benchmarks/bench_privdl.py times the passes)",
-)
+#: Where and how each group of coefficients was measured: name -> (date, machine, benchmark).
+#: DEFAULT_RUN: the quick config's conjunctions block through the workflow (2026-11-22),
+#: recalibrated against a whole default run's per-cell seconds (2026-11-23: compiled bytecode,
+#: idle cores). PRIVATE_ERM (issue 22): per-repetition CPU seconds of fit and scoring at
+#: n = 10³, 10⁴, 10⁵ (d = 50, ε = 1, samples and θ* shared as in a shard), under load ≈ 15,
+#: divided by 1.5 — the factor by which dp_gd's times before the change, in the same runs,
+#: exceeded its model calibrated on idle cores (2026-11-23). STREAM_RUNS: process CPU time of a
+#: run over a stored stream (N = 2 … 1024, T = 1e6 at N ≤ 42), the constant (the rows'
+#: bookkeeping) kept from the 2026-11-24 fit. HEDGE_RUNS: process CPU time of ``run`` at
+#: T = 10⁶, k = 10 and 100 (stochastic), after the eight-lane Hedge kernel; drawing the losses
+#: (compiled PCG64 stream) measured 2026-11-24. COVER_RUNS: CPU time on paper-grid cells
+#: (n = 1024 … 262144, |F| = 201 and 1153), after the compiled Φ and covering passes.
+MEASUREMENTS: dict[str, Measurement] = {
+    name: Measurement(date=date, machine=machine, benchmark=benchmark)
+    for name, (date, machine, benchmark) in {
+        "DEFAULT_RUN": ("2026-11-22, recalibrated 2026-11-23", f"{_BUILD}, idle cores; numpy 2.4, numba 0.68",
+                        "python benchmarks/bench_workflow.py --workdir DIR (run_shard logs); python benchmarks/bench_plan.py compares"),
+        "PRIVATE_ERM": ("2026-11-24", f"{_BUILD}, load ≈ 15 (times divided by 1.5)",
+                        "process CPU of private_erm cells in run_shard (no script); python benchmarks/bench_plan.py compares"),
+        "STREAM_RUNS": ("2026-11-26", f"{_BUILD}, load ≈ 2.4", "python benchmarks/bench_stream_cost.py"),
+        "HEDGE_RUNS": ("2026-11-26", f"{_BUILD} (Xeon, AVX-512), load average 4-5",
+                       "process CPU of run at T = 10⁶ (python benchmarks/bench_rwm.py times the kernel)"),
+        "COVER_RUNS": ("2026-11-24", _BUILD,
+                       "CPU time of paper-grid decision_lists cells (no script; benchmarks/bench_privdl.py times the passes)"),
+    }.items()
+}
+DEFAULT_RUN, PRIVATE_ERM, STREAM_RUNS, HEDGE_RUNS, COVER_RUNS = (
+    MEASUREMENTS[k] for k in ("DEFAULT_RUN", "PRIVATE_ERM", "STREAM_RUNS", "HEDGE_RUNS", "COVER_RUNS"))
 
 _LINEAR = "linear"  # per_rep + per_example_variable · n · d
 
