@@ -59,6 +59,20 @@ def test_editing_shared_code_changes_every_shard_using_it(grid, monkeypatch):
     assert changed == uses
 
 
+@pytest.mark.parametrize("module,learners", [("dpbench.theory.decision_lists", ("privdl",)),
+                                              ("dpbench.theory.logistic_objective", ("dp_gd",))])
+def test_editing_theory_code_a_learner_computes_with_reruns_its_shards(grid, monkeypatch, module, learners):
+    """privdl's λ and dp_gd's objective are computed in dpbench.theory: editing them must
+    change the fingerprint of every shard that runs those learners (the rows change)."""
+    before, _ = _hashes(grid)
+    _edited(monkeypatch, module)
+    after, _ = _hashes(grid)
+    provenance._modules_hash.cache_clear()
+    uses = {(exp, i) for exp, plan in grid.experiments.items() for i, cells in enumerate(plan.shards())
+            if any(c.learner in learners for c in cells)}  # fmt: skip
+    assert uses and all(before[k] != after[k] for k in uses)
+
+
 def test_analysis_code_changes_summaries_not_shards(grid, monkeypatch):
     before_shards, before_summaries = _hashes(grid)
     _edited(monkeypatch, "dpbench.theory_check.analysis")

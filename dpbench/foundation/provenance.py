@@ -15,7 +15,9 @@ the source (every one, including imports inside functions), following only
 modules of dpbench and of the packages the cell's learner, problem and experiment come from
 (third-party libraries are the environment's business: ``numpy_version`` and the lock
 file). The closure of a cell stops at the analysis side (:data:`SUMMARY_PACKAGES`: theory
-check, figures), which cannot change a row; the summary's closure (:func:`summary_modules`)
+check, figures), which cannot change a row — but not at ``dpbench.theory``: learners and
+problems compute rows with it (privdl's λ, the logistic objective and its optimum, the
+excess population risk, class sizes), so a theory module a cell imports is in its closure; the summary's closure (:func:`summary_modules`)
 follows everything, from the experiment module, its figure recipes and ``dpbench.reporting.pipeline``.
 
 The fingerprint is the first 16 hex digits of SHA-256 over the sorted (module, SHA-256 of
@@ -37,7 +39,7 @@ from dpbench.foundation.sources import closure, fingerprint, import_statements, 
 
 #: modules that only read results (theory checks, figures, their writers): a cell's
 #: fingerprint does not follow imports into them
-SUMMARY_PACKAGES = ("dpbench.theory_check.analysis", "dpbench.theory", "dpbench.plotting", "dpbench.reporting.pipeline", "dpbench.check")
+SUMMARY_PACKAGES = ("dpbench.theory_check.analysis", "dpbench.plotting", "dpbench.reporting.pipeline", "dpbench.check")
 
 #: the shard loop every cell runs through
 SHARD_MODULES = ("dpbench.experiments.base", "dpbench.foundation.results", "dpbench.orchestration.grid", "dpbench.foundation.seeding")
