@@ -171,6 +171,10 @@ def test_n_star_against_the_finite_class_bound_both_ways():
     never = rows.assign(error=0.3)
     assert check_n_star_at(never, experiment="d", learner="rivest", regime="r", alpha=0.05, beta=0.1, n_bound=200.0)["verdict"] == "violated"
     assert check_n_star_at(never, experiment="d", learner="rivest", regime="r", alpha=0.05, beta=0.1, n_bound=1e4)["verdict"] == "too_few_points"
+    # a bound above the grid's largest n is not tested, however early the data learn: no n* on
+    # the grid could exceed it (not `bound_holds`)
+    above = check_n_star_at(rows, experiment="d", learner="rivest", regime="r", alpha=0.05, beta=0.1, n_bound=1e4)
+    assert above["verdict"] == "too_few_points" and above["cells"] == 0
 
 
 def test_the_finite_class_bound_is_what_its_derivation_says():
@@ -194,6 +198,8 @@ def test_the_finite_class_bound_is_what_its_derivation_says():
     ({"experiment": "linear_loss", "x": "T", "y": "excess_loss"}, "sanity"),
     ({"experiment": "private_erm", "x": "n", "y": "excess_loss"}, "sanity"),
     ({"experiment": "private_erm", "x": "epsilon", "y": "excess_loss"}, "sanity"),
+    ({"experiment": "private_erm", "x": "epsilon", "y": "pop_excess_loss"}, "sanity"),
+    ({"experiment": "private_erm", "x": "n", "y": "pop_excess_loss"}, "sanity"),
     ({"experiment": "decision_lists", "x": "epsilon", "y": "n_star"}, "prediction"),
     ({"experiment": "conjunctions", "x": "n", "y": "error"}, "prediction"),
     ({"experiment": "decision_lists", "x": "n_features", "y": "fit_seconds"}, "sanity"),

@@ -258,16 +258,18 @@ def n_star_bound_cells(nf: NStarFit, theory_n, largest: float) -> tuple[int, int
     ``theory_n(x)`` against the empirical n* at each value of x where it is finite: n* (the
     (1 − β)-order statistic of the crossings) above it is a cell above the bound. A censored n*
     (learned before the grid starts) is an upper bound of the true one: below the bound when
-    the grid's first size is. An n* the grid never reaches is above the bound where the grid
-    goes beyond the bound's n (the bound says ≥ 1 − β of the repetitions have learnt by then),
-    undecided (not a cell) where it does not. Values whose error sits on a floor near α are
+    the grid's first size is. A value of x is a cell only where the grid reaches the bound's n:
+    below it the empirical n* (≤ the grid's largest n) cannot come out above the bound, so the
+    bound is not tested there, however far below it the data sit. An n* the grid never reaches
+    is above the bound where the grid goes beyond the bound's n (the bound says ≥ 1 − β of the
+    repetitions have learnt by then). Values whose error sits on a floor near α are
     not cells either (:func:`floor_near_alpha`: the rate does not set their n*)."""
     with np.errstate(all="ignore"):
         th = np.broadcast_to(np.asarray(theory_n(nf.xs), dtype=float), nf.xs.shape)
     floored = np.zeros(len(nf.xs), dtype=bool) if nf.floored is None else nf.floored
     ok = np.isfinite(th) & (th > 0) & ~floored
     star = nf.n_star
-    decided = ok & (np.isfinite(star) | (largest >= th))
+    decided = ok & (largest >= th)
     over = decided & (star > th)
     with np.errstate(all="ignore"):
         ratios = np.where(decided & np.isfinite(star), star / th, np.nan)
@@ -291,7 +293,7 @@ def check_n_star_at(
     R = C.shape[1]
     star = float(n_star_of(C[0], beta)) if R else math.inf
     largest = float(rows["n"].max())
-    decided = np.isfinite(star) or largest >= n_bound
+    decided = largest >= n_bound  # below the bound's n the data cannot come out above it
     above = int(decided and star > n_bound)
     ratio = star / n_bound if np.isfinite(star) else math.nan
     censored = np.isfinite(star) and star <= first[0]
@@ -301,7 +303,7 @@ def check_n_star_at(
     note = (f"{where}, the {1 - beta:g} order statistic of {R} repetitions' interpolated crossings, against the sufficient "
             f"sample size {n_bound:.4g} of the bound")
     if not decided:
-        note += "; the grid ends before the bound's n: undecided"
+        note += "; the grid ends before the bound's n, so no n* on it could exceed the bound: untested"
     row = judged_row(
         fit, status="too_few_points", note=note + "; one n*, no slope (status too_few_points): the bound decides the verdict", exponent=math.nan, reps=R, has_data=True,
         theory_given=True, experiment=experiment, learner=learner, regime=regime, x="n", y="n_star", bound_kind="bound",

@@ -14,11 +14,14 @@ fixed by the setup before any data are seen?
     there runs at η ∝ T^−½, which sets the slope (the bound η + ln k/(ηT) ∝ T^−½ at that η);
     on the fair-coin instance every learner's regret is the best-in-hindsight fluctuation
     (a lower-bound check of the instance); on the FTL trap the instance fixes the linear regret;
-  - private ERM's excess loss on the *training* objective (``private_erm``, against n and
-    ε): the noise calibration makes it ‖b‖² ∝ (nε)⁻² (output perturbation exactly; the others
-    through their noise scales) — the excess *population* risk ``pop_excess_loss`` against n
-    and ε is the prediction there (the generalisation of the private minimiser is not fixed
-    by the calibration);
+  - private ERM's excess loss, on the *training* objective and on the population
+    (``excess_loss``, ``pop_excess_loss``; ``private_erm``, against n and ε): the noise
+    calibration makes the training excess ‖b‖²_H/2 ∝ (nε)⁻² (output perturbation exactly;
+    the others through their noise scales), and the population excess is that term plus the
+    ε-free generalisation gap of the non-private minimiser (∝ d/n): against ε its exponent is
+    the calibration's, against n it moves from −2 to −1 as ε grows — fixed by the setup, and
+    compared only with unit-constant shapes of upper bounds, which no data can contradict.
+    A prediction row there needs a bound with its constants (not derived yet);
   - timings (``fit_seconds``): the cost model's exponent is the algorithm's loop structure.
 
 :func:`role_of` decides from the row's experiment, axes and learner; a row that already has a
@@ -42,7 +45,7 @@ def role_of(row) -> str:
         return "sanity"
     if exp in ("experts", "linear_loss") and x == "T":
         return "sanity"
-    if exp == "private_erm" and y == "excess_loss":
+    if exp == "private_erm" and y in ("excess_loss", "pop_excess_loss"):
         return "sanity"
     return "prediction"
 
