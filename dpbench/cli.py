@@ -317,7 +317,7 @@ def _cmd_publish(args: argparse.Namespace) -> int:
 
     _load(args.config)  # a bad config: one line naming file and key
     try:
-        out = publish(args.run_dir, args.config, args.out, report=args.report)
+        out = publish(args.run_dir, args.config, args.out, report=args.report, rows_from=args.rows_from)
     except PublishError as exc:
         raise UsageError(str(exc)) from None
     print(f"published {args.run_dir} ({args.config}) to {out}")
@@ -409,6 +409,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", required=True, help="the config the run was made with")
     p.add_argument("--out", default="docs/paper", help="where to publish (replaced whole)")
     p.add_argument("--report", help="a Snakemake report of the run to include (snakemake --report FILE)")
+    p.add_argument("--rows-from", metavar="COMMIT",
+                   help="the commit the run's shards ran at, where their code differs from this checkout's "
+                        "(recorded in SOURCE.md; without it such rows are refused)")
     p.set_defaults(func=_cmd_publish)
 
     p = command("readme", "write the README's generated results from a run",

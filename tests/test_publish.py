@@ -12,17 +12,22 @@ from dpbench.reporting.publish import RAW_DIR, expected_files, read_source
 from tests.conftest import TINY_CONFIG
 
 
-def _fake_run(root, experiments, numpy_version=None):
+def _fake_run(root, experiments, numpy_version=None, code_hash=None):
     """A run directory holding every file a run of the tiny config writes (placeholder
-    contents: publish copies, it does not read figures)."""
+    contents: publish copies, it does not read figures; rows carry this checkout's code_hash
+    of a tiny-config cell unless told otherwise)."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    from dpbench.foundation.provenance import cell_code_hash
+
+    code_hash = code_hash or cell_code_hash(next(iter(load(TINY_CONFIG).experiments.values())).cells[0])
+
     for name, path in expected_files(root, experiments).items():
         path.parent.mkdir(parents=True, exist_ok=True)
         if name.endswith(".parquet"):  # publish reads the NumPy version its rows were made with
-            pq.write_table(pa.table({"numpy_version": [numpy_version or np.__version__]}), path)
+            pq.write_table(pa.table({"numpy_version": [numpy_version or np.__version__], "code_hash": [code_hash]}), path)
         else:
             csv = "verdict,curve\nagrees,a\nagrees,b\nfails,c\n"
             path.write_text(csv if name.endswith(".csv") else f"png of {name}")
@@ -71,6 +76,20 @@ def test_rows_of_another_numpy_are_refused(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "rows made with numpy 1.0.0" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "paper").exists()
+
+
+def test_rows_of_other_code_are_refused_unless_their_commit_is_given(tmp_path, capsys):
+    """A stale run (rows whose code_hash is not this checkout's) would go out under this
+    commit: refused in one line; with --rows-from COMMIT it is published and SOURCE.md says
+    which commit the rows came from."""
+    experiments = list(load(TINY_CONFIG).experiments)
+    run = _fake_run(tmp_path / "results", experiments, code_hash="0123456789abcdef")
+    assert main(["publish", str(run), "--config", str(TINY_CONFIG), "--out", str(tmp_path / "paper")]) == 2
+    err = capsys.readouterr().err
+    assert "other code than this checkout's" in err and "--rows-from" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "paper").exists()
+    assert main(["publish", str(run), "--config", str(TINY_CONFIG), "--out", str(tmp_path / "paper"), "--rows-from", "abc1234"]) == 0
+    assert read_source(tmp_path / "paper")["rows_commit"] == "abc1234"
 
 
 @pytest.mark.slow

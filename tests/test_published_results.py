@@ -121,3 +121,19 @@ def test_another_stack_is_skipped_with_the_reason(tiny_published, tmp_path):
 def test_no_raw_results_yet_is_skipped_saying_so(tmp_path):
     with pytest.raises(pytest.skip.Exception, match="republished by the paper run"):
         drift(tmp_path, tmp_path)
+
+
+def test_row_comparison_is_bit_for_bit_and_over_every_column():
+    """-0.0 against 0.0, an int column re-run as float and a column only one side has are
+    differences (== would pass the first two and never see the third)."""
+    import numpy as np
+    import pandas as pd
+
+    from dpbench.reporting.publish import row_differences
+
+    rows = pd.DataFrame({"cell_key": ["a", "a", "b"], "rep": [0, 1, 0], "x": [0.0, 1.0, np.nan], "k": [1, 2, 3]})
+    assert row_differences(rows, rows.copy()) == []
+    assert row_differences(rows, rows.assign(x=[-0.0, 1.0, np.nan])) != []
+    assert row_differences(rows, rows.assign(k=rows["k"].astype(float))) != []
+    assert row_differences(rows, rows.assign(extra=1)) != []
+    assert row_differences(rows.assign(extra=1), rows) != []

@@ -45,6 +45,7 @@ from pathlib import Path
 from dpbench.experiments.base import run_shard
 from dpbench.foundation.cell import Cell
 from dpbench.foundation.machine import machine, other_libraries, row_stack
+from dpbench.foundation.provenance import cell_code_hash
 from dpbench.foundation.results import TIMING_COLUMNS
 from dpbench.orchestration.config import load
 from dpbench.orchestration.plan import make_plan
@@ -169,6 +170,22 @@ def _check_environment(files: dict[str, Path], numpy_version: str) -> None:
                                    "(SOURCE.md records its library stack)")
 
 
+def _check_code(files: dict[str, Path], config: Path, rows_from: str | None) -> None:
+    """Refuse to publish rows whose ``code_hash`` is not that of this checkout's code for
+    their cells (a stale run would go out under this commit), unless ``rows_from`` names the
+    commit the shards ran at — SOURCE.md then says so, and the drift test re-runs shards at
+    this commit against those rows."""
+    import pyarrow.parquet as pq  # deferred: pyarrow, only where publish reads results
+
+    current = {cell_code_hash(cell) for plan in load(config).experiments.values() for cell in plan.cells}
+    for name, path in files.items():
+        if name.endswith(".parquet"):
+            stale = set(pq.read_table(path, columns=["code_hash"]).column("code_hash").to_pylist()) - current
+            if stale and rows_from is None:
+                raise PublishError(f"{path}: rows made by other code than this checkout's (code_hash {sorted(stale)[0]}): "
+                                   "re-run the run's shards, or give --rows-from COMMIT, the commit they ran at")
+
+
 def source_page(source: dict[str, str]) -> str:
     """SOURCE.md: one ``- key: `value``` line per fact (:func:`read_source` reads them back),
     under headings."""
@@ -242,26 +259,38 @@ def row_differences(published, rerun_rows) -> list[str]:
     keys = set(zip(rerun_rows["cell_key"], rerun_rows["rep"].fillna(-1)))
     mine = published[[key in keys for key in zip(published["cell_key"], published["rep"].fillna(-1))]]
     columns = [c for c in published.columns if c not in NOT_COMPARED]
+    problems = [f"{c}: a column of the re-run rows only" for c in rerun_rows.columns if c not in NOT_COMPARED and c not in published.columns]
+    problems += [f"{c}: a published column the re-run rows lack" for c in columns if c not in rerun_rows.columns]
+    columns = [c for c in columns if c in rerun_rows.columns]
 
     def aligned(df):
         return df.sort_values(["cell_key", "rep"], kind="stable", na_position="first")[columns].reset_index(drop=True)
 
     a, b = aligned(mine), aligned(rerun_rows)
     if len(a) != len(b):
-        return [f"{len(b)} rows re-run, {len(a)} published for the same {len(keys)} (cell, repetition) pairs"]
-    problems = []
+        return problems + [f"{len(b)} rows re-run, {len(a)} published for the same {len(keys)} (cell, repetition) pairs"]
     for column in columns:
         left, right = a[column], b[column]
-        same = (left == right) | (left.isna() & right.isna())
+        if left.dtype != right.dtype:
+            problems.append(f"{column}: dtype {left.dtype} published, {right.dtype} re-run")
+            continue
+        if left.dtype.kind == "f":  # bit for bit: -0.0 is not 0.0 (NaN payloads aside)
+            lv, rv = left.to_numpy(), right.to_numpy()
+            same = ((lv == rv) & (lv.view(f"u{lv.itemsize}") == rv.view(f"u{rv.itemsize}"))) | (lv != lv) & (rv != rv)
+        else:
+            same = ((left == right) | (left.isna() & right.isna())).to_numpy()
         if not same.all():
-            i = int((~same.to_numpy()).argmax())
+            i = int((~same).argmax())
             problems.append(f"{column}: {int((~same).sum())} of {len(a)} rows differ, first at cell {a['cell_key'][i]} "
                             f"rep {a['rep'][i]}: published {_plain(left[i])!r}, re-run {_plain(right[i])!r}")
     return problems
 
 
-def publish(run_dir: str | Path, config: str | Path, out: str | Path = "docs/paper", *, report: str | Path | None = None, repo: str | Path | None = None) -> Path:
-    """Publish a complete run of ``config`` from ``run_dir`` into ``out`` (replaced whole)."""
+def publish(run_dir: str | Path, config: str | Path, out: str | Path = "docs/paper", *, report: str | Path | None = None,
+            repo: str | Path | None = None, rows_from: str | None = None) -> Path:
+    """Publish a complete run of ``config`` from ``run_dir`` into ``out`` (replaced whole).
+    ``rows_from``: the commit the run's shards ran at, where it is not this checkout's
+    (:func:`_check_code`)."""
 
     run_dir, config, out = Path(run_dir), Path(config), Path(out)
     experiments = list(load(config).experiments)
@@ -283,6 +312,9 @@ def publish(run_dir: str | Path, config: str | Path, out: str | Path = "docs/pap
         source |= {"shard_jobs": str(jobs), "shard_cpu_hours": f"{seconds / 3600:.2f}", "predicted_cpu_hours": f"{make_plan(load(config)).cpu_hours:.2f}"}
     stack = row_stack()
     _check_environment(files, stack["numpy"])
+    _check_code(files, config, rows_from)
+    if rows_from is not None:
+        source["rows_commit"] = rows_from
     source |= machine() | {f"stack.{k}": v for k, v in stack.items()}
     source |= {f"lib.{k}": v for k, v in other_libraries().items()}
     out.parent.mkdir(parents=True, exist_ok=True)
