@@ -65,7 +65,7 @@ def _calibration(tmp_path: Path, **factors: float) -> Path:
     from dpbench import __version__
 
     body = cost_table.Calibration(
-        "", "test machine", "2026-11-27", __version__, cost.table_digest(), 2.0, 1.5, factors
+        "", cost.machine_id() + ", load 0.0 at calibration", "2026-11-27", __version__, cost.table_digest(), 2.0, 1.5, factors
     )
     path = tmp_path / "cal.json"
     path.write_text(body.to_json())
@@ -116,13 +116,15 @@ def test_factors_scale_the_prediction(tmp_path, use_file):
     assert (job, cost.job_overhead_seconds()) == (cost.JOB_OVERHEAD_SECONDS, 2.0)
 
 
-@pytest.mark.parametrize("damage", ["corrupt", "stale", "wrong"])
+@pytest.mark.parametrize("damage", ["corrupt", "stale", "wrong", "another machine"])
 def test_bad_calibration_file_is_one_line_exit_2(tmp_path, damage):
     path = _calibration(tmp_path, elimination=2.0)
     if damage == "corrupt":
         path.write_text(path.read_text()[:40])
     elif damage == "stale":
         path.write_text(path.read_text().replace(cost.table_digest(), "0" * 16))
+    elif damage == "another machine":
+        path.write_text(path.read_text().replace(cost.machine_id(), "otherhost: Some CPU, 64 cores"))
     else:
         path.write_text(json.dumps({"format": 1, "factors": {"erm": -1}}))
     done = _dpbench("plan", "tests/data/tiny.yaml", env={cost_table.CALIBRATION_ENV: str(path)})

@@ -32,7 +32,6 @@ import datetime
 import json
 import math
 import os
-import platform
 import resource
 import statistics
 import subprocess
@@ -129,16 +128,8 @@ def choose_probes(cells: Sequence[Cell], budget: float) -> tuple[Cell, list[Cell
 
 
 def _machine() -> str:
-    model = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else math.nan
-    return f"{platform.node()}: {model}, {os.cpu_count()} cores, load {load:.1f} at calibration"
+    return f"{cost.machine_id()}, load {load:.1f} at calibration"
 
 
 def _run_child(spec: dict, jobs_env: Mapping[str, str]) -> dict:

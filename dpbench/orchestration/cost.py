@@ -57,6 +57,7 @@ import hashlib
 import json
 import math
 import os
+import platform
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,6 +66,8 @@ from typing import Any
 
 from dpbench.foundation import registry  # imports no dpbench module itself (learners are imported by name, later)
 from dpbench.foundation.cell import Cell
+from dpbench.foundation.machine import machine
+from dpbench.foundation.sources import file_digest, module_file
 from dpbench.orchestration import cost_table
 from dpbench.orchestration.cost_table import COST_TABLE
 
@@ -689,12 +692,20 @@ def machine_memory_mb() -> float:
 
 def table_digest() -> str:
     """A digest of the shipped table a calibration's factors are relative to (its entries'
-    formulas and coefficients, the per-job constants): a calibration made against another
-    table is stale."""
+    formulas and coefficients, the per-job constants, and the source of the cost model and
+    of the table — the formulas' bodies and module constants such as the per-sample seconds):
+    a calibration made against another table is stale."""
     parts = sorted((name, m.formula, sorted(m.coefficients.items()), m.shared) for name, m in COST_TABLE.items())
     per_job = sorted(LIBRARY_SECONDS.items()), sorted(FIRST_USE.items())
     parts.append(("job", JOB_OVERHEAD_SECONDS, *per_job))
+    parts.append(tuple(file_digest(module_file(name)) for name in (__name__, cost_table.__name__)))
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
+
+
+def machine_id() -> str:
+    """The host, CPU model and usable cores a calibration is valid for."""
+    facts = machine()
+    return f"{platform.node()}: {facts['cpu']}, {facts['cores']} cores"
 
 
 def _positive(value: object) -> bool:
@@ -720,6 +731,8 @@ def read_calibration(path: Path) -> cost_table.Calibration:
     if not ok:
         what = f"not a dpbench calibration file of format {cost_table.CALIBRATION_FORMAT}"
         raise cost_table.CalibrationError(f"cost calibration {path}: {what}; {fix}")
+    if not body["machine"].startswith(machine_id() + ","):
+        raise cost_table.CalibrationError(f"cost calibration {path}: made on another machine ({body['machine']}); {fix}")
     if body["dpbench_version"] != __version__ or body["table"] != table_digest():
         other = body["dpbench_version"] != __version__
         what = f"dpbench {body['dpbench_version']}" if other else "another shipped cost table"
