@@ -218,7 +218,9 @@ def summarise_run(out: RunOutputs) -> dict[str, float]:
     if out.cost is not None:
         write_cost_of_privacy([out.results[e] for e in out.cost_experiments], *out.cost)
     theory = list(out.theory_csv.values())
-    write_landing(theory, [out.summary[0]], out.landing, cost_csv=Path(out.summary[0]).with_name(COST_OF_PRIVACY))
+    # only this run's cost table: a file left in a reused directory by another config is not it
+    cost_csv = Path(out.summary[0]).with_name(COST_OF_PRIVACY) if out.cost is not None else None
+    write_landing(theory, [out.summary[0]], out.landing, cost_csv=cost_csv)
     for experiment, gallery in out.galleries.items():
         names = figure_stems(experiment)
         files = figure_files(experiment, out.figures)
