@@ -44,6 +44,7 @@ from dpbench.learners.logistic_common import (
     NoisyGradientDescent,
     calibrate_gd,
     full_batch_clipped_gradient_sum,
+    gaussian_step_noise,
     gd_epsilon,
     projected,
 )
@@ -103,9 +104,10 @@ class DPGD(NoisyGradientDescent):
             learner._record(1.0, std, n)
             stds.append(std)
 
+        draws = [gaussian_step_noise(rng, std, 1, d) for rng, std in zip(rngs, stds)]  # descend's own noise, per fit
+
         def noise():
-            rows = [rng.standard_normal((1, d)) * std if std > 0 else np.zeros((1, d)) for rng, std in zip(rngs, stds)]
-            return np.concatenate(rows)
+            return np.concatenate([np.broadcast_to(draw(), (1, d)) for draw in draws])
 
         gradient = lambda theta: full_batch_clipped_gradient_sum(theta, X, s, norms, self.clip)  # noqa: E731
         thetas = self._iterate(gradient, noise, float(n), (len(learners), d))

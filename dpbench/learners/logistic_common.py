@@ -284,6 +284,15 @@ class PureDPLogistic(Learner):
         return Guarantee(epsilon=self.epsilon, delta=0.0)
 
 
+def gaussian_step_noise(rng: np.random.Generator, std: float, runs: int, d: int):
+    """The noise ``ξ_t ~ N(0, std² I_d)`` of one step of ``runs`` runs (a ``(runs, d)`` draw
+    from ``rng``; 0 when ``std = 0``, ε = ∞), as a function called once per step: the one
+    noise draw of every noisy descent — :meth:`NoisyGradientDescent.descend`, which ``fit``
+    and the privacy audit run, and :meth:`dpbench.learners.dp_gd.DPGD.fit_epsilons`, the
+    lockstep fits of the shard loop, one call per ε with ``runs = 1``."""
+    return (lambda: rng.standard_normal((runs, d)) * std) if std > 0 else (lambda: 0.0)
+
+
 @dataclass(frozen=True, kw_only=True)
 class NoisyGradientDescent(Learner):
     """Parameters and checks shared by ``dp_gd`` and ``dp_sgd``: (ε, δ) with δ > 0 at finite
@@ -340,7 +349,7 @@ class NoisyGradientDescent(Learner):
         q, normaliser, std = self.step_parameters(n)
         self._record(q, std, n)
         x_norms = np.linalg.norm(X, axis=1) if x_norms is None else x_norms
-        noise = (lambda: rng.standard_normal((runs, d)) * std) if std > 0 else (lambda: 0.0)
+        noise = gaussian_step_noise(rng, std, runs, d)
         if q >= 1:
             full = lambda theta: full_batch_clipped_gradient_sum(theta, X, s, x_norms, self.clip)  # noqa: E731
             return self._iterate(full, noise, normaliser, (runs, d))
