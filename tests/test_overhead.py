@@ -175,3 +175,14 @@ def test_local_env_is_idempotent_and_real_env_drops_the_shim():
     assert local_env(once)["PATH"] == once["PATH"]
     assert once["PATH"].split(":")[0].rsplit("/", 1)[-1].startswith(SHIM_PREFIX)
     assert SHIM_PREFIX not in real_env(once)["PATH"]
+
+
+def test_local_run_names_the_line_of_a_configfile_yaml_error(tmp_path):
+    """Snakemake reads --configfile before the Snakefile and names no line; the local runner
+    checks first: one line with the file, line and column, exit status 2, no traceback."""
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("seed: 1\nexperiments:\n  a: [1,\n")
+    done = subprocess.run([sys.executable, "-m", "dpbench.orchestration.local_run", "-n", "--cores", "1", "--configfile", str(bad)],
+                          capture_output=True, text=True, cwd=REPO)  # fmt: skip
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1 and str(bad) in lines[0] and "line 4, column 1" in lines[0], done.stderr

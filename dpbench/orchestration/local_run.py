@@ -29,6 +29,8 @@ from pathlib import Path
 
 import yaml
 
+from dpbench.orchestration.config import exit_on_yaml_error
+
 #: the skip: ``scontrol show config`` fails at once; anything else goes to the real scontrol
 #: (found on PATH without this directory)
 SCONTROL_SHIM = """#!/bin/sh
@@ -111,10 +113,30 @@ def snakemake_env(argv: Sequence[str], env: Mapping[str, str] | None = None) -> 
     return real_env(env) if uses_slurm(argv) else local_env(env)
 
 
+def _configfiles(argv: Sequence[str]) -> list[str]:
+    """The ``--configfile``/``--configfiles`` paths of a command line (each flag takes one or
+    more paths, up to the next option)."""
+    paths, taking = [], False
+    for arg in argv:
+        if arg in ("--configfile", "--configfiles"):
+            taking = True
+        elif arg.startswith(("--configfile=", "--configfiles=")):
+            paths.append(arg.split("=", 1)[1])
+            taking = False
+        elif arg.startswith("-"):
+            taking = False
+        elif taking:
+            paths.append(arg)
+    return paths
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """``python -m dpbench.orchestration.local_run ARGS``: `snakemake ARGS` (this Python),
-    without the SLURM probe when the run is local."""
+    without the SLURM probe when the run is local; a ``--configfile`` that is not valid YAML
+    stops it first with one line naming the file, line and column (exit status 2)."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    for path in _configfiles(argv):  # Snakemake reads these before the Snakefile: its error names no line
+        exit_on_yaml_error(path)
     os.execve(sys.executable, [sys.executable, "-m", "snakemake", *argv], snakemake_env(argv))
 
 
