@@ -41,6 +41,7 @@ whether the plugin is installed and what the probe would cost here.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import resource
@@ -52,6 +53,8 @@ from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
 
+from dpbench.foundation.paths import output_root
+from dpbench.orchestration.config import load
 from dpbench.orchestration.local_run import snakemake_env
 
 REPO = Path(__file__).resolve().parents[1]
@@ -66,9 +69,16 @@ def snakemake(workdir: Path, config: Path, cores: int, *args: str) -> subprocess
     return subprocess.run(cmd, capture_output=True, text=True, env=snakemake_env(cmd[3:]))
 
 
-def cell_seconds(workdir: Path) -> tuple[float, float]:
-    """(wall, CPU) seconds inside cells, summed over every run_shard job log."""
-    logs = (workdir / "results" / "logs" / "run_shard").rglob("*.log")
+def run_root(workdir: Path, config: Path) -> Path:
+    """The run's output directory, as the workflow derives it in ``workdir`` (a config file
+    given from outside the working directory names its own folder under results/)."""
+    with contextlib.chdir(workdir):
+        return workdir / output_root(load(config).output, config)
+
+
+def cell_seconds(root: Path) -> tuple[float, float]:
+    """(wall, CPU) seconds inside cells, summed over every run_shard job log of the run in ``root``."""
+    logs = (root / "logs" / "run_shard").rglob("*.log")
     pairs = [(float(w), float(c)) for log in logs for w, c in CELL_LINE.findall(log.read_text())]
     return sum(w for w, _ in pairs), sum(c for _, c in pairs)
 
@@ -111,12 +121,12 @@ def job_intervals(workdir: Path) -> list[tuple[str, datetime, datetime]]:
     return out
 
 
-def print_timeline(workdir: Path) -> None:
+def print_timeline(workdir: Path, root: Path) -> None:
     """Every job's start and end (seconds after the first job started) and, for run_shard
     jobs, the seconds inside its cells, in start order."""
     intervals = job_intervals(workdir)
     first = min(began for _, began, _ in intervals)
-    shard_logs = sorted((workdir / "results" / "logs" / "run_shard").rglob("*.log"))
+    shard_logs = sorted((root / "logs" / "run_shard").rglob("*.log"))
     cells = {log: sum(float(w) for w, _ in CELL_LINE.findall(log.read_text())) for log in shard_logs}
     print("timeline (s after the first job; run_shard cells from its log, in file order):")
     print("  " + ", ".join(f"{log.parent.name}/{log.stem} {s:.1f}" for log, s in cells.items()))
@@ -169,7 +179,10 @@ def main() -> None:
             print(run.stderr[-3000:])
             raise SystemExit("workflow failed")
         load_after = os.getloadavg()
-        work, work_cpu = cell_seconds(workdir)
+        root = run_root(workdir, config)
+        work, work_cpu = cell_seconds(root)
+        if not work:
+            raise SystemExit(f"no run_shard cell logs under {root / 'logs' / 'run_shard'}")
         print(f"config: {config}")
         print(f"load average (1, 5, 15 min): before {load_before[0]:.1f} {load_before[1]:.1f} {load_before[2]:.1f}, "
               f"after {load_after[0]:.1f} {load_after[1]:.1f} {load_after[2]:.1f} ({os.cpu_count()} CPUs)")  # fmt: skip
@@ -186,12 +199,12 @@ def main() -> None:
               "(Snakemake start-up and DAG build, then summarise jobs after the last shard)")  # fmt: skip
         grouped: dict[str, tuple[int, float]] = defaultdict(lambda: (0, 0.0))
         for rule, (n, seconds) in rule_seconds(workdir).items():
-            key = "summarise_*" if rule.startswith("summarise_") else rule
+            key = rule
             grouped[key] = (grouped[key][0] + n, grouped[key][1] + seconds)
         for rule, (n, seconds) in sorted(grouped.items(), key=lambda kv: -kv[1][1]):
             print(f"  {rule:<14} {n:>3} jobs {seconds:>7.0f} s")
         if args.timeline:
-            print_timeline(workdir)
+            print_timeline(workdir, root)
         start = time.perf_counter()
         again = snakemake(workdir, config, args.cores)
         print(f"re-run (nothing to do): {time.perf_counter() - start:.1f} s, "
