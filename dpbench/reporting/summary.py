@@ -289,7 +289,8 @@ def results_section(table: pd.DataFrame) -> str:
               "claims on ε, |C|, |F|, N, ρ, k, d or n, and its constant through the bound ratio. The "
               f"{len(sanity)} `sanity` rows, whose exponent the calibration, a finite mistake count or the instance fixes "
               "in advance (mistakes/t against t, regret against T at η ∝ T^−½, the fair-coin lower-bound check, private "
-              "ERM's training-objective excess loss ∝ (nε)⁻²), are in the CSVs, labelled, and not counted.", ""]
+              "ERM's excess loss, on the training objective ∝ (nε)⁻² and on the population that term plus the ε-free "
+              "generalisation gap), are in the CSVs, labelled, and not counted.", ""]
     lines += ["| experiment | " + " | ".join(counts.columns) + " |", "|---|" + "---|" * len(counts.columns)]
     for exp, row in counts.iterrows():
         lines.append(f"| {exp} | " + " | ".join(str(int(v)) for v in row) + " |")
