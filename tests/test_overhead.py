@@ -182,7 +182,8 @@ def test_local_run_names_the_line_of_a_configfile_yaml_error(tmp_path):
     checks first: one line with the file, line and column, exit status 2, no traceback."""
     bad = tmp_path / "bad.yaml"
     bad.write_text("seed: 1\nexperiments:\n  a: [1,\n")
-    done = subprocess.run([sys.executable, "-m", "dpbench.orchestration.local_run", "-n", "--cores", "1", "--configfile", str(bad)],
-                          capture_output=True, text=True, cwd=REPO)  # fmt: skip
+    command = [sys.executable, "-m", "dpbench.orchestration.local_run", "-n", "--cores", "1", "--configfile", str(bad)]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=REPO)
     lines = done.stderr.strip().splitlines()
-    assert done.returncode == 2 and len(lines) == 1 and str(bad) in lines[0] and "line 4, column 1" in lines[0], done.stderr
+    assert done.returncode == 2 and len(lines) == 1, done.stderr
+    assert str(bad) in lines[0] and "line 4, column 1" in lines[0], done.stderr

@@ -17,7 +17,8 @@ modules of dpbench and of the packages the cell's learner, problem and experimen
 file). The closure of a cell stops at the analysis side (:data:`SUMMARY_PACKAGES`: theory
 check, figures), which cannot change a row — but not at ``dpbench.theory``: learners and
 problems compute rows with it (privdl's λ, the logistic objective and its optimum, the
-excess population risk, class sizes), so a theory module a cell imports is in its closure; the summary's closure (:func:`summary_modules`)
+excess population risk, class sizes), so a theory module a cell imports is in its closure;
+the summary's closure (:func:`summary_modules`)
 follows everything, from the experiment module, its figure recipes and ``dpbench.reporting.pipeline``.
 
 The fingerprint is the first 16 hex digits of SHA-256 over the sorted (module, SHA-256 of

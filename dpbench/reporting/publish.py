@@ -259,7 +259,8 @@ def row_differences(published, rerun_rows) -> list[str]:
     keys = set(zip(rerun_rows["cell_key"], rerun_rows["rep"].fillna(-1)))
     mine = published[[key in keys for key in zip(published["cell_key"], published["rep"].fillna(-1))]]
     columns = [c for c in published.columns if c not in NOT_COMPARED]
-    problems = [f"{c}: a column of the re-run rows only" for c in rerun_rows.columns if c not in NOT_COMPARED and c not in published.columns]
+    problems = [f"{c}: a column of the re-run rows only" for c in rerun_rows.columns
+                if c not in NOT_COMPARED and c not in published.columns]
     problems += [f"{c}: a published column the re-run rows lack" for c in columns if c not in rerun_rows.columns]
     columns = [c for c in columns if c in rerun_rows.columns]
 
@@ -268,7 +269,8 @@ def row_differences(published, rerun_rows) -> list[str]:
 
     a, b = aligned(mine), aligned(rerun_rows)
     if len(a) != len(b):
-        return problems + [f"{len(b)} rows re-run, {len(a)} published for the same {len(keys)} (cell, repetition) pairs"]
+        pairs = f"the same {len(keys)} (cell, repetition) pairs"
+        return problems + [f"{len(b)} rows re-run, {len(a)} published for {pairs}"]
     for column in columns:
         left, right = a[column], b[column]
         if left.dtype != right.dtype:
