@@ -33,6 +33,7 @@ import itertools
 import math
 import re
 
+import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -533,9 +534,20 @@ def _caption(experiment: str, name: str, fig) -> str:
     return figure_caption(registry.experiment(experiment).figures[name], fig)
 
 
+def raw_tex_problems(fig) -> list[str]:
+    """Text matplotlib prints as TeX source: a line with an odd number of "$" (a math segment
+    broken across lines) in any text of the figure (titles, labels, legends, annotations)."""
+    out = []
+    for text in fig.findobj(matplotlib.text.Text):
+        for line in text.get_text().splitlines():
+            if line.count("$") % 2:
+                out.append(f"text printed as TeX source (a $...$ broken across lines): {line[:60]!r}")
+    return out
+
+
 def referee(fig, caption: str) -> list[str]:
     """Every check of this module on one drawn figure and its caption."""
-    return (layout_problems(fig) + text_and_legend_problems(fig) + band_problems(fig) + marker_overlaps(fig)
+    return (layout_problems(fig) + text_and_legend_problems(fig) + band_problems(fig) + marker_overlaps(fig) + raw_tex_problems(fig)
             + identity_problems(fig) + undrawn_legend_entries(fig) + view_problems(fig) + caption_problems(fig, caption)
             + caption_sentence_problems(caption))
 
@@ -986,3 +998,22 @@ def test_a_legend_n_star_has_three_significant_digits():
     from dpbench.plotting.common import three_digits
 
     assert [three_digits(x) for x in (289.717, 11.0704, 11051.2, 0.012345)] == ["290", "11.1", "11100", "0.0123"]
+
+
+def test_legend_labels_never_break_inside_math():
+    """A $…$ segment split across lines is printed as TeX source (the paper's private-ERM
+    legend did): wrap_label breaks only outside math."""
+    from dpbench.plotting.layout import wrap_label
+
+    label = r"exp_mech_grid: shape $2\ln(1+e^{R\sqrt{d}})(d\ln g+\ln(1/\beta))/(\varepsilon n)$ and $a - b$ more words"
+    for chars in (10, 20, 30, 60):
+        for line in wrap_label(label, chars).splitlines():
+            assert line.count("$") % 2 == 0, (chars, line)
+    assert wrap_label(label, 200) == label
+    fig, ax = plt.subplots()
+    ax.plot([1, 2], [1, 2], label="shape $2\\ln(1+e^{R})\n(d\\ln g)$")
+    fig.legend()
+    try:
+        assert raw_tex_problems(fig)  # the check fails on a broken segment
+    finally:
+        plt.close(fig)

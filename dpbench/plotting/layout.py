@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import math
+import re
 from contextlib import contextmanager
 
 import matplotlib.pyplot as plt
@@ -94,10 +95,24 @@ def place_legend(fig: plt.Figure, axes, handles, labels, *, n_panels: int, cols:
     return _legend_below(fig, axes, handles, labels)
 
 
+#: characters that stand in, while a label is wrapped, for a space and a hyphen inside $…$
+_MATH_SPACE, _MATH_HYPHEN = "\x00", "\x01"
+
+
+def wrap_label(label: str, chars: int) -> str:
+    """``label`` broken into lines of about ``chars`` characters at spaces, never inside a
+    ``$…$`` math segment (a segment split across lines is not math to matplotlib: it prints
+    the TeX source); a math segment longer than a line keeps a line of its own."""
+    import textwrap
+
+    protected = re.sub(r"\$[^$]*\$", lambda m: m.group(0).replace(" ", _MATH_SPACE).replace("-", _MATH_HYPHEN), label)
+    lines = textwrap.wrap(protected, chars, break_long_words=False) or [protected]
+    return "\n".join(lines).replace(_MATH_SPACE, " ").replace(_MATH_HYPHEN, "-")
+
+
 def _legend_beside(fig: plt.Figure, axes, handles, labels):
     """One legend right of the panels, labels wrapped to the room left of a double column
     (:data:`DOUBLE_COLUMN`), if it is then no taller than the panels; else None."""
-    import textwrap
 
     panels = _tight_extent(fig, axes)
     room_pt = (DOUBLE_COLUMN - panels.x1 * fig.get_figwidth()) * 72 - 40
@@ -105,7 +120,7 @@ def _legend_beside(fig: plt.Figure, axes, handles, labels):
     chars = int(room_pt / (0.5 * size_pt))
     if chars < 24:
         return None
-    wrapped = ["\n".join(textwrap.wrap(label, chars)) for label in labels]
+    wrapped = [wrap_label(label, chars) for label in labels]
     legend = fig.legend(handles, wrapped, loc="upper left", bbox_to_anchor=(panels.x1 + 0.02, panels.y1), frameon=False,
                         ncol=1, borderaxespad=0.0, handlelength=2.2)
     renderer = fig.canvas.get_renderer()
@@ -131,7 +146,6 @@ def _legend_below(fig: plt.Figure, axes, handles, labels):
     """One legend below every panel, centred: in as many columns (3, 2 or 1; labels wrapped
     to a column's width) as keep it no taller than the panels (with their labels), else in
     the columns that make it shortest."""
-    import textwrap
 
     extent = _tight_extent(fig, axes)
     renderer = fig.canvas.get_renderer()
@@ -140,7 +154,7 @@ def _legend_below(fig: plt.Figure, axes, handles, labels):
     best = None
     for columns in (3, 2, 1) if fig.get_figwidth() > 4 and len(handles) > 1 else (1,):
         chars = max(20, int((width_pt / columns - 30) / (0.5 * size_pt)))
-        wrapped = ["\n".join(textwrap.wrap(label, chars)) for label in labels]
+        wrapped = [wrap_label(label, chars) for label in labels]
         legend = fig.legend(handles, wrapped, loc="upper center", bbox_to_anchor=(0.5, extent.y0 - 0.01), frameon=False,
                             ncol=columns, borderaxespad=0.0, handlelength=2.2, columnspacing=1.0)
         box = legend.get_window_extent(renderer).transformed(fig.transFigure.inverted())
@@ -151,7 +165,7 @@ def _legend_below(fig: plt.Figure, axes, handles, labels):
             best = (box.height, columns, wrapped)
         if box.height <= extent.height:
             break
-    _, columns, wrapped = best or (0, 1, ["\n".join(textwrap.wrap(label, 40)) for label in labels])
+    _, columns, wrapped = best or (0, 1, [wrap_label(label, 40) for label in labels])
     return fig.legend(handles, wrapped, loc="upper center", bbox_to_anchor=(0.5, extent.y0 - 0.01), frameon=False,
                       ncol=columns, borderaxespad=0.0, handlelength=2.2, columnspacing=1.0)
 
@@ -284,7 +298,6 @@ def place_panel_legends(fig: plt.Figure, axes, entries: list[dict]) -> list:
     labels. Labels wrap to the panel's width. The figure grows by the height of each row's tallest legend, and the rows
     below move down by it, so a legend never lies over the next row of panels (nor over its
     tick and axis labels). Call after the layout is final."""
-    import textwrap
 
     renderer = fig.canvas.get_renderer()
     legends: list = []
@@ -294,7 +307,7 @@ def place_panel_legends(fig: plt.Figure, axes, entries: list[dict]) -> list:
             continue
         ext = _tight_extent(fig, [ax])
         width_chars = max(16, int(ext.width * fig.get_figwidth() * 72 / (0.55 * font_points("legend.fontsize"))) - 8)
-        labels = ["\n".join(textwrap.wrap(label, width_chars)) for label in mine]
+        labels = [wrap_label(label, width_chars) for label in mine]
         legend = fig.legend(list(mine.values()), labels, loc="upper left", bbox_to_anchor=(ext.x0, ext.y0), frameon=False,
                             ncol=1, borderaxespad=0.0, handlelength=2.2)
         made.append((ax, legend))
