@@ -124,8 +124,9 @@ def test_no_raw_results_yet_is_skipped_saying_so(tmp_path):
 
 
 def test_row_comparison_is_bit_for_bit_and_over_every_column():
-    """-0.0 against 0.0, an int column re-run as float and a column only one side has are
-    differences (== would pass the first two and never see the third)."""
+    """-0.0 against 0.0, a value that changes when a widened column is compared in the
+    published dtype, and a column only one side has are differences (== would pass the first
+    and never see the last); a dtype the collection widened (int -> float) is not."""
     import numpy as np
     import pandas as pd
 
@@ -134,6 +135,7 @@ def test_row_comparison_is_bit_for_bit_and_over_every_column():
     rows = pd.DataFrame({"cell_key": ["a", "a", "b"], "rep": [0, 1, 0], "x": [0.0, 1.0, np.nan], "k": [1, 2, 3]})
     assert row_differences(rows, rows.copy()) == []
     assert row_differences(rows, rows.assign(x=[-0.0, 1.0, np.nan])) != []
-    assert row_differences(rows, rows.assign(k=rows["k"].astype(float))) != []
+    assert row_differences(rows.assign(k=rows["k"].astype(float)), rows) == []  # published widened, same values
+    assert row_differences(rows.assign(k=[1.0, 2.0, 3.5]), rows) != []
     assert row_differences(rows, rows.assign(extra=1)) != []
     assert row_differences(rows.assign(extra=1), rows) != []
