@@ -312,6 +312,18 @@ class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
         return super()._get_help_string(action)
 
 
+class _TopHelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """The command list with every command's line beside its name: argparse measures the
+    subcommands' names at the list's indent but prints them one level deeper, so a name of
+    9 or more characters (``calibrate``) wrapped its line (tests/test_docs.py checks the
+    list; it fails the day argparse's private ``_action_max_length`` stops meaning this)."""
+
+    def add_argument(self, action: argparse.Action) -> None:
+        super().add_argument(action)
+        if action.nargs == argparse.PARSER:
+            self._action_max_length += self._indent_increment
+
+
 def _cmd_publish(args: argparse.Namespace) -> int:
     from dpbench.reporting.publish import PublishError, publish
 
@@ -327,7 +339,7 @@ def _cmd_publish(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     paragraphs = __doc__.split("\n\n")
     parser = argparse.ArgumentParser(
-        prog="dpbench", description="\n\n".join(paragraphs[:2]), formatter_class=argparse.RawDescriptionHelpFormatter,
+        prog="dpbench", description="\n\n".join(paragraphs[:2]), formatter_class=_TopHelpFormatter,
         epilog="`dpbench COMMAND --help` lists a command's options with their defaults. The workflow itself: "
                "`snakemake --cores all` (README.md); the manual: docs/.",
     )  # fmt: skip

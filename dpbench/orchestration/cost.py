@@ -695,7 +695,8 @@ def table_digest() -> str:
     formulas and coefficients, the per-job constants, and the source of the cost model and
     of the table — the formulas' bodies and module constants such as the per-sample seconds):
     a calibration made against another table is stale."""
-    parts = sorted((name, m.formula, sorted(m.coefficients.items()), m.shared) for name, m in COST_TABLE.items())
+    shipped = ((name, m) for name, m in COST_TABLE.items() if name in cost_table.SHIPPED)  # plugins' entries aside
+    parts = sorted((name, m.formula, sorted(m.coefficients.items()), m.shared) for name, m in shipped)
     per_job = sorted(LIBRARY_SECONDS.items()), sorted(FIRST_USE.items())
     parts.append(("job", JOB_OVERHEAD_SECONDS, *per_job))
     parts.append(tuple(file_digest(module_file(name)) for name in (__name__, cost_table.__name__)))

@@ -173,6 +173,11 @@ COST_TABLE: dict[str, CostModel] = {
 }
 
 
+#: the catalogue's entries (the table as shipped, before any plugin registers its own): what a
+#: calibration's digest covers, so loading a plugin does not make a calibration stale
+SHIPPED = frozenset(COST_TABLE)
+
+
 def register_cost_model(learner: str, model: CostModel) -> CostModel:
     """Add ``learner``'s entry to :data:`COST_TABLE` (a plugin learner's, at import).
 
