@@ -287,7 +287,7 @@ def test_listed_floors_and_roles(theory):
     erm = theory["private_erm"]
     sgd3 = erm[(erm["learner"] == "dp_sgd") & (erm["x"] == "n") & erm["regime"].str.contains("ε = 3")]
     assert len(sgd3) and not (sgd3["verdict"] == "shallower").any()
-    vs_eps = erm[(erm["x"] == "epsilon") & erm["learner"].isin(["dp_sgd", "exp_mech_grid"])]
+    vs_eps = erm[(erm["x"] == "epsilon") & (erm["y"] == "excess_loss") & erm["learner"].isin(["dp_sgd", "exp_mech_grid"])]
     assert len(vs_eps) and (vs_eps["verdict"] == "floor").all(), vs_eps[["learner", "verdict", "note"]]
     for exp, table in theory.items():
         assert table["role"].isin(["prediction", "sanity"]).all(), exp
