@@ -34,7 +34,7 @@ from dpbench.orchestration.cost import table_in_use
 from dpbench.orchestration.cost_table import CalibrationError
 
 try:
-    print(table_in_use(), file=sys.stderr)
+    COST_TABLE_LINE = table_in_use()  # said once the config and its output directory are accepted
 except CalibrationError as exc:
     print(exc, file=sys.stderr)
     sys.exit(2)
@@ -54,6 +54,7 @@ if LOCAL_OUTPUTS:
     except OutputClash as exc:
         print(f"invalid config {CONFIG_SOURCE}: output: {exc}", file=sys.stderr)
         sys.exit(2)
+print(COST_TABLE_LINE, file=sys.stderr)
 
 
 def shard_code(wildcards):
