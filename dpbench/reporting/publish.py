@@ -281,7 +281,7 @@ def row_differences(published, rerun_rows) -> list[str]:
                 continue
         if left.dtype.kind == "f":  # bit for bit: -0.0 is not 0.0 (NaN payloads aside)
             lv, rv = left.to_numpy(), right.to_numpy()
-            same = ((lv == rv) & (lv.view(f"u{lv.itemsize}") == rv.view(f"u{rv.itemsize}"))) | (lv != lv) & (rv != rv)
+            same = (lv.view(f"u{lv.itemsize}") == rv.view(f"u{rv.itemsize}")) | ((lv != lv) & (rv != rv))  # bits equal, or both NaN
         else:
             same = ((left == right) | (left.isna() & right.isna())).to_numpy()
         if not same.all():
