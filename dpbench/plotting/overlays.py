@@ -152,16 +152,32 @@ def hide_undrawn(fig, entries: dict) -> dict:
     """``entries`` (``{label: handle}``) with every entry whose recorded lines
     (:func:`register_entry`) show no point in any panel at the final limits
     (:func:`shows_a_point`) kept as text only: no line sample (a sample would stand for
-    nothing drawn), the label saying it is not drawn. Call once the limits are final."""
+    nothing drawn), the label saying it is not drawn. Call once the limits are final.
+    Text-only entries that differ only in the name before their first ``": "`` (three
+    private learners' vacuous bounds, say) become one entry naming them all, in order."""
     book = fig.__dict__.get("_dpbench_entry_artists", {})
-    out = {}
+    out: dict = {}
+    hidden: dict[str, list[str]] = {}
     for label, handle in entries.items():
         artists = book.get(label)
         if artists and not any(shows_a_point(a) for a in artists):
-            out[label if "not drawn" in label else label + NOT_DRAWN] = Line2D([], [], visible=False)
+            text = label if "not drawn" in label else label + NOT_DRAWN
+            name, sep, rest = text.partition(": ")
+            key = rest if sep else text
+            if key not in hidden:
+                hidden[key] = []
+                out[("hidden", key)] = None
+            hidden[key].append(name if sep else "")
         else:
             out[label] = handle
-    return out
+    merged = {}
+    for key, handle in out.items():
+        if isinstance(key, tuple):
+            names = [n for n in hidden[key[1]] if n]
+            merged[f"{', '.join(names)}: {key[1]}" if names else key[1]] = Line2D([], [], visible=False)
+        else:
+            merged[key] = handle
+    return merged
 
 
 def draw_theory(ax, lines: list[TheoryLine]) -> dict[str, Line2D]:
