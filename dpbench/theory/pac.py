@@ -165,47 +165,79 @@ def private_sq_epsilon_per_query(epsilon: float, m: int, delta: float = 0.0) -> 
 
 def n_private_sq(epsilon_per_query: float, m: int, alpha: float, beta: float = 0.05) -> float:
     r"""Sample size from which ``private_sq_conjunction`` (tolerance :math:`\tau = \alpha/(2m)`,
-    answers :math:`\hat a_\ell + \mathrm{Lap}(1/(\varepsilon_0 n))`) is guaranteed to keep
-    every target literal: all ``m`` noises are below :math:`\zeta = \ln(m/\beta)/(\varepsilon_0 n)`
-    w.p. ≥ 1 − β (union bound over Laplace tails :math:`e^{-\zeta\varepsilon_0 n}`), and
-    :math:`\zeta < \tau` iff
+    answers :math:`\hat a_\ell + \mathrm{Lap}(1/(\varepsilon_0 n))`) keeps every target literal
+    with probability ≥ 1 − β/2: all ``m`` noises are below
+    :math:`\zeta = \ln(2m/\beta)/(\varepsilon_0 n)` in absolute value w.p. ≥ 1 − β/2 (union
+    bound over the two-sided Laplace tails :math:`P[|\mathrm{Lap}(b)| \ge \zeta] = e^{-\zeta/b}`),
+    a target literal's answer is exactly 0 on a realizable sample, and :math:`\zeta < \tau` iff
 
-    .. math:: n > n_0 = 2m\ln(m/\beta)/(\varepsilon_0\alpha)
-              \quad(= 2m^2\ln(m/\beta)/(\varepsilon\alpha) \text{ with basic composition}).
+    .. math:: n > n_0 = 2m\ln(2m/\beta)/(\varepsilon_0\alpha)
+              \quad(= 2m^2\ln(2m/\beta)/(\varepsilon\alpha) \text{ with basic composition}).
 
-    Derived here for the learner as run ([DR14, §11.1] states only
+    Derived here for the learner as run (half of β; the other half is the sampling step of
+    :func:`rate_private_sq_run`). Dwork & Roth (2014, §11.1) state only
     :math:`O(m\ln m/(\varepsilon\alpha))` for a generic SQ learner, which predicts learning
-    ~10× too early at m = 20: the tolerance α/(2m) costs a second factor m)."""
-    return 2 * m * math.log(m / beta) / (epsilon_per_query * alpha)
+    ~10× too early at m = 20: the tolerance α/(2m) costs a second factor m."""
+    return 2 * m * math.log(2 * m / beta) / (epsilon_per_query * alpha)
+
+
+def _sq_terms(m: int, epsilon_per_query, beta: float):
+    r"""``(A, Z)`` of :func:`rate_private_sq_run`: the sampling term's
+    :math:`A = 2(m\ln 2 + \ln(2/\beta))` and the noise term's
+    :math:`Z = m\ln(2m/\beta)/\varepsilon_0` (0 without noise)."""
+    eps0 = np.asarray(epsilon_per_query, dtype=float)
+    with np.errstate(divide="ignore"):
+        return 2 * (m * math.log(2) + math.log(2 / beta)), m * math.log(2 * m / beta) / eps0
 
 
 def rate_private_sq_run(n: Array, epsilon_per_query: float, m: int, alpha: float, beta: float = 0.05) -> npt.NDArray:
-    r"""Error of ``private_sq_conjunction`` as run, on the sample's side (derived here,
-    see :func:`n_private_sq`): for :math:`n > n_0` all target literals are kept and every
-    kept literal has empirical answer below :math:`\tau + \zeta`, so w.p. ≥ 1 − β the
-    conjunction errs on at most
+    r"""Population error bound of ``private_sq_conjunction`` as run, with its constants
+    (derived here; it holds w.p. ≥ 1 − β over the sample and the noise, realizable labels).
 
-    .. math:: \alpha(n) = m(\tau + \zeta) = \alpha/2 + m\ln(m/\beta)/(\varepsilon_0 n)
+    For :math:`n > n_0` (:func:`n_private_sq`) every target literal is kept w.p. ≥ 1 − β/2,
+    so the output h never accepts a negative, and it rejects a positive only where a kept
+    literal is false: its empirical error is at most the sum of the kept literals' answers,
+    each below :math:`	au + \zeta` (the noisy answer is below τ and the noise above −ζ), so
 
-    of the sample's positives' mass (= α at :math:`n_0`, → α/2 as n grows); NaN (no guarantee)
-    for :math:`n \le n_0`. The step from empirical to population answers is the non-private
-    SQ term (:func:`rate_sq`), not included: a *shape*."""
+    .. math:: \widehat{err}(h) \le e(n) = m(	au + \zeta) = lpha/2 + Z/n,
+              \qquad Z = m\ln(2m/eta)/arepsilon_0.
+
+    The step to the population: h is one of the :math:`2^m` sets of literals; for a fixed h
+    of error p the multiplicative Chernoff bound gives
+    :math:`P[\widehat{err}(h) \le p - t] \le e^{-nt^2/(2p)}`, so with a union bound over the
+    :math:`2^m` sets, w.p. ≥ 1 − β/2 every h has :math:`p \le \widehat{err} + \sqrt{2pL/n}`
+    with :math:`L = m\ln 2 + \ln(2/eta)`; solving for :math:`\sqrt p`,
+
+    .. math:: err(h) \le B(n) = \Bigl(	frac{a + \sqrt{a^2 + 4e(n)}}{2}\Bigr)^2,
+              \qquad a = \sqrt{A/n},\ A = 2L.
+
+    B(n) → α/2 as n grows (the tolerance's own cost); NaN (no guarantee) for :math:`n \le n_0`.
+    The learner's tolerance rule is that of M. Kearns, "Efficient noise-tolerant learning
+    from statistical queries", J. ACM 45(6), 1998; the Laplace answers those of A. Blum, C.
+    Dwork, F. McSherry and K. Nissim, "Practical privacy: the SuLQ framework", PODS 2005."""
     n = np.asarray(n, dtype=float)
     n0 = n_private_sq(epsilon_per_query, m, alpha, beta)
-    with np.errstate(divide="ignore"):
-        value = alpha / 2 + m * math.log(m / beta) / (epsilon_per_query * n)
+    A, Z = _sq_terms(m, epsilon_per_query, beta)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        e = alpha / 2 + Z / n
+        a = np.sqrt(A / n)
+        value = ((a + np.sqrt(a * a + 4 * e)) / 2) ** 2
     return np.where(n > n0, value, np.nan)
 
 
 def n_private_sq_run(alpha_target: Array, epsilon_per_query: Array, m: int, alpha: float, beta: float = 0.05) -> npt.NDArray:
-    """Sample size at which :func:`rate_private_sq_run` reaches ``alpha_target`` (NaN if it
-    never does, i.e. ``alpha_target ≤ α/2``); at least :func:`n_private_sq`."""
-    target = np.asarray(alpha_target, dtype=float)
+    r"""Sample size at which :func:`rate_private_sq_run` reaches ``alpha_target`` = t (NaN if
+    it never does, i.e. t ≤ α/2); at least :func:`n_private_sq`. B(n) = t is
+    :math:`t - \sqrt{tA}\,u - Z u^2 = lpha/2` in :math:`u = n^{-1/2}`, whose positive root is
+    :math:`u = 2(t - lpha/2)/(\sqrt{tA} + \sqrt{tA + 4Z(t - lpha/2)})`."""
+    t = np.asarray(alpha_target, dtype=float)
     eps0 = np.asarray(epsilon_per_query, dtype=float)
+    A, Z = _sq_terms(m, eps0, beta)
     with np.errstate(divide="ignore", invalid="ignore"):
-        n = m * math.log(m / beta) / (eps0 * (target - alpha / 2))
-        n0 = 2 * m * math.log(m / beta) / (eps0 * alpha)
-        return np.where(target > alpha / 2, np.maximum(n, n0), np.nan)
+        gap = t - alpha / 2
+        u = 2 * gap / (np.sqrt(t * A) + np.sqrt(t * A + 4 * Z * gap))
+        n0 = 2 * m * math.log(2 * m / beta) / (eps0 * alpha)
+        return np.where(gap > 0, np.maximum(1 / (u * u), n0), np.nan)
 
 
 def trivial_error_conjunction(k: int, p: float, noise: float = 0.0, monotone: bool = False) -> float:
@@ -246,7 +278,7 @@ def conjunction_rates(
     learners' bound ([BEHW87]); the exponential mechanism's derived bound
     (:func:`rate_exp_mech_realizable`, primary) *and* [NotesPAC, §1]'s stated
     ``8 ln|C|/(α min(α, ε))`` (:func:`rate_exp_mech_pac`); the SQ shape; the private SQ
-    learner's rate as run (:func:`rate_private_sq_run`). Noisy labels: agnostic ERM
+    learner's bound as run, with its constants (:func:`rate_private_sq_run`). Noisy labels: agnostic ERM
     (Hoeffding) for ``erm`` and the exponential mechanism (plus its empirical-risk term);
     ``elimination`` has no agnostic guarantee (empty list)."""
     m = d if monotone else 2 * d
@@ -277,7 +309,7 @@ def conjunction_rates(
     if learner == "private_sq_conjunction":
         eps0 = private_sq_epsilon_per_query(eps, m, delta)
         return [ConjunctionRate(
-            "private SQ as run: α/2 + m ln(m/β)/(ε₀n), n > 2m ln(m/β)/(ε₀α)", "shape",
+            "private SQ as run: bound with constants (derived), from n₀ = 2m ln(2m/β)/(ε₀α)", "bound",
             lambda n: rate_private_sq_run(n, eps0, m, alpha, beta),
             lambda a, e: n_private_sq_run(a, np.asarray([private_sq_epsilon_per_query(float(x), m, delta) for x in np.atleast_1d(e)]), m, alpha, beta),
         )]
