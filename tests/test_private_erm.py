@@ -18,6 +18,7 @@ from scipy import stats
 
 from dpbench import theory
 from dpbench.problems.logistic import LogisticProblem
+from dpbench.theory.logistic_objective import DEFAULT_LAM
 from dpbench.theory_check.analysis import STATUSES, THEORY_COLUMNS
 
 
@@ -156,27 +157,81 @@ def test_default_grid_shows_every_private_learner_learning(default_run):
     assert private <= learned, private - learned
 
 
-@pytest.mark.parametrize("power, verdict", [(None, "agrees"), (-1.0, "shallower")])
-def test_population_risk_against_epsilon_is_a_sanity_row_that_can_fail(power, verdict):
-    """The excess population risk ``pop_excess_loss`` against ε is judged against the privacy
-    term's shape — data on that shape (ε^−2 for output perturbation) agree, data decaying as
-    ε^−1 are shallower — but its role is ``sanity``: that exponent is the noise calibration's
-    (dpbench.theory_check.roles), so it is not counted as a confirmed prediction."""
-    from dpbench.foundation import registry
+def _pop_rows(learner, eps, values, n=100000, reps=8, spread=0.01):
+    return pd.DataFrame([
+        {"problem": "logistic", "problem_id": "logistic-x", "d": 5, "rho": 0.01, "noise": 0.0,
+         "learner": learner, "private": True, "epsilon": e, "delta": 0.0, "n": n, "rep": r,
+         "status": "ok", "loss": 0.1, "excess_loss": 1e-4, "pop_excess_loss": v * (1 + spread * (r - 3)),
+         "fit_seconds": 1e-3}
+        for e, v in zip(eps, values) for r in range(reps)])
 
-    exp = registry.experiment("private_erm")
-    rate = theory.erm_rate_of("output_perturbation", {"d": 5, "delta": 0.0})
-    n, eps = 100000, np.array([0.03, 0.1, 0.3, 1.0, 3.0, 10.0])
-    shape = rate.excess(n, eps)
-    values = shape if power is None else shape[0] * (eps / eps[0]) ** power
-    rows = [{"problem": "logistic", "problem_id": "logistic-x", "d": 5, "rho": 0.01, "noise": 0.0,
-             "learner": "output_perturbation", "private": True, "epsilon": e, "delta": 0.0, "n": n, "rep": r,
-             "status": "ok", "loss": 0.1, "excess_loss": 1e-4, "pop_excess_loss": v * (1 + 0.01 * (r - 3)),
-             "fit_seconds": 1e-3}
-            for e, v in zip(eps, values) for r in range(8)]
-    check = exp.theory_check(pd.DataFrame(rows))
+
+def _pop_row(rows):
+    from dpbench.foundation import registry
     from dpbench.theory_check.roles import with_roles
 
-    row = with_roles(check).set_index(["x", "y"]).loc[("epsilon", "pop_excess_loss")]
-    assert row["role"] == "sanity", row["role"]
+    return with_roles(registry.experiment("private_erm").theory_check(rows)).set_index(["x", "y"]).loc[("epsilon", "pop_excess_loss")]
+
+
+@pytest.mark.parametrize("power, verdict", [(None, "agrees"), (-1.0, "shallower")])
+def test_population_risk_against_epsilon_is_a_sanity_row_that_can_fail(power, verdict):
+    """Without a population bound with constants (objective perturbation), the excess population
+    risk ``pop_excess_loss`` against ε is judged against the privacy term's shape — data on that
+    shape agree, data decaying as ε^−1 are shallower — but its role is ``sanity``: that exponent
+    is the noise calibration's (dpbench.theory_check.roles), so it is not counted as a confirmed
+    prediction."""
+    rate = theory.erm_rate_of("objective_perturbation", {"d": 5, "delta": 0.0})
+    eps = np.array([0.03, 0.1, 0.3, 1.0, 3.0, 10.0])
+    shape = rate.excess(100000, eps)
+    values = shape if power is None else shape[0] * (eps / eps[0]) ** power
+    row = _pop_row(_pop_rows("objective_perturbation", eps, values))
+    assert row["role"] == "sanity" and row["bound_kind"] == "shape", row[["role", "bound_kind"]]
     assert row["verdict"] == verdict, row[["verdict", "fitted_slope", "theory_exponent", "note"]]
+
+
+@pytest.mark.parametrize("scale, holds", [(0.5, True), (2.0, False)])
+def test_output_perturbation_population_rows_are_predictions_judged_by_a_bound(scale, holds):
+    """Output perturbation's excess population risk against ε is judged against the bound with
+    constants on its expectation (theory.pop_excess_output_perturbation), on the mean over
+    repetitions: data at half the bound hold it (a prediction row, with its ratio); data at
+    twice the bound, with a small standard error, violate it."""
+    eps = np.array([0.03, 0.1, 0.3, 1.0, 3.0, 10.0])
+    n = 100000
+    bound = theory.pop_excess_output_perturbation(n, eps, 5, DEFAULT_LAM)
+    row = _pop_row(_pop_rows("output_perturbation", eps, scale * bound, n=n))
+    assert row["role"] == "prediction" and row["bound_kind"] == "bound"
+    if holds:
+        assert row["cells_above_bound"] == 0 and row["bound_ratio"] == pytest.approx(0.5, rel=0.05)
+        assert row["verdict"] in ("agrees", "bound_holds"), row[["verdict", "note"]]
+    else:
+        assert row["cells_above_bound"] > 0 and row["verdict"] == "violated", row[["verdict", "note"]]
+
+
+def test_output_perturbation_population_bound_holds_on_its_own_runs_and_catches_tripled_noise():
+    """The bound against the learner's own code (d = 5, n = 2000, ε = 0.1 and 0.3, 100
+    repetitions, exact population risk by quadrature): the mean is below it; a copy whose
+    noise is three times the calibrated scale is significantly above it at ε = 0.1."""
+    from dpbench.learners.output_perturbation import OutputPerturbation
+    from dpbench.theory.logistic_population import excess_population_risk
+
+    class Tripled(OutputPerturbation):
+        def noise(self, n, d, *, rng, runs=None):
+            return 3 * super().noise(n, d, rng=rng, runs=runs)
+
+    problem = LogisticProblem(d=5, rho=0.05)
+    target = problem.draw_target(rng=np.random.default_rng(1))
+
+    def excess(cls, eps):
+        out = []
+        for r in range(100):
+            rng = np.random.default_rng(1000 + r)
+            h = cls(epsilon=eps).fit(target.sample(2000, rng=rng), rng=rng)
+            out.append(excess_population_risk(h.theta, target.w, rho=target.rho, noise=target.noise, lam=DEFAULT_LAM))
+        return np.mean(out), np.std(out, ddof=1) / 10
+
+    for eps in (0.1, 0.3):
+        bound = float(theory.pop_excess_output_perturbation(2000, eps, 5, DEFAULT_LAM))
+        mean, _ = excess(OutputPerturbation, eps)
+        assert mean <= bound, (eps, mean, bound)
+    mean, se = excess(Tripled, 0.1)
+    assert mean - 2 * se > float(theory.pop_excess_output_perturbation(2000, 0.1, 5, DEFAULT_LAM))

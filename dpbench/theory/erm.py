@@ -28,12 +28,15 @@ import numpy as np
 import numpy.typing as npt
 from scipy.special import gammaincinv
 
+from dpbench.mechanisms.gaussian import GaussianMechanism
 from dpbench.theory.logistic_objective import DEFAULT_LAM, LOGISTIC_SMOOTHNESS
 
 __all__ = [
     "LOGISTIC_SMOOTHNESS",
     "gamma_norm_quantile",
     "excess_output_perturbation",
+    "output_noise_second_moment",
+    "pop_excess_output_perturbation",
     "objective_perturbation_calibration",
     "excess_objective_perturbation",
     "excess_dp_gd",
@@ -44,6 +47,7 @@ __all__ = [
     "TRIVIAL_TEST_ERROR",
     "ErmRate",
     "erm_rate_of",
+    "erm_population_rate_of",
     "grid_points_of",
     "trivial_excess_of",
 ]
@@ -69,6 +73,48 @@ def excess_output_perturbation(n, epsilon, d, lam: float, beta: float = 0.1):
     n, epsilon = np.asarray(n, dtype=float), np.asarray(epsilon, dtype=float)
     radius = 2.0 / (n * lam * epsilon) * gamma_norm_quantile(d, beta)
     return (LOGISTIC_SMOOTHNESS + lam) / 2 * radius**2
+
+
+def output_noise_second_moment(n, epsilon, d, lam: float, mechanism: str = "l2_laplace", delta: float = 0.0):
+    r""":math:`\mathbb E\|b\|^2` of output perturbation's noise at sensitivity Δ = 2/(nλ):
+    :math:`d(d+1)(\Delta/\varepsilon)^2` for the ℓ2-Laplace law (‖b‖ ~ Γ(d, Δ/ε), whose second
+    moment is d(d+1) scale²), :math:`d\sigma^2` for the Gaussian mechanism (σ from
+    :class:`~dpbench.mechanisms.gaussian.GaussianMechanism`, the learner's own calibration);
+    0 at ε = ∞."""
+    n, epsilon = np.broadcast_arrays(np.asarray(n, dtype=float), np.asarray(epsilon, dtype=float))
+    sens = 2.0 / (n * lam)
+    if mechanism == "gaussian":
+        sigma = np.array([GaussianMechanism(epsilon=float(e), delta=delta, sensitivity=float(s)).sigma
+                          for e, s in zip(epsilon.ravel(), sens.ravel())]).reshape(n.shape)
+        return d * sigma**2
+    with np.errstate(divide="ignore"):
+        return np.where(np.isinf(epsilon), 0.0, d * (d + 1) * (sens / epsilon) ** 2)
+
+
+def pop_excess_output_perturbation(n, epsilon, d, lam: float, mechanism: str = "l2_laplace", delta: float = 0.0):
+    r"""Output perturbation's expected excess **population** risk, a bound with its
+    constants (derived here):
+
+    .. math:: \mathbb E\,F_\lambda(\theta^*_S + b) - \min F_\lambda
+              \le \frac{2}{\lambda n} + \frac12\Big(\frac{1}{4d} + \lambda\Big)\,\mathbb E\|b\|^2 .
+
+    F_λ is the population value of J_λ (λ-strongly convex; ‖x‖ ≤ 1). Its Hessian is
+    E[σ'(·) x xᵀ] + λI ⪯ M = ¼E[x xᵀ] + λI (σ' ≤ ¼) everywhere, so by Taylor's theorem
+    F_λ(θ*_S + b) ≤ F_λ(θ*_S) + ⟨∇F_λ(θ*_S), b⟩ + ½ bᵀMb. The middle term has expectation 0
+    (b is drawn independently of S with mean 0), and b's direction is uniform and independent
+    of its norm (ℓ2-Laplace and isotropic Gaussian), so E[bᵀMb] = E‖b‖²·tr(M)/d ≤
+    E‖b‖²(1/(4d) + λ) (tr E[x xᵀ] = E‖x‖² ≤ 1). The non-private minimiser's excess is at most
+    2/(λn): replacing one example moves θ*_S by at most 2/(λn) (the sensitivity the mechanism
+    is calibrated to; K. Chaudhuri, C. Monteleoni and A. D. Sarwate, "Differentially private
+    empirical risk minimization", JMLR 12, 2011, Corollary 8), so for the 1-Lipschitz loss the
+    expected generalisation gap E[F_λ(θ*_S) − J_λ(θ*_S; S)] is at most 2/(λn) (replace-one
+    stability: S. Shalev-Shwartz and S. Ben-David, *Understanding Machine Learning*, 2014,
+    Theorem 13.2), while E[J_λ(θ*_S; S)] ≤ E[J_λ(θ*_F; S)] = min F_λ. E‖b‖²:
+    :func:`output_noise_second_moment`. A bound on the **mean** over samples and noise,
+    checked on the mean over repetitions."""
+    n = np.asarray(n, dtype=float)
+    curvature = 1.0 / (4 * d) + lam
+    return 2.0 / (lam * n) + curvature / 2 * output_noise_second_moment(n, epsilon, d, lam, mechanism, delta)
 
 
 def objective_perturbation_calibration(n, epsilon, lam: float, c: float = LOGISTIC_SMOOTHNESS):
@@ -191,6 +237,20 @@ def erm_rate_of(learner: str, row) -> ErmRate | None:
         return ErmRate(r"shape $2\ln(1+e^{R\sqrt{d}})(d\ln g+\ln(1/\beta))/(\varepsilon n)$", "shape",
                        lambda n, e: excess_exp_mech_grid(n, e, d, points, radius, ERM_BETA))
     return None
+
+
+def erm_population_rate_of(learner: str, row) -> ErmRate | None:
+    """The bound with constants on the expected excess **population** risk of ``learner`` in
+    the setting a results row records (:func:`pop_excess_output_perturbation`); None where
+    none is derived (the other learners' population rows stay sanity checks against their
+    training rates' shapes)."""
+    if learner != "output_perturbation":
+        return None
+    d, lam = int(row["d"]), float(_lp(row, "lam", DEFAULT_LAM))
+    mechanism = str(_lp(row, "mechanism", "l2_laplace"))
+    delta = float(row["delta"]) if row["delta"] and row["delta"] > 0 else 0.0
+    return ErmRate(r"bound $2/(\lambda n) + \frac{1/4+\lambda}{2}\mathbb{E}\|b\|^2$ (mean)", "bound",
+                   lambda n, e: pop_excess_output_perturbation(n, e, d, lam, mechanism, delta))
 
 
 def grid_points_of(row) -> int:

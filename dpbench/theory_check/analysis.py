@@ -228,26 +228,33 @@ def bound_check(
     Per value of ``x`` the statistic compared with ``bound(x)`` is the maximum over
     repetitions for a deterministic bound (``holds_with = 1``), else the empirical
     ``holds_with``-quantile (a bound holding with probability ``1 − cβ`` is checked at
-    ``holds_with = 1 − cβ``). Cells where the bound is NaN or infinite are not counted."""
-    stat, b = _bound_stat(rows, bound, x=x, y=y, holds_with=holds_with)
+    ``holds_with = 1 − cβ``). A bound on the expectation (``holds_with = "mean"``) is checked
+    on the mean over repetitions less two standard errors: a cell is above it only when the
+    data are significantly above. Cells where the bound is NaN or infinite are not counted."""
+    stat, b = _bound_stat(rows, bound, x=x, y=y, holds_with=holds_with, lower=True)
     finite = np.isfinite(b)
     return int(finite.sum()), int((stat.to_numpy()[finite] > b[finite]).sum())
 
 
-def _bound_stat(rows: pd.DataFrame, bound, *, x: str, y: str, holds_with: float) -> tuple[pd.Series, npt.NDArray]:
-    """Per x: the statistic a bound is checked on (:func:`bound_check`) and the bound."""
-    if not 0 < holds_with <= 1:
-        raise ValueError(f"holds_with must be in (0, 1], got {holds_with!r}")
+def _bound_stat(rows: pd.DataFrame, bound, *, x: str, y: str, holds_with: float | str, lower: bool = False) -> tuple[pd.Series, npt.NDArray]:
+    """Per x: the statistic a bound is checked on (:func:`bound_check`; ``lower``: for an
+    expectation bound, the mean less two standard errors, else the mean) and the bound."""
     per_x = rows.groupby(x)[y]
-    stat = per_x.max() if holds_with == 1 else per_x.quantile(holds_with)
+    if holds_with == "mean":
+        stat = per_x.mean() - (2 * per_x.sem().fillna(0.0) if lower else 0.0)
+    elif isinstance(holds_with, str) or not 0 < holds_with <= 1:
+        raise ValueError(f"holds_with must be in (0, 1] or 'mean', got {holds_with!r}")
+    else:
+        stat = per_x.max() if holds_with == 1 else per_x.quantile(holds_with)
     b = np.broadcast_to(np.asarray(bound(stat.index.to_numpy(dtype=float)), dtype=float), stat.shape)
     return stat, b
 
 
-def bound_ratio(rows: pd.DataFrame, bound, *, x: str, y: str, holds_with: float, within: npt.ArrayLike) -> float:
-    """The largest ratio (statistic of :func:`bound_check`) / bound over the values of ``x``
-    in ``within`` (the regime): how close the data come to the bound (≤ 1 where it holds;
-    1/ratio is how loose the theorem is there). NaN without a finite positive bound."""
+def bound_ratio(rows: pd.DataFrame, bound, *, x: str, y: str, holds_with: float | str, within: npt.ArrayLike) -> float:
+    """The largest ratio (statistic of :func:`bound_check`; the mean for an expectation bound)
+    / bound over the values of ``x`` in ``within`` (the regime): how close the data come to the
+    bound (≤ 1 where it holds; 1/ratio is how loose the theorem is there). NaN without a finite
+    positive bound."""
     stat, b = _bound_stat(rows, bound, x=x, y=y, holds_with=holds_with)
     keep = np.isin(stat.index.to_numpy(dtype=float), np.asarray(within, dtype=float)) & np.isfinite(b) & (b > 0)
     return float(np.max(stat.to_numpy()[keep] / b[keep])) if keep.any() else math.nan
@@ -508,7 +515,7 @@ def check_curve(
     kind: str = "shape",
     trivial: float | None = None,
     learning_starts: float | None = None,
-    holds_with: float = 1.0,
+    holds_with: float | str = 1.0,
     exponent: float | None = None,
     regime: str | None = None,
     fraction: float = 0.5,
@@ -544,7 +551,7 @@ def check_curve(
         The x from which the theory says learning starts; points before it are not fitted.
     holds_with
         Level of the bound check (:func:`bound_check`): 1 for a deterministic bound, 1 − cβ
-        for one that holds with that probability.
+        for one that holds with that probability, ``"mean"`` for a bound on the expectation.
     late
         Per repetition, the curve's late-window value (:func:`late_window_rate`), or a dict
         of such arrays per x — online curves: at-chance is decided on it (the curve learns
@@ -622,7 +629,8 @@ def check_curve(
                 + ", ".join(f"{v:.2g}" for v in _local_slopes(xs, values, x, y)) + ")") if rf.approached else ""
         note += f"; floor {rf.floor_level:.3g}{seen} from x = {xs[rf.floor_from]:g} (not fitted)"
     if kind == "bound" and cells is not None:
-        level = "maximum over repetitions" if holds_with == 1 else f"{holds_with:g}-quantile over repetitions"
+        level = ("mean over repetitions (a bound on the expectation; above it only if the mean less two standard errors is)"
+                 if holds_with == "mean" else "maximum over repetitions" if holds_with == 1 else f"{holds_with:g}-quantile over repetitions")
         note += f"; bound checked on the {level}"
     row = judged_row(
         fit, status=status, note=note, exponent=theory_exp, reps=rf.reps, reconstructed=reconstructed,

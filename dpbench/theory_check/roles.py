@@ -21,7 +21,10 @@ fixed by the setup before any data are seen?
     ε-free generalisation gap of the non-private minimiser (∝ d/n): against ε its exponent is
     the calibration's, against n it moves from −2 to −1 as ε grows — fixed by the setup, and
     compared only with unit-constant shapes of upper bounds, which no data can contradict.
-    A prediction row there needs a bound with its constants (not derived yet);
+    The exception is a population row judged against a bound with its constants
+    (``bound_kind = bound``: output perturbation's expected excess population risk,
+    :func:`dpbench.theory.erm.pop_excess_output_perturbation`): its ``bound_ratio`` tests the
+    constant, and a miscalibrated noise scale would put the data above it — a prediction;
   - timings (``fit_seconds``): the cost model's exponent is the algorithm's loop structure.
 
 :func:`role_of` decides from the row's experiment, axes and learner; a row that already has a
@@ -45,7 +48,9 @@ def role_of(row) -> str:
         return "sanity"
     if exp in ("experts", "linear_loss") and x == "T":
         return "sanity"
-    if exp == "private_erm" and y in ("excess_loss", "pop_excess_loss"):
+    if exp == "private_erm" and y == "excess_loss":
+        return "sanity"
+    if exp == "private_erm" and y == "pop_excess_loss" and get("bound_kind") != "bound":
         return "sanity"
     return "prediction"
 
