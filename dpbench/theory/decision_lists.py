@@ -10,10 +10,14 @@ sequence of distinct non-constant features with output bits followed by a defaul
 
 Every rate returns the error level α at sample size ``n``. Kinds:
 
-- *bound* (:func:`rate_rivest`): a proven high-probability upper bound (probability ≥ 1 − β);
-- *shape* (the private rates): the source only states O(·), and the constants are
-  **[reconstructed]** (the text of [BF26] available to us lost its formulas). They are
-  drawn with unit constants and compared by slope, never counted as violations.
+- *bound* (:func:`rate_rivest`; privdl's and privdl_composition's rates as run,
+  :func:`rate_privdl_run` and :func:`rate_privdl_composition_run`, derived here with their
+  constants from [BF26, Lemma A.4] at each learner's own selection rate): a proven
+  high-probability upper bound (probability ≥ 1 − β);
+- *shape* (Theorem 3.5 and Corollary A.8, :func:`rate_privdl`, :func:`rate_privdl_kdl`): the
+  source only states O(·), and the constants are **[reconstructed]** (the text of [BF26]
+  available to us lost its formulas). They are drawn with unit constants and compared by
+  slope, never counted as violations.
 """
 
 from __future__ import annotations
