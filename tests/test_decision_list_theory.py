@@ -85,12 +85,13 @@ def test_theory_check_statuses_from_hand_set_errors(cell):
     for rep in range(6):
         for n in sizes:
             learning = trivial * (n / 128.0) ** -1.0 * (1 + 0.05 * (rep - 2.5) / 2.5)
-            # a shape: slope −1
-            rows.append(_row(c, seed, n=n, rep=rep, error=learning, learner="privdl_composition"))
+            # no theory line (the reference tree): the fitted slope alone, −1
+            rows.append(_row(c, seed, n=n, rep=rep, error=learning, learner="decision_tree", private=False,
+                             epsilon=math.inf))
             rows.append(_row(c, seed, n=n, rep=rep, error=trivial))  # privdl: never learns
             rows.append(_row(c, seed, n=n, rep=rep, error=0.0, learner="rivest", private=False, epsilon=math.inf))
     out = theory_check(pd.DataFrame(rows)).set_index(["learner", "x", "y"])
-    ok = out.loc[("privdl_composition", "n", "error")]
+    ok = out.loc[("decision_tree", "n", "error")]
     assert ok["status"] == "ok" and ok["fitted_slope"] == pytest.approx(-1.0, abs=0.02)
     assert ok["slope_ci_low"] <= -1.0 <= ok["slope_ci_high"] and ok["x_max"] == 4096
     assert out.loc[("privdl", "n", "error"), "status"] == "at_chance"
@@ -103,12 +104,18 @@ def test_theory_check_statuses_from_hand_set_errors(cell):
     assert not ((out["status"] == "ok") & out["fitted_slope"].isna()).any()
 
 
+#: the bound each privdl variant's rows are judged by (dpbench.theory.dl_rates_of's primary rate)
+RUN_BOUNDS = {"privdl": theory.rate_privdl_run, "privdl_composition": theory.rate_privdl_composition_run}
+
+
+@pytest.mark.parametrize("learner", sorted(RUN_BOUNDS))
 @pytest.mark.parametrize("factor, verdicts", [(0.2, {"bound_holds", "agrees"}), (3.0, {"violated"})])
-def test_privdl_is_judged_by_its_derived_bound_which_bad_data_violate(cell, factor, verdicts):
-    """privdl's rows compare with the bound of the learner as run, derived with constants
-    (:func:`dpbench.theory.n_privdl_run`): errors at 0.2× it hold (bound_holds or, the slope
-    being −1, agrees), errors at 3× it are `violated` — a contradiction, as a proven bound must
-    allow. The n*-vs-ε row is a bound row with a stated ratio."""
+def test_privdl_is_judged_by_its_derived_bound_which_bad_data_violate(cell, learner, factor, verdicts):
+    """privdl's and privdl_composition's rows compare with the bound of the learner as run, derived
+    with constants (:func:`dpbench.theory.n_privdl_run`, :func:`dpbench.theory.n_privdl_composition_run`:
+    one derivation at each learner's own per-round budget): errors at 0.2× it hold (bound_holds or,
+    the slope being −1, agrees), errors at 3× it are `violated` — a contradiction, as a proven bound
+    must allow. The n*-vs-ε row is a bound row with a stated ratio."""
     from dpbench.experiments.decision_lists import theory_check
 
     c, seed = cell
@@ -116,17 +123,65 @@ def test_privdl_is_judged_by_its_derived_bound_which_bad_data_violate(cell, fact
     sizes = [2.0**k for k in range(14, 21)]
     rows = []
     for eps in (8.0, 16.0, 32.0):
-        bound = theory.rate_privdl_run(np.array(sizes), eps, base["delta"], base["n_features"], 0.1,
-                                       base["log_class_size"])
+        bound = RUN_BOUNDS[learner](np.array(sizes), eps, base["delta"], base["n_features"], 0.1,
+                                    base["log_class_size"])
         for rep in range(6):
             for n, b in zip(sizes, bound):
-                rows.append(_row(c, seed, n=n, rep=rep, epsilon=eps, error=factor * b * (1 + 0.02 * (rep - 2.5))))
+                rows.append(_row(c, seed, n=n, rep=rep, epsilon=eps, learner=learner,
+                                 error=factor * b * (1 + 0.02 * (rep - 2.5))))
     out = theory_check(pd.DataFrame(rows))
-    judged = out[(out["learner"] == "privdl") & (out["y"] == "error")]
+    judged = out[(out["learner"] == learner) & (out["y"] == "error")]
     assert len(judged) == 3 and (judged["bound_kind"] == "bound").all()
     assert set(judged["verdict"]) <= verdicts, judged[["verdict", "note"]]
     if factor < 1:
         assert (judged["bound_ratio"] < 0.3).all()
-        vs_eps = out[(out["learner"] == "privdl") & (out["x"] == "epsilon")]
+        vs_eps = out[(out["learner"] == learner) & (out["x"] == "epsilon")]
         assert len(vs_eps) == 1 and vs_eps["bound_kind"].iloc[0] == "bound"
         assert vs_eps["verdict"].iloc[0] != "shape_only"
+
+
+@pytest.mark.parametrize("delta", [1e-6, 1e-3, 0.0])
+def test_composition_bound_uses_the_learners_own_budget(delta):
+    """The bound's λ is the one privdl_composition draws with (λ = ε₀/2, ε₀ from advanced
+    composition, or ε/|F| at δ = 0), and K = |F| ln(4|F|²/β)/λ — the covering bound privdl's
+    derivation uses, at the other λ."""
+    from dpbench.learners.privdl_composition import PrivDLComposition
+
+    for f in (33, 129, 1153):
+        for eps in (0.25, 1.0, 16.0):
+            lam = PrivDLComposition(epsilon=eps, delta=delta).lam(f)
+            assert theory.privdl_composition_selection_rate(eps, delta, f) == pytest.approx(lam, rel=1e-12)
+            k = theory.privdl_composition_mistakes(eps, delta, f, 0.1)
+            assert k == pytest.approx(f * math.log(4 * f * f / 0.1) / lam, rel=1e-12)
+    assert theory.privdl_composition_round_epsilon(1.0, 0.0, 129) == pytest.approx(1 / 129)
+    assert float(theory.n_privdl_composition_run(0.05, math.inf, delta, 33)) == pytest.approx(
+        2 * (theory.dl_log_class_size(33) + math.log(20)) / 0.05)  # K = 0: the union bound over C alone
+
+
+def test_composition_bound_holds_on_real_rows_and_a_wrong_one_is_violated(monkeypatch):
+    """privdl_composition run through its own code on small cells (|F| = 33, 73; ε = 1, 16;
+    n = 2¹⁰ … 2¹⁶, 10 repetitions): the 0.9-quantile error is below the derived bound at every
+    cell, and the theory check says so (bound rows, none violated, some holding). The same rows
+    against the bound shrunk 200× (a wrong derivation) are `violated`: the check can fail."""
+    from dpbench.experiments.base import run_batch_cell
+    from dpbench.experiments.decision_lists import theory_check
+    from dpbench.theory import decision_lists as dl_theory
+
+    grid = from_dict({"seed": 11, "experiments": {"decision_lists": {
+        "problem": "decision_list", "problem_params": {"d": [4, 6], "k": 2, "l": 6, "r": 3, "p": 0.5, "noise": 0.0},
+        "learners": ["privdl_composition"], "epsilon": [1.0, 16.0], "delta": 1e-6,
+        "n": [1024, 2048, 4096, 8192, 16384, 65536], "repetitions": 10, "shards": 1}}})
+    cells = grid.experiments["decision_lists"].cells
+    df = pd.DataFrame([r for c in cells for r in run_batch_cell(c, draw_target(c, grid.seed), grid.seed)])
+    q = df.groupby(["n_features", "log_class_size", "epsilon", "n"])["error"].quantile(0.9).reset_index()
+    bound = [float(theory.rate_privdl_composition_run(r.n, r.epsilon, 1e-6, int(r.n_features), 0.1, r.log_class_size))
+             for r in q.itertuples()]
+    assert (q["error"] <= bound).all() and (q["error"] > 0).any()
+    out = theory_check(df)
+    judged = out[out["y"] == "error"]
+    assert len(judged) == 4 and (judged["bound_kind"] == "bound").all() and (judged["cells_above_bound"] == 0).all()
+    assert "violated" not in set(judged["verdict"]) and "bound_holds" in set(judged["verdict"])
+    true_bound = dl_theory.rate_privdl_composition_run
+    monkeypatch.setattr(dl_theory, "rate_privdl_composition_run", lambda *a: true_bound(*a) / 200)
+    wrong = theory_check(df)
+    assert "violated" in set(wrong.loc[wrong["y"] == "error", "verdict"])

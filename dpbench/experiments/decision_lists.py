@@ -9,7 +9,9 @@ over grids of n, ε and problems (d, k) — the latter give the |F| axis.
 Theory: :func:`dpbench.theory.dl_rates_of` gives every learner's curves in one setting
 (Rivest's Occam bound; the exponential mechanism's derived bound beside [NotesPAC, §1]'s formula;
 privdl's bound as run, derived with constants (:func:`dpbench.theory.n_privdl_run`), beside
-Theorem 3.5's shape; the composition ablation's |F|^{3/2} shape with unit constants). Trivial level: the majority label's error of the drawn target
+Theorem 3.5's shape; the composition ablation's bound as run, the same derivation at its per-round
+budget from composition, :func:`dpbench.theory.n_privdl_composition_run`, ∝ |F|^{3/2}).
+Trivial level: the majority label's error of the drawn target
 (:func:`dpbench.theory_check.trivial.dl_trivial_error_of`: a property of the drawn target, computed in the analysis layer).
 
 Theory check (:mod:`dpbench.theory_check.analysis`): one row per curve (learner × every setting that
@@ -118,11 +120,9 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
 #: against the finite-class bound (dpbench.theory.n_finite_class)
 CONSISTENT = ("rivest", "erm")
 
-#: why no bound with constants can be stated for the reconstructed shapes (the shape_only note)
-SHAPE_WHY = {
-    "privdl_composition": ("the ablation's |F|^1.5 rate sums per-round exponential-mechanism bounds whose union-bound "
-                           "constants were not carried through the set-cover rounds"),
-}
+#: why no bound with constants can be stated for a learner judged by a shape (the shape_only note);
+#: every decision-list learner now has one (privdl_composition: dpbench.theory.n_privdl_composition_run)
+SHAPE_WHY: dict[str, str] = {}
 
 
 def _reconstructed(rate) -> bool:
@@ -149,8 +149,10 @@ _CAPTION_LINES = (
     "privdl: the bound of the learner as run, derived with constants from Bun & Fang's Lemma A.4 and a union "
     "bound over the class (dashed; compared with the data) and Theorem 3.5's shape with unit constants "
     "(reconstructed; dotted, not compared); "
-    "privdl_composition: its |F|^1.5 shape. A theory line above error 1 (privdl_composition's shape on the whole "
-    "main grid, privdl's on the tiny problems at small ε) lies above the plotted range. Triangles on the lower axis: where a theory line drops below the "
+    "privdl_composition: its bound as run, the same derivation at its per-round budget from advanced composition "
+    "(dashed; compared with the data). A theory line above error 1 (privdl_composition's bound at small ε or n, "
+    "privdl's on the tiny problems at small ε) lies above the plotted range. "
+    "Triangles on the lower axis: where a theory line drops below the "
     "grey line, the error of the drawn target's majority label (the best constant predictor)."
 )
 _CAPTION_CURVES = (
@@ -183,8 +185,9 @@ EXPERIMENT = register_experiment(
                 "error ≤ α, each repetition's crossing interpolated between grid points (bars: 95% bootstrap over repetitions), against ε, log–log, one panel per problem run "
                 "at several ε; an ε at which the grid never gets there is a marker on the upper axis; non-private "
                 "learners' n* as horizontal lines. Lines: theoretical n(α, ε): privdl's bound as run, derived with "
-                "constants (dashed), and its Theorem 3.5 shape with unit constants (dotted); the composition shape "
-                "with unit constants (reconstructed).",
+                "constants (dashed), and its Theorem 3.5 shape with unit constants (dotted); "
+                "privdl_composition's bound as run, derived with constants at its per-round budget from "
+                "composition (dashed).",
             ),
             "sample_complexity_features": Figure(
                 "dpbench.plotting.decision_lists:sample_complexity_features",
@@ -192,7 +195,8 @@ EXPERIMENT = register_experiment(
                 "bias), at each ε of the sweep, on the repetitions every problem has; bars: 95% bootstrap over repetitions; an |F| "
                 "at which the grid never reaches α is a marker on the upper axis. Lines: theoretical n(α) as |F| varies "
                 "(privdl's bound as run ∝ |F| log|F| log(1/δ)/ε, derived with constants; "
-                "privdl_composition ∝ |F|^(3/2) log|F| and Rivest's Occam bound ∝ |F| log|F|).",
+                "privdl_composition's bound as run ∝ |F|^(3/2) log|F|, derived with constants, "
+                "and Rivest's Occam bound ∝ |F| log|F|).",
             ),
             "runtime": Figure(
                 "dpbench.plotting.decision_lists:runtime",

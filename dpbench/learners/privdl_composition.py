@@ -9,21 +9,26 @@ is ε₀-DP and the |F| rounds compose adaptively:
 - ``delta > 0``: advanced composition ([DRV10]), ε₀ the largest value with
   ``ε₀·sqrt(2|F| ln(1/δ)) + |F|·ε₀(e^{ε₀} − 1) ≤ ε`` (or ``ε/|F|`` if basic is better:
   :func:`dpbench.mechanisms.composition.advanced_per_step`);
-- ``delta = 0``: basic composition, ``ε₀ = ε/|F|``.
+- ``delta = 0``: basic composition, ``ε₀ = ε/|F|``
+
+(:func:`dpbench.theory.privdl_composition_round_epsilon`, which the theory's bound uses too).
 
 All |F| rounds are counted, including those after the sample is exhausted. Since
-``ε₀ ≈ ε/sqrt(8|F| ln(1/δ))``, each round errs on ``O(sqrt(|F| log(1/δ)) log|F| / ε)``
-examples and the total error grows like ``|F|^{3/2}`` — the point of the ablation
-(:func:`dpbench.theory.rate_privdl_composition`, **[reconstructed]** shape).
+``ε₀ ≈ ε/sqrt(2|F| ln(1/δ))`` (δ > 0, ε₀ ≪ 1), each round errs on ``O(sqrt(|F| log(1/δ)) log|F| / ε)``
+examples and the total error grows like ``|F|^{3/2}`` — the point of the ablation.
 
 Privacy: (ε, δ)-DP, replace-one (:func:`composition_calibration`).
-Utility: total error ``O(|F|^{3/2} sqrt(ln(1/δ)) ln|F|/(εn))``, a **[reconstructed]** shape
-with unit constants (:func:`dpbench.theory.rate_privdl_composition`).
+Utility (realizable): a bound with its constants, [BF26, Lemma A.4]'s argument at λ = ε₀/2:
+with probability ≥ 1 − β the population error is ≤ α once
+``n ≥ (K + L + sqrt(L² + 2KL))/α`` with ``K = 2|F| ln(4|F|²/β)/ε₀`` and
+``L = ln|C| + ln(2/β)`` — ``O(|F|^{3/2} sqrt(ln(1/δ)) ln|F|/(αε))``
+(:func:`dpbench.theory.n_privdl_composition_run`).
 
 References
 ----------
 .. [DRV10] C. Dwork, G. Rothblum, S. Vadhan, "Boosting and differential privacy", FOCS 2010.
-.. [BF26] Bun & Fang, §3.
+.. [BF26] M. Bun, W. Fang, "Privately Learning Decision Lists and a Differentially Private
+   Winnow", arXiv:2602.07370, 2026, §3 and Appendix A.
 """
 
 from __future__ import annotations
@@ -41,9 +46,10 @@ from dpbench.learners.rivest import (
     CoverLearner,
     feature_class,
 )
-from dpbench.mechanisms.composition import advanced_per_step, basic, composed_rounds
+from dpbench.mechanisms.composition import basic, composed_rounds
 from dpbench.problems.base import Sample
 from dpbench.problems.decision_list import DecisionList
+from dpbench.theory.decision_lists import privdl_composition_round_epsilon
 
 
 def composition_calibration(epsilon: float, delta: float, rounds: int) -> tuple[float, float, float]:
@@ -52,12 +58,8 @@ def composition_calibration(epsilon: float, delta: float, rounds: int) -> tuple[
     epsilon, delta = check_claim(epsilon, delta)
     if math.isinf(epsilon):
         return math.inf, math.inf, 0.0
-    if delta == 0:
-        eps0 = epsilon / rounds
-        total = basic([eps0] * rounds)
-    else:
-        eps0 = advanced_per_step(epsilon, rounds, delta)
-        total = composed_rounds(eps0, rounds, delta)
+    eps0 = privdl_composition_round_epsilon(epsilon, delta, rounds)
+    total = basic([eps0] * rounds) if delta == 0 else composed_rounds(eps0, rounds, delta)
     if not (total[0] <= epsilon * (1 + 1e-9) and total[1] <= delta * (1 + 1e-12)):
         raise AssertionError(f"composition calibration exceeds the target: {total} > ({epsilon}, {delta})")
     return eps0, total[0], total[1]
