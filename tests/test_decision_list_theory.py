@@ -10,6 +10,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 import yaml
 
 from dpbench import theory
@@ -143,7 +144,7 @@ def test_privdl_is_judged_by_its_derived_bound_which_bad_data_violate(cell, lear
 @pytest.mark.parametrize("delta", [1e-6, 1e-3, 0.0])
 def test_composition_bound_uses_the_learners_own_budget(delta):
     """The bound's λ is the one privdl_composition draws with (λ = ε₀/2, ε₀ from advanced
-    composition, or ε/|F| at δ = 0), and K = |F| ln(4|F|²/β)/λ — the covering bound privdl's
+    composition, or ε/|F| at δ = 0), and K = (|F| ln(2|F|) + Γ⁻¹_|F|(1 − β/2))/λ — the covering bound privdl's
     derivation uses, at the other λ."""
     from dpbench.learners.privdl_composition import PrivDLComposition
 
@@ -152,7 +153,7 @@ def test_composition_bound_uses_the_learners_own_budget(delta):
             lam = PrivDLComposition(epsilon=eps, delta=delta).lam(f)
             assert theory.privdl_composition_selection_rate(eps, delta, f) == pytest.approx(lam, rel=1e-12)
             k = theory.privdl_composition_mistakes(eps, delta, f, 0.1)
-            assert k == pytest.approx(f * math.log(4 * f * f / 0.1) / lam, rel=1e-12)
+            assert k == pytest.approx((f * math.log(2 * f) + stats.gamma(f).ppf(0.95)) / lam, rel=1e-9)
     assert theory.privdl_composition_round_epsilon(1.0, 0.0, 129) == pytest.approx(1 / 129)
     assert float(theory.n_privdl_composition_run(0.05, math.inf, delta, 33)) == pytest.approx(
         2 * (theory.dl_log_class_size(33) + math.log(20)) / 0.05)  # K = 0: the union bound over C alone
@@ -185,3 +186,26 @@ def test_composition_bound_holds_on_real_rows_and_a_wrong_one_is_violated(monkey
     monkeypatch.setattr(dl_theory, "rate_privdl_composition_run", lambda *a: true_bound(*a) / 200)
     wrong = theory_check(df)
     assert "violated" in set(wrong.loc[wrong["y"] == "error", "verdict"])
+
+
+@pytest.mark.parametrize("learner", ["privdl", "privdl_composition"])
+def test_covering_mistakes_bound_the_learners_own_training_mistakes(learner):
+    """K (theory.covering_mistakes at each learner's own λ) against the learners' own code: the
+    0.95-quantile (1 − β/2, β = 0.1) of the mistakes the output list makes on its own sample
+    (|F| = 33, n = 2048, ε = 0.5 and 2, δ = 1e-6, 60 repetitions) is at most K — the first
+    step of the derived sample-size bound, checked directly rather than through the
+    population error."""
+    from dpbench.foundation import registry
+    from dpbench.problems.decision_list import DecisionListProblem
+
+    problem = DecisionListProblem(d=4, k=2, l=6, r=3, p=0.5, noise=0.0)
+    target = problem.draw_target(rng=np.random.default_rng(0))
+    mistakes_bound = theory.privdl_empirical_mistakes if learner == "privdl" else theory.privdl_composition_mistakes
+    for eps in (0.5, 2.0):
+        fitted = registry.learner(learner)(epsilon=eps, delta=1e-6)
+        mistakes = []
+        for r in range(60):
+            rng = np.random.default_rng(r)
+            sample = target.sample(2048, rng=rng)
+            mistakes.append(int((fitted.fit(sample, rng=rng).predict(sample.X) != sample.y).sum()))
+        assert np.quantile(mistakes, 0.95) <= float(mistakes_bound(eps, 1e-6, problem.n_features(), 0.1))

@@ -20,7 +20,7 @@ examples and the total error grows like ``|F|^{3/2}`` — the point of the ablat
 Privacy: (ε, δ)-DP, replace-one (:func:`composition_calibration`).
 Utility (realizable): a bound with its constants, [BF26, Lemma A.4]'s argument at λ = ε₀/2:
 with probability ≥ 1 − β the population error is ≤ α once
-``n ≥ (K + L + sqrt(L² + 2KL))/α`` with ``K = 2|F| ln(4|F|²/β)/ε₀`` and
+``n ≥ (K + L + sqrt(L² + 2KL))/α`` with ``K = 2(|F| ln(2|F|) + Γ⁻¹_|F|(1 − β/2))/ε₀`` and
 ``L = ln|C| + ln(2/β)`` — ``O(|F|^{3/2} sqrt(ln(1/δ)) ln|F|/(αε))``
 (:func:`dpbench.theory.n_privdl_composition_run`).
 
