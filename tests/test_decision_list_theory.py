@@ -10,8 +10,8 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
 import yaml
+from scipy import stats
 
 from dpbench import theory
 from dpbench.experiments.base import draw_target
