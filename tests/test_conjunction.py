@@ -144,7 +144,8 @@ def test_private_sq_theory_uses_the_learners_own_calibration(delta):
 
 def test_private_sq_threshold_is_where_the_union_bound_reaches_half_beta():
     """At n₀ the noise bound ζ = ln(2m/β)/(ε₀n) equals τ = α/(2m), i.e.
-    m·P[|Lap(1/(ε₀n₀))| ≥ τ] = β/2 (the other half of β is the sampling step); the bound is undefined up to n₀ and tends to α/2."""
+    m·P[|Lap(1/(ε₀n₀))| ≥ τ] = β/2 (the other half of β is the sampling step); the bound is
+    undefined up to n₀ and tends to α/2."""
     m, eps0, alpha, beta = 20, 0.05, 0.05, 0.1
     n0 = theory.n_private_sq(eps0, m, alpha, beta)
     assert m * math.exp(-(alpha / (2 * m)) * eps0 * n0) == pytest.approx(beta / 2)

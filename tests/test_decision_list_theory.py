@@ -144,7 +144,8 @@ def test_privdl_is_judged_by_its_derived_bound_which_bad_data_violate(cell, lear
 @pytest.mark.parametrize("delta", [1e-6, 1e-3, 0.0])
 def test_composition_bound_uses_the_learners_own_budget(delta):
     """The bound's λ is the one privdl_composition draws with (λ = ε₀/2, ε₀ from advanced
-    composition, or ε/|F| at δ = 0), and K = (|F| ln(2|F|) + Γ⁻¹_|F|(1 − β/2))/λ — the covering bound privdl's
+    composition, or ε/|F| at δ = 0), and K = (|F| ln(2|F|) + Γ⁻¹_|F|(1 − β/2))/λ — the covering
+    bound privdl's
     derivation uses, at the other λ."""
     from dpbench.learners.privdl_composition import PrivDLComposition
 

@@ -170,7 +170,8 @@ def _pop_row(rows):
     from dpbench.foundation import registry
     from dpbench.theory_check.roles import with_roles
 
-    return with_roles(registry.experiment("private_erm").theory_check(rows)).set_index(["x", "y"]).loc[("epsilon", "pop_excess_loss")]
+    table = with_roles(registry.experiment("private_erm").theory_check(rows))
+    return table.set_index(["x", "y"]).loc[("epsilon", "pop_excess_loss")]
 
 
 @pytest.mark.parametrize("power, verdict", [(None, "agrees"), (-1.0, "shallower")])

@@ -95,13 +95,13 @@ def _check(curve, x: str, n_at=None, y: str = "excess_loss") -> dict:
     rate: a ``sanity`` row, the calibration fixes it) or ``pop_excess_loss`` (the population
     risk): against the bound with constants on its expectation where one is derived
     (:func:`dpbench.theory.erm.erm_population_rate_of`, output perturbation: a ``prediction``
-    row, checked on the mean), else against the training rate's shape (a ``sanity`` row) — the privacy term, whose noise moves the
-    population objective as it moves the training one (on a λ-strongly convex, (¼+λ)-smooth
-    objective both change by Θ(‖b‖²) around the optimum, the mean-zero noise's linear term
-    vanishing in expectation). Where the ε-free generalisation gap of the non-private
-    minimiser takes over, the curve flattens onto it: the floor detector sees that floor
-    (:func:`dpbench.theory_check.verdict.approach_start`). A shape: the training bounds are not
-    population bounds, so a population cell above it is never a violation."""
+    row, checked on the mean), else against the training rate's shape (a ``sanity`` row) — the
+    privacy term, whose noise moves the population objective as it moves the training one (on a
+    λ-strongly convex, (¼+λ)-smooth objective both change by Θ(‖b‖²) around the optimum, the
+    mean-zero noise's linear term vanishing in expectation). Where the ε-free generalisation
+    gap of the non-private minimiser takes over, the curve flattens onto it: the floor detector
+    sees that floor (:func:`dpbench.theory_check.verdict.approach_start`). A shape: the training
+    bounds are not population bounds, so a population cell above it is never a violation."""
     pop = y == "pop_excess_loss"
     pop_bound = theory.erm_population_rate_of(curve.learner, curve.row) if pop else None
     rate = pop_bound or theory.erm_rate_of(curve.learner, curve.row)

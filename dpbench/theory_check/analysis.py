@@ -236,7 +236,8 @@ def bound_check(
     return int(finite.sum()), int((stat.to_numpy()[finite] > b[finite]).sum())
 
 
-def _bound_stat(rows: pd.DataFrame, bound, *, x: str, y: str, holds_with: float | str, lower: bool = False) -> tuple[pd.Series, npt.NDArray]:
+def _bound_stat(rows: pd.DataFrame, bound, *, x: str, y: str, holds_with: float | str,
+                lower: bool = False) -> tuple[pd.Series, npt.NDArray]:
     """Per x: the statistic a bound is checked on (:func:`bound_check`; ``lower``: for an
     expectation bound, the mean less two standard errors, else the mean) and the bound."""
     per_x = rows.groupby(x)[y]
@@ -629,8 +630,9 @@ def check_curve(
                 + ", ".join(f"{v:.2g}" for v in _local_slopes(xs, values, x, y)) + ")") if rf.approached else ""
         note += f"; floor {rf.floor_level:.3g}{seen} from x = {xs[rf.floor_from]:g} (not fitted)"
     if kind == "bound" and cells is not None:
-        level = ("mean over repetitions (a bound on the expectation; above it only if the mean less two standard errors is)"
-                 if holds_with == "mean" else "maximum over repetitions" if holds_with == 1 else f"{holds_with:g}-quantile over repetitions")
+        level = ("mean over repetitions (a bound on the expectation; above it only if the mean less two "
+                 "standard errors is)" if holds_with == "mean"
+                 else "maximum over repetitions" if holds_with == 1 else f"{holds_with:g}-quantile over repetitions")
         note += f"; bound checked on the {level}"
     row = judged_row(
         fit, status=status, note=note, exponent=theory_exp, reps=rf.reps, reconstructed=reconstructed,

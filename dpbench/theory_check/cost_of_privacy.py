@@ -273,7 +273,8 @@ def _output_perturbation_range(row: pd.Series, n: float, eps: float, twin_excess
     ½(1/(4d) + λ)·E‖b‖² (the Hessian bound of :func:`dpbench.theory.erm.pop_excess_output_perturbation`)
     to the expected excess."""
     lam = float(row["lp_lam"]) if "lp_lam" in row and pd.notna(row.get("lp_lam")) else DEFAULT_LAM
-    mechanism = str(row["lp_mechanism"]) if "lp_mechanism" in row and pd.notna(row.get("lp_mechanism")) else "l2_laplace"
+    has_mechanism = "lp_mechanism" in row and pd.notna(row.get("lp_mechanism"))
+    mechanism = str(row["lp_mechanism"]) if has_mechanism else "l2_laplace"
     delta = float(row["delta"]) if pd.notna(row.get("delta")) and row.get("delta") > 0 else 0.0
     d = int(row["d"])
     second_moment = float(theory.output_noise_second_moment(n, eps, d, lam, mechanism, delta))
@@ -281,7 +282,8 @@ def _output_perturbation_range(row: pd.Series, n: float, eps: float, twin_excess
         return math.nan, math.nan, "the twin's excess is 0: no ratio"
     upper = 1 + (1 / (4 * d) + lam) / 2 * second_moment / twin_excess
     lower = 1 + lam / 2 * second_moment / twin_excess
-    return upper, lower, ("1 + [λ/2, (1/(4d)+λ)/2]·E‖b‖²/e_twin (strong convexity, and the Hessian bound ¼E[xxᵀ] + λI "
+    return upper, lower, ("1 + [λ/2, (1/(4d)+λ)/2]·E‖b‖²/e_twin (strong convexity, and the Hessian bound "
+                          "¼E[xxᵀ] + λI "
                           "averaged over the noise's uniform direction, around the twin's θ̂; derived here from "
                           "CMS11 Alg. 1's noise law)")
 
