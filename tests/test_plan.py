@@ -86,7 +86,7 @@ def test_paper_plan_is_cluster_sized():
 #: private_sq_conjunction got its own grid placed by its bound's n₀ (ε ≥ 0.3, n to 2^20) and the
 #: experts' T-sweeps dropped the T at which private RWM's ε-curves were at chance)
 PAPER_SHARDS = {
-    "conjunctions": (3, "6a9b15c80d40ac2c"),
+    "conjunctions": (3, "cae2628dcb6217ab"),
     "halfspaces_online": (6, "899b7b521caaeb52"),
     "private_erm": (16, "a5cb2dc63dcbd9ac"),
     "decision_lists": (7, "b3d9976205c1ee5a"),
