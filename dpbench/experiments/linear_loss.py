@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import time
 
-import numpy as np
 import pandas as pd
 
 from dpbench import theory
@@ -73,19 +72,6 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
                 trivial=float(curve.row["gap"]), holds_with=rate.holds_with,
             )
         )
-    private = df[(df["status"] == "ok") & df["private"] & np.isfinite(df["epsilon"])] if len(df) else df
-    for curve in curves(private, exclude=("epsilon",)):  # against ε at the largest T every ε ran
-        per_T = curve.rows.groupby("T")["epsilon"].nunique()
-        T = float(per_T[per_T == per_T.max()].index.max())
-        at = type(curve)(curve.learner, curve.key, curve.rows[curve.rows["T"] == T])
-        rate = theory.linear_learner_rate_of(at.rows, beta=BETA, x="epsilon")
-        row = check_curve(
-            at, experiment="linear_loss", x="epsilon", y="excess_loss", rate=rate.curve, kind=rate.kind,
-            trivial=float(at.row["gap"]), holds_with=rate.holds_with,
-        )
-        if row is not None:
-            row["regime"] = f"T = {T:g}" + (f", {row['regime']}" if row["regime"] != "all" else "")
-            out.append(row)
     return pd.DataFrame([r for r in out if r is not None])
 
 

@@ -218,15 +218,11 @@ def experts_rate_of(learner: str, rows, *, x: str = "T", metric: str = "expected
     return ExpertsRate("Thm 11.1 at recorded η", "bound", 1.0, bound)
 
 
-def linear_learner_rate_of(rows, *, beta: float = EXPERTS_BETA, x: str = "T") -> ExpertsRate:
+def linear_learner_rate_of(rows, *, beta: float = EXPERTS_BETA) -> ExpertsRate:
     """LinearLearner's proven excess-loss bound (:func:`excess_linear_learner_bound`, holds
-    w.p. ≥ 1 − 3β) in ``x`` — the horizon ``T``, or ``epsilon`` at the rows' one T — at the η
-    the runs recorded (columns ``T, eta, d`` and ``x``; η interpolated in x by :func:`eta_at`)."""
-    x_rec, eta_rec, d = _column(rows, x), _column(rows, "eta"), int(_column(rows, "d")[0])
-    T0 = float(_column(rows, "T")[0])
-
-    def bound(xs: npt.NDArray) -> npt.NDArray:
-        xs = np.asarray(xs, dtype=float)
-        return excess_linear_learner_bound(xs if x == "T" else np.full(xs.shape, T0), eta_at(xs, x_rec, eta_rec), d, beta)
-
-    return ExpertsRate("online-to-batch bound at recorded η (w.p. 1−3β)", "bound", 1 - 3 * beta, bound)
+    w.p. ≥ 1 − 3β) in T at the η the runs recorded (columns ``T, eta, d``)."""
+    T_rec, eta_rec, d = _column(rows, "T"), _column(rows, "eta"), int(_column(rows, "d")[0])
+    return ExpertsRate(
+        "online-to-batch bound at recorded η (w.p. 1−3β)", "bound", 1 - 3 * beta,
+        lambda T: excess_linear_learner_bound(T, eta_at(T, T_rec, eta_rec), d, beta),
+    )
