@@ -173,7 +173,7 @@ def covering_mistakes(lam: Array, n_features: Array, beta: float = 0.1) -> npt.N
 def n_covering(alpha: Array, mistakes: Array, n_features: Array, beta: float = 0.1,
                log_class_size: Array | None = None) -> npt.NDArray:
     r"""Sufficient sample size of a learner whose output list h ∈ C errs, with probability
-    ≥ 1 − β/2, on fewer than K = ``mistakes`` examples of its sample (realizable): with probability
+    ≥ 1 − β/2, on at most K = ``mistakes`` examples of its sample (realizable): with probability
     ≥ 1 − β its population error is ≤ α once
 
     .. math:: n \ge \frac{K + L + \sqrt{L^2 + 2KL}}{\alpha},\qquad L = \ln|C| + \ln(2/\beta),
@@ -251,7 +251,7 @@ def privdl_composition_selection_rate(epsilon: Array, delta: float, n_features: 
 
 def privdl_composition_mistakes(epsilon: Array, delta: float, n_features: Array, beta: float = 0.1) -> npt.NDArray:
     r""":func:`covering_mistakes` at ``privdl_composition``'s λ = ε₀/2
-    (:func:`privdl_composition_selection_rate`): with probability ≥ 1 − β/2 it errs on fewer than
+    (:func:`privdl_composition_selection_rate`): with probability ≥ 1 − β/2 it errs on at most
 
     .. math:: K = \frac{2(|F|\ln(2|F|) + \Gamma^{-1}_{|F|}(1-\beta/2))}{\varepsilon_0}
               \approx \frac{2\sqrt{2}\,|F|^{3/2}\sqrt{\ln(1/\delta)}\,(\ln(2|F|) + 1)}{\varepsilon}
@@ -344,14 +344,14 @@ def dl_rates(
         ]
     if learner == "privdl":
         return [
-            Rate("privdl as run: Lemma A.4 + union bound, derived with constants", "bound",
+            Rate("privdl as run: Lemma A.4 summed over rounds + Chernoff, derived with constants", "bound",
                  lambda n: rate_privdl_run(n, eps, dl, f, beta, logc), lambda a, e: n_privdl_run(a, e, dl, f, beta, logc)),
             Rate("Thm 3.5 shape, unit constants [reconstructed]", "shape", lambda n: rate_privdl(n, eps, dl, f, beta),
                  lambda a, e: n_privdl(a, e, dl, f, beta), primary=False),
         ]
     if learner == "privdl_composition":
         dc = max(float(delta), 0.0)  # the learner's own δ: 0 is basic composition, not a stand-in
-        label = "privdl_composition as run: Lemma A.4 at its composition budget + union bound, derived with constants"
+        label = "privdl_composition as run: Lemma A.4 at its composition budget, summed over rounds, derived with constants"
         return [Rate(label, "bound", lambda n: rate_privdl_composition_run(n, eps, dc, f, beta, logc),
                      lambda a, e: n_privdl_composition_run(a, e, dc, f, beta, logc))]
     return []

@@ -249,7 +249,7 @@ def erm_population_rate_of(learner: str, row) -> ErmRate | None:
     d, lam = int(row["d"]), float(_lp(row, "lam", DEFAULT_LAM))
     mechanism = str(_lp(row, "mechanism", "l2_laplace"))
     delta = float(row["delta"]) if row["delta"] and row["delta"] > 0 else 0.0
-    return ErmRate(r"bound $2/(\lambda n) + \frac{1/4+\lambda}{2}\mathbb{E}\|b\|^2$ (mean)", "bound",
+    return ErmRate(r"bound $\frac{2}{\lambda n} + \frac{1}{2}(\frac{1}{4d}+\lambda)\mathbb{E}\|b\|^2$ (mean)", "bound",
                    lambda n, e: pop_excess_output_perturbation(n, e, d, lam, mechanism, delta))
 
 

@@ -197,18 +197,18 @@ def rate_private_sq_run(n: Array, epsilon_per_query: float, m: int, alpha: float
     For :math:`n > n_0` (:func:`n_private_sq`) every target literal is kept w.p. ≥ 1 − β/2,
     so the output h never accepts a negative, and it rejects a positive only where a kept
     literal is false: its empirical error is at most the sum of the kept literals' answers,
-    each below :math:`	au + \zeta` (the noisy answer is below τ and the noise above −ζ), so
+    each below :math:`\tau + \zeta` (the noisy answer is below τ and the noise above −ζ), so
 
-    .. math:: \widehat{err}(h) \le e(n) = m(	au + \zeta) = lpha/2 + Z/n,
-              \qquad Z = m\ln(2m/eta)/arepsilon_0.
+    .. math:: \widehat{err}(h) \le e(n) = m(\tau + \zeta) = \alpha/2 + Z/n,
+              \qquad Z = m\ln(2m/\beta)/\varepsilon_0.
 
     The step to the population: h is one of the :math:`2^m` sets of literals; for a fixed h
     of error p the multiplicative Chernoff bound gives
     :math:`P[\widehat{err}(h) \le p - t] \le e^{-nt^2/(2p)}`, so with a union bound over the
     :math:`2^m` sets, w.p. ≥ 1 − β/2 every h has :math:`p \le \widehat{err} + \sqrt{2pL/n}`
-    with :math:`L = m\ln 2 + \ln(2/eta)`; solving for :math:`\sqrt p`,
+    with :math:`L = m\ln 2 + \ln(2/\beta)`; solving for :math:`\sqrt p`,
 
-    .. math:: err(h) \le B(n) = \Bigl(	frac{a + \sqrt{a^2 + 4e(n)}}{2}\Bigr)^2,
+    .. math:: err(h) \le B(n) = \Bigl(\tfrac{a + \sqrt{a^2 + 4e(n)}}{2}\Bigr)^2,
               \qquad a = \sqrt{A/n},\ A = 2L.
 
     B(n) → α/2 as n grows (the tolerance's own cost); NaN (no guarantee) for :math:`n \le n_0`.
@@ -228,8 +228,8 @@ def rate_private_sq_run(n: Array, epsilon_per_query: float, m: int, alpha: float
 def n_private_sq_run(alpha_target: Array, epsilon_per_query: Array, m: int, alpha: float, beta: float = 0.05) -> npt.NDArray:
     r"""Sample size at which :func:`rate_private_sq_run` reaches ``alpha_target`` = t (NaN if
     it never does, i.e. t ≤ α/2); at least :func:`n_private_sq`. B(n) = t is
-    :math:`t - \sqrt{tA}\,u - Z u^2 = lpha/2` in :math:`u = n^{-1/2}`, whose positive root is
-    :math:`u = 2(t - lpha/2)/(\sqrt{tA} + \sqrt{tA + 4Z(t - lpha/2)})`."""
+    :math:`t - \sqrt{tA}\,u - Z u^2 = \alpha/2` in :math:`u = n^{-1/2}`, whose positive root is
+    :math:`u = 2(t - \alpha/2)/(\sqrt{tA} + \sqrt{tA + 4Z(t - \alpha/2)})`."""
     t = np.asarray(alpha_target, dtype=float)
     eps0 = np.asarray(epsilon_per_query, dtype=float)
     A, Z = _sq_terms(m, eps0, beta)
@@ -304,8 +304,12 @@ def conjunction_rates(
                             lambda n: rate_exp_mech_pac(n, eps, logc),
                             lambda a, e: n_exp_mech_pac(a, e, logc), primary=False),
         ]
-    if learner == "sq_conjunction":
-        return [ConjunctionRate("SQ, shape √(ln m/n) (Kearns 1998)", "shape", lambda n: rate_sq(n, m))]
+    if learner == "sq_conjunction":  # the private learner's bound without noise (ε₀ = ∞: n₀ = 0, Z = 0)
+        return [
+            ConjunctionRate("SQ as run: bound with constants (derived; the private bound at ε₀ = ∞)", "bound",
+                            lambda n: rate_private_sq_run(n, math.inf, m, alpha, beta)),
+            ConjunctionRate("SQ, shape √(ln m/n) (Kearns 1998)", "shape", lambda n: rate_sq(n, m), primary=False),
+        ]
     if learner == "private_sq_conjunction":
         eps0 = private_sq_epsilon_per_query(eps, m, delta)
         return [ConjunctionRate(

@@ -641,6 +641,12 @@ def check_curve(
         bound_kind=kind, cells=cells, cells_above_bound=above, bound_ratio=ratio, floor_level=rf.floor_level,
         claim=claim, shape_why=shape_why,
     )
+    if holds_with == "mean" and np.isfinite(ratio) and ratio > 1 and not above and row["verdict"] != "violated":
+        # the mean is above the expectation bound somewhere, within two standard errors: neither
+        # held nor violated (the slope's description would read as agreement)
+        row["verdict"] = "inconclusive"
+        row["note"] += ("; the mean is above the expectation bound (ratio {:.3g}) but within two standard errors "
+                        "at every cell: neither held nor violated").format(ratio)
     return row
 
 

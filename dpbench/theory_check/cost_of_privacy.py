@@ -21,11 +21,14 @@ One row per (experiment, problem setting, private learner, learner parameters, �
 - **Private ERM**: the ratio of the mean excess *population* risk ``pop_excess_loss``
   (:func:`dpbench.experiments.private_erm.population_metrics`) at the largest n the learner and
   its twin share. Predicted, for output perturbation (θ̂ + b with θ̂ the exact minimiser the
-  twin returns on the same sample, b independent, mean zero, ‖b‖ ~ Γ(d, 2/(nλε))): F is
-  λ-strongly convex and (¼+λ)-smooth, so :math:`E[F(\\hat\\theta+b) - F(\\hat\\theta)]` lies in
-  :math:`[\\tfrac\\lambda2, \\tfrac{1/4+\\lambda}2]\\,E\\|b\\|^2` with
-  :math:`E\\|b\\|^2 = d(d+1)(2/(n\\lambda\\varepsilon))^2`, and the ratio lies in
-  :math:`1 + [\\tfrac\\lambda2, \\tfrac{1/4+\\lambda}2]\\,E\\|b\\|^2/e_{\\text{twin}}` with
+  twin returns on the same sample, b independent of it, mean zero, with a uniform direction):
+  F is λ-strongly convex and its Hessian is at most ¼E[xxᵀ] + λI, so
+  :math:`E[F(\\hat\\theta+b) - F(\\hat\\theta)]` lies in
+  :math:`[\\tfrac\\lambda2, \\tfrac12(\\tfrac1{4d}+\\lambda)]\\,E\\|b\\|^2` (the Hessian bound averaged over
+  b's direction, E‖x‖² ≤ 1; E‖b‖² from :func:`dpbench.theory.erm.output_noise_second_moment`:
+  :math:`d(d+1)(2/(n\\lambda\\varepsilon))^2` for the ℓ2-Laplace law, dσ² for the Gaussian
+  mechanism), and the ratio lies in
+  :math:`1 + [\\tfrac\\lambda2, \\tfrac12(\\tfrac1{4d}+\\lambda)]\\,E\\|b\\|^2/e_{\\text{twin}}` with
   :math:`e_{\\text{twin}}` the twin's measured mean excess (derived here from the noise law of
   Chaudhuri, Monteleoni & Sarwate, Differentially Private Empirical Risk Minimization, JMLR 12,
   2011, Algorithm 1). No other private ERM learner has a population statement with constants
