@@ -146,3 +146,54 @@ def test_shard_rule_holds_at_100x(use_file):
     grid = from_dict(widen(yaml.safe_load((REPO / "config" / "paper.yaml").read_text()), 100))
     largest = max((s, e) for e, plan in grid.experiments.items() for s in plan.shard_seconds())
     assert largest[0] + cost.JOB_OVERHEAD_SECONDS <= 180.0, largest
+
+
+def _count_draws(monkeypatch, module) -> list[int]:
+    """Count the data draws (``data_rng`` calls) of ``module`` from now on."""
+    calls = []
+    real = module.data_rng
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, "data_rng", counting)
+    return calls
+
+
+def test_probes_draw_their_own_samples(tmp_path, monkeypatch, capsys):
+    """A probe pays for its samples as the shard job it stands for does: the warm-up cell and
+    the probe cells run in one interpreter (``probe_main``), each with its own sample cache.
+    With one cache shared across them (before), the probe found the warm-up's samples of the
+    same problem and size and drew none: its CPU, and the factor, came out low."""
+    from dpbench.experiments import base
+    from dpbench.foundation.cell import cells_to_json
+    from dpbench.orchestration.calibrate import probe_main
+
+    cells = [c for c in from_dict(MINI).experiments["conjunctions"].cells if c.size == 64]
+    warm = next(c for c in cells if c.learner == "elimination")
+    probe = next(c for c in cells if c.learner == "sq_conjunction")
+    assert (warm.problem_id, warm.size) == (probe.problem_id, probe.size)  # the same samples
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"seed": 3, "probes": [
+        {"name": "sq_conjunction", "warm": cells_to_json([warm]), "cells": cells_to_json([probe])}
+    ]}))  # fmt: skip
+    draws = _count_draws(monkeypatch, base)
+    probe_main(str(spec), str(tmp_path))
+    assert len(draws) == warm.repetitions + probe.repetitions  # shared cache: warm.repetitions
+    assert json.loads(capsys.readouterr().out)["runs"][0]["cells"] > 0
+
+
+def test_a_shard_draws_its_own_loss_sequences(tmp_path, monkeypatch):
+    """The experts' loss-sequence cache is a shard's too: run twice in one process, a shard
+    draws its losses twice (once before: the second run found the first run's)."""
+    from dpbench.experiments import base, experts
+
+    config = {"seed": 3, "experiments": {"experts": {
+        "problem": "experts", "problem_params": {"kind": "stochastic", "k": 4, "gap": 0.2}, "learners": ["rwm"],
+        "epsilon": [1.0], "T": [200], "repetitions": 2, "shards": 1}}}  # fmt: skip
+    cells = from_dict(config).experiments["experts"].cells
+    draws = _count_draws(monkeypatch, experts)
+    for _ in range(2):
+        base.run_shard(cells, root_seed=3, out=tmp_path / "shard.parquet")
+    assert len(draws) == 2 * sum(c.repetitions for c in cells)
