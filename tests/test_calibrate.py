@@ -197,3 +197,26 @@ def test_a_shard_draws_its_own_loss_sequences(tmp_path, monkeypatch):
     for _ in range(2):
         base.run_shard(cells, root_seed=3, out=tmp_path / "shard.parquet")
     assert len(draws) == 2 * sum(c.repetitions for c in cells)
+
+
+def test_audit_probes_are_cells_like_the_audits(use_file):
+    """The privacy audit's cells are one repetition each, most far above an equal share of
+    the probe budget: its probes are the largest cells that fit a budget share weighted by
+    the audits' part of the run (:func:`dpbench.orchestration.calibrate.budget_shares`), not
+    the one cheapest cell (0.25 s of the audits' 107 s before: mostly per-cell overhead, a
+    factor of 1.5 where the shards ran at 0.65)."""
+    from dpbench.orchestration import calibrate
+    from dpbench.orchestration.config import load
+
+    use_file("shipped")
+    grid = load(str(REPO / "config" / "config.yaml"))
+    groups: dict[tuple[str, str], list[Cell]] = {}
+    for exp_id, plan in grid.experiments.items():
+        for cell in plan.cells:
+            groups.setdefault((calibrate.cost_name(cell), exp_id), []).append(cell)
+    shares = calibrate.budget_shares(groups, 60.0)
+    assert sum(shares.values()) == pytest.approx(60.0)
+    audits = groups["privacy_audit", "privacy_audit"]
+    _, probes = calibrate.choose_probes(audits, shares["privacy_audit", "privacy_audit"])
+    assert cost.shard_seconds(probes, jobs=False) >= 0.1 * cost.shard_seconds(audits, jobs=False)
+    assert cost.shard_seconds(probes, jobs=False) <= 2 * shares["privacy_audit", "privacy_audit"]

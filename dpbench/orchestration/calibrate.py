@@ -117,14 +117,31 @@ def choose_probes(cells: Sequence[Cell], budget: float) -> tuple[Cell, list[Cell
             while j < k and acc >= marks[j]:
                 j += 1
     share = budget / max(1, len(chosen))
-    out = []
+    # a cell whose one repetition is too long for its share gives way to the largest cell not
+    # chosen whose repetition fits (an audit's cells are one repetition each: the cheapest
+    # alone is mostly per-cell overhead and mis-states the factor of the large ones)
+    fitting = [c for c in reversed(rest) if costs[c] <= 2 * share * c.repetitions and c not in chosen]
+    out, spent = [], 0.0
     for cell in chosen:
+        if costs[cell] > 2 * share * cell.repetitions:
+            if not fitting or spent >= budget:
+                continue
+            cell = fitting.pop(0)
         per_rep = costs[cell] / cell.repetitions
-        if per_rep > 2 * share:  # one repetition is too long for the budget: skipped
-            continue
         reps = min(cell.repetitions, max(1, int(share / per_rep))) if per_rep > 0 else cell.repetitions
         out.append(cell if reps == cell.repetitions else cell.piece(cell.first_rep, reps))
+        spent += per_rep * reps
     return warm, out or [rest[0].piece(rest[0].first_rep, 1)]  # else one repetition of the cheapest
+
+
+def budget_shares(groups: Mapping[tuple[str, str], Sequence[Cell]], budget: float) -> dict[tuple[str, str], float]:
+    """Each group's (learner's cells of one experiment) share of ``budget``: half of it equally,
+    half in proportion to the group's shipped prediction, so the groups that hold most of a
+    run's CPU (an audit's indivisible cells of tens of seconds) are probed on cells like
+    theirs, and every group on some."""
+    weights = {key: sum(_weight(cost.cell_cost(c)) for c in cells) for key, cells in groups.items()}
+    total = sum(weights.values()) or 1.0
+    return {key: budget / 2 / len(groups) + budget / 2 * weights[key] / total for key in groups}
 
 
 def _machine() -> str:
@@ -161,12 +178,12 @@ def calibrate(
         for exp_id, plan in grid.experiments.items():
             for cell in plan.cells:
                 by_name[cost_name(cell)][exp_id].append(cell)
-        share = budget / max(1, sum(len(v) for v in by_name.values()))
+        shares = budget_shares({(name, exp_id): cells for name, per_exp in by_name.items() for exp_id, cells in per_exp.items()}, budget)
         specs: dict[str, list[dict]] = defaultdict(list)
         predicted: dict[tuple[str, str], tuple[float, float, dict]] = {}
         for name, per_exp in sorted(by_name.items()):
             for exp_id, cells in sorted(per_exp.items()):
-                warm, probes = choose_probes(cells, share)
+                warm, probes = choose_probes(cells, shares[name, exp_id])
                 warm_cost = cost.cell_cost(warm)
                 predicted[exp_id, name] = (cost.shard_seconds(probes, jobs=False), _weight(warm_cost), warm_cost.shared)
                 specs[exp_id].append({"name": name, "warm": cells_to_json([warm]), "cells": cells_to_json(probes)})
