@@ -220,3 +220,16 @@ def test_audit_probes_are_cells_like_the_audits(use_file):
     _, probes = calibrate.choose_probes(audits, shares["privacy_audit", "privacy_audit"])
     assert cost.shard_seconds(probes, jobs=False) >= 0.1 * cost.shard_seconds(audits, jobs=False)
     assert cost.shard_seconds(probes, jobs=False) <= 2 * shares["privacy_audit", "privacy_audit"]
+
+
+def test_per_job_cpu_goes_to_the_start_up():
+    """The first warm-up of a probe interpreter pays what every job pays once (2.8 s here)
+    besides its first uses; later warm-ups pay only theirs (0.2 × shipped). Spread over
+    every learner's first uses (one ratio, before: 1.2 here) it made a one-learner shard
+    short by most of it and a many-learner shard long."""
+    from dpbench.orchestration.calibrate import first_use_factor
+
+    interpreter = [(2.8 + 0.2 * 1.0, 1.0)] + [(0.2 * 0.5, 0.5)] * 8
+    factor, per_job = first_use_factor([interpreter, interpreter])
+    assert factor == pytest.approx(0.2) and per_job == pytest.approx(2.8)
+    assert first_use_factor([[(0.3, 1.0)]]) == (1.0, pytest.approx(0.0))  # no later warm-up: shipped factor

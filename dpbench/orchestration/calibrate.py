@@ -16,9 +16,13 @@ a shard job runs them and compares their process CPU time with the shipped predi
   ``factor[L] = Σ measured CPU / Σ predicted seconds`` of the probe cells (own and shared work);
 - the per-job imports and first uses get one factor: the warm-up cells' CPU beyond
   ``factor[L]`` × their cells' prediction, over the shipped imports and first uses they
-  were predicted to pay (those not already paid earlier in the same interpreter);
+  were predicted to pay (those not already paid earlier in the same interpreter), the first
+  warm-up of each interpreter aside;
 - the runner's start-up is the interpreter's CPU once the runner is imported (the median
-  over the probe interpreters), plus Snakemake's script preamble.
+  over the probe interpreters), plus Snakemake's script preamble, plus what the first shard
+  run of an interpreter pays once whatever its cells (the first warm-up's CPU beyond its
+  cell and its first uses, as the factors above predict them: the first Parquet write, the
+  code fingerprint of the shared modules).
 
 The result (:class:`dpbench.orchestration.cost_table.Calibration`, JSON) is written to
 :func:`dpbench.orchestration.cost_table.calibration_path`, which ``dpbench plan`` and the
@@ -161,6 +165,23 @@ def _run_child(spec: dict, jobs_env: Mapping[str, str]) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def first_use_factor(warmups: Sequence[Sequence[tuple[float, float]]]) -> tuple[float, float]:
+    """(factor of the shipped imports and first uses, CPU s every job pays once) from the
+    warm-up cells of each probe interpreter, in order: per warm-up, its CPU beyond its
+    cell's calibrated prediction and the shipped imports and first uses it was the first of
+    its interpreter to pay. The first warm-up of an interpreter also pays what a job pays
+    once whatever its learners (the first Parquet write, the code fingerprint of the shared
+    modules), which the shipped first uses of every learner hold a share of: the factor is
+    the later warm-ups' ``Σ beyond / Σ shipped`` (clamped to [0.2, 5]; 1 if they were
+    predicted less than 0.5 s), and the per-job CPU the median over interpreters of the
+    first warm-up's ``beyond − factor × shipped`` (at least 0)."""
+    later = [w for runs in warmups for w in runs[1:]]
+    shipped = sum(s for _, s in later)
+    factor = _clamp(sum(b for b, _ in later) / shipped, 0.2, 5.0) if shipped > 0.5 else 1.0
+    firsts = [max(0.0, runs[0][0] - factor * runs[0][1]) for runs in warmups if runs]
+    return factor, statistics.median(firsts) if firsts else 0.0
+
+
 def _clamp(x: float, lo: float, hi: float) -> float:
     return min(max(x, lo), hi)
 
@@ -209,9 +230,10 @@ def calibrate(
             else 1.0
             for name in measured
         }
-        extra, shipped_first = 0.0, 0.0
+        warmups = []
         for group, result in zip(groups, results):
             seen: set[tuple] = set()
+            warmups.append([])
             for probe, run in zip(group, result["runs"]):
                 _, warm_seconds, warm_shared = predicted[probe["exp"], run["name"]]
                 new = {
@@ -220,10 +242,9 @@ def calibrate(
                     if k[0] == "job" and k[1] in cost.ONCE_PER_JOB and k not in seen
                 }
                 seen |= set(new)
-                shipped_first += sum(new.values())
-                extra += run["warm"] - factors[run["name"]] * warm_seconds
-        first_use = _clamp(extra / shipped_first, 0.2, 5.0) if shipped_first > 0.5 else 1.0
-        startup = statistics.median(r["startup"] for r in results) + SCRIPT_PREAMBLE_SECONDS
+                warmups[-1].append((run["warm"] - factors[run["name"]] * warm_seconds, sum(new.values())))
+        first_use, per_job = first_use_factor(warmups)
+        startup = statistics.median(r["startup"] for r in results) + SCRIPT_PREAMBLE_SECONDS + per_job
         for name in sorted(factors):
             log(
                 f"  {name:<26} measured {measured[name]:7.2f} s CPU, "
