@@ -14,7 +14,11 @@ three-digit shard names). Prints:
    local run (without the SLURM plugin's ``scontrol`` probe); target ≤ 15 s wall on an idle
    machine (issue 32, item 4), CPU s printed beside it for a loaded one;
 
-each beside the same for config/paper.yaml itself, timed in the same run.
+each beside the same for config/paper.yaml itself, timed in the same run. It says whether
+the interpreter finds compiled bytecode for Snakemake and dpbench: an environment installed
+without it (``uv pip install`` compiles none) and run with ``PYTHONDONTWRITEBYTECODE=1``
+compiles every module it imports at every start, ~8 s more of the DAG's CPU here
+(``python -m compileall -q .venv/lib dpbench`` once removes it).
 """
 
 from __future__ import annotations
@@ -82,6 +86,15 @@ def dag_seconds(path: Path) -> tuple[float, float, int]:
     return seconds, cpu, int(shards.group(1)) if shards else -1
 
 
+def bytecode() -> str:
+    """Whether Snakemake's and dpbench's modules have compiled bytecode beside them."""
+    import importlib.util
+
+    names = ("snakemake.workflow", "dpbench.orchestration.grid")
+    missing = [n for n in names if not Path(importlib.util.cache_from_source(importlib.util.find_spec(n).origin)).exists()]
+    return "compiled bytecode found" if not missing else f"no compiled bytecode for {', '.join(missing)}: every start compiles them"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--factor", type=int, default=100)
@@ -108,7 +121,7 @@ def main() -> None:
         _, plan, wall, cpu, dag_wall, dag_cpu = rows[1]
         print(f"{args.factor}x grid: plan {wall:.1f} s wall, {cpu:.1f} s CPU (target <= 15 s); DAG {dag_wall:.1f} s wall, "
               f"{dag_cpu:.1f} s CPU (target <= 15 s wall, idle); load average now {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
-              "(wall times on a busy machine exceed the CPU times)")  # fmt: skip
+              f"(wall times on a busy machine exceed the CPU times); {bytecode()}")  # fmt: skip
 
 if __name__ == "__main__":
     main()
