@@ -91,8 +91,11 @@ def bytecode() -> str:
     import importlib.util
 
     names = ("snakemake.workflow", "dpbench.orchestration.grid")
-    missing = [n for n in names if not Path(importlib.util.cache_from_source(importlib.util.find_spec(n).origin)).exists()]
-    return "compiled bytecode found" if not missing else f"no compiled bytecode for {', '.join(missing)}: every start compiles them"
+    sources = {n: importlib.util.find_spec(n).origin for n in names}
+    missing = [n for n in names if not Path(importlib.util.cache_from_source(sources[n])).is_file()]
+    if not missing:
+        return "compiled bytecode found"
+    return f"no compiled bytecode for {', '.join(missing)}: every start compiles them"
 
 
 def main() -> None:
@@ -120,7 +123,8 @@ def main() -> None:
                   f" {wall:>7.1f} ({cpu:>5.1f}) {dag_wall:>8.1f} ({dag_cpu:>5.1f})")  # fmt: skip
         _, plan, wall, cpu, dag_wall, dag_cpu = rows[1]
         print(f"{args.factor}x grid: plan {wall:.1f} s wall, {cpu:.1f} s CPU (target <= 15 s); DAG {dag_wall:.1f} s wall, "
-              f"{dag_cpu:.1f} s CPU (target <= 15 s wall, idle); load average now {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
+              f"{dag_cpu:.1f} s CPU (target <= 15 s wall, idle); "
+              f"load average now {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
               f"(wall times on a busy machine exceed the CPU times); {bytecode()}")  # fmt: skip
 
 if __name__ == "__main__":

@@ -199,7 +199,8 @@ def calibrate(
         for exp_id, plan in grid.experiments.items():
             for cell in plan.cells:
                 by_name[cost_name(cell)][exp_id].append(cell)
-        shares = budget_shares({(name, exp_id): cells for name, per_exp in by_name.items() for exp_id, cells in per_exp.items()}, budget)
+        groups_of = {(name, exp_id): cells for name, per_exp in by_name.items() for exp_id, cells in per_exp.items()}
+        shares = budget_shares(groups_of, budget)
         specs: dict[str, list[dict]] = defaultdict(list)
         predicted: dict[tuple[str, str], tuple[float, float, dict]] = {}
         for name, per_exp in sorted(by_name.items()):
