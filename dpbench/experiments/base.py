@@ -187,6 +187,8 @@ def run_shard(
                 rows += _run_group(group, experiment, root_seed, targets, cell_timeout, config_hash)
     finally:
         _stream.clear()  # the shard's last stored stream is read by no later cell
+        for cache in _shard_caches:  # nor its samples and loss sequences: a shard pays for its own data
+            cache.clear()
         _siblings.clear()  # nor its lockstep fits by a later shard
         _lockstep_fits.clear()
         _lockstep_done.clear()
@@ -341,8 +343,23 @@ class _SampleCache:
             self._items.popitem(last=False)
         return value
 
+    def clear(self) -> None:
+        self._items.clear()
 
-_samples = _SampleCache()
+
+#: caches of data a shard's cells share (objects with ``clear()``), emptied when
+#: :func:`run_shard` ends: a shard run in a process that ran another shard draws its own data,
+#: as a shard job does (``dpbench calibrate`` runs several probe shards in one interpreter)
+_shard_caches: list[Any] = []
+
+
+def shard_cache(cache: Any) -> Any:
+    """Register ``cache`` (with a ``clear()`` method) as one of :data:`_shard_caches`; return it."""
+    _shard_caches.append(cache)
+    return cache
+
+
+_samples = shard_cache(_SampleCache())
 
 
 def shared_sample(cell: Cell, target: Any, rep: int, root_seed: int) -> Any:

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from dpbench import theory
-from dpbench.experiments.base import Experiment, Figure, base_row, data_rng, make_learner, mech_rng
+from dpbench.experiments.base import Experiment, Figure, base_row, data_rng, make_learner, mech_rng, shard_cache
 from dpbench.foundation.cell import Cell
 from dpbench.foundation.registry import register_experiment
 from dpbench.theory_check.analysis import check_curve, curves, setting_label, slope_row, theory_row
@@ -59,8 +59,11 @@ class LossCache:
             self._items.popitem(last=False)
         return value
 
+    def clear(self) -> None:
+        self._items.clear()
 
-_losses = LossCache()
+
+_losses = shard_cache(LossCache())  # emptied when the shard ends
 
 
 def run_experts_cell(cell: Cell, target, root_seed: int) -> list[dict]:

@@ -16,9 +16,13 @@ a shard job runs them and compares their process CPU time with the shipped predi
   ``factor[L] = Σ measured CPU / Σ predicted seconds`` of the probe cells (own and shared work);
 - the per-job imports and first uses get one factor: the warm-up cells' CPU beyond
   ``factor[L]`` × their cells' prediction, over the shipped imports and first uses they
-  were predicted to pay (those not already paid earlier in the same interpreter);
+  were predicted to pay (those not already paid earlier in the same interpreter), the first
+  warm-up of each interpreter aside;
 - the runner's start-up is the interpreter's CPU once the runner is imported (the median
-  over the probe interpreters), plus Snakemake's script preamble.
+  over the probe interpreters), plus Snakemake's script preamble, plus what the first shard
+  run of an interpreter pays once whatever its cells (the first warm-up's CPU beyond its
+  cell and its first uses, as the factors above predict them: the first Parquet write, the
+  code fingerprint of the shared modules).
 
 The result (:class:`dpbench.orchestration.cost_table.Calibration`, JSON) is written to
 :func:`dpbench.orchestration.cost_table.calibration_path`, which ``dpbench plan`` and the
@@ -117,14 +121,31 @@ def choose_probes(cells: Sequence[Cell], budget: float) -> tuple[Cell, list[Cell
             while j < k and acc >= marks[j]:
                 j += 1
     share = budget / max(1, len(chosen))
-    out = []
+    # a cell whose one repetition is too long for its share gives way to the largest cell not
+    # chosen whose repetition fits (an audit's cells are one repetition each: the cheapest
+    # alone is mostly per-cell overhead and mis-states the factor of the large ones)
+    fitting = [c for c in reversed(rest) if costs[c] <= 2 * share * c.repetitions and c not in chosen]
+    out, spent = [], 0.0
     for cell in chosen:
+        if costs[cell] > 2 * share * cell.repetitions:
+            if not fitting or spent >= budget:
+                continue
+            cell = fitting.pop(0)
         per_rep = costs[cell] / cell.repetitions
-        if per_rep > 2 * share:  # one repetition is too long for the budget: skipped
-            continue
         reps = min(cell.repetitions, max(1, int(share / per_rep))) if per_rep > 0 else cell.repetitions
         out.append(cell if reps == cell.repetitions else cell.piece(cell.first_rep, reps))
+        spent += per_rep * reps
     return warm, out or [rest[0].piece(rest[0].first_rep, 1)]  # else one repetition of the cheapest
+
+
+def budget_shares(groups: Mapping[tuple[str, str], Sequence[Cell]], budget: float) -> dict[tuple[str, str], float]:
+    """Each group's (learner's cells of one experiment) share of ``budget``: half of it equally,
+    half in proportion to the group's shipped prediction, so the groups that hold most of a
+    run's CPU (an audit's indivisible cells of tens of seconds) are probed on cells like
+    theirs, and every group on some."""
+    weights = {key: sum(_weight(cost.cell_cost(c)) for c in cells) for key, cells in groups.items()}
+    total = sum(weights.values()) or 1.0
+    return {key: budget / 2 / len(groups) + budget / 2 * weights[key] / total for key in groups}
 
 
 def _machine() -> str:
@@ -144,6 +165,23 @@ def _run_child(spec: dict, jobs_env: Mapping[str, str]) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def first_use_factor(warmups: Sequence[Sequence[tuple[float, float]]]) -> tuple[float, float]:
+    """(factor of the shipped imports and first uses, CPU s every job pays once) from the
+    warm-up cells of each probe interpreter, in order: per warm-up, its CPU beyond its
+    cell's calibrated prediction and the shipped imports and first uses it was the first of
+    its interpreter to pay. The first warm-up of an interpreter also pays what a job pays
+    once whatever its learners (the first Parquet write, the code fingerprint of the shared
+    modules), which the shipped first uses of every learner hold a share of: the factor is
+    the later warm-ups' ``Σ beyond / Σ shipped`` (clamped to [0.2, 5]; 1 if they were
+    predicted less than 0.5 s), and the per-job CPU the median over interpreters of the
+    first warm-up's ``beyond − factor × shipped`` (at least 0)."""
+    later = [w for runs in warmups for w in runs[1:]]
+    shipped = sum(s for _, s in later)
+    factor = _clamp(sum(b for b, _ in later) / shipped, 0.2, 5.0) if shipped > 0.5 else 1.0
+    firsts = [max(0.0, runs[0][0] - factor * runs[0][1]) for runs in warmups if runs]
+    return factor, statistics.median(firsts) if firsts else 0.0
+
+
 def _clamp(x: float, lo: float, hi: float) -> float:
     return min(max(x, lo), hi)
 
@@ -161,12 +199,13 @@ def calibrate(
         for exp_id, plan in grid.experiments.items():
             for cell in plan.cells:
                 by_name[cost_name(cell)][exp_id].append(cell)
-        share = budget / max(1, sum(len(v) for v in by_name.values()))
+        groups_of = {(name, exp_id): cells for name, per_exp in by_name.items() for exp_id, cells in per_exp.items()}
+        shares = budget_shares(groups_of, budget)
         specs: dict[str, list[dict]] = defaultdict(list)
         predicted: dict[tuple[str, str], tuple[float, float, dict]] = {}
         for name, per_exp in sorted(by_name.items()):
             for exp_id, cells in sorted(per_exp.items()):
-                warm, probes = choose_probes(cells, share)
+                warm, probes = choose_probes(cells, shares[name, exp_id])
                 warm_cost = cost.cell_cost(warm)
                 predicted[exp_id, name] = (cost.shard_seconds(probes, jobs=False), _weight(warm_cost), warm_cost.shared)
                 specs[exp_id].append({"name": name, "warm": cells_to_json([warm]), "cells": cells_to_json(probes)})
@@ -192,9 +231,10 @@ def calibrate(
             else 1.0
             for name in measured
         }
-        extra, shipped_first = 0.0, 0.0
+        warmups = []
         for group, result in zip(groups, results):
             seen: set[tuple] = set()
+            warmups.append([])
             for probe, run in zip(group, result["runs"]):
                 _, warm_seconds, warm_shared = predicted[probe["exp"], run["name"]]
                 new = {
@@ -203,10 +243,9 @@ def calibrate(
                     if k[0] == "job" and k[1] in cost.ONCE_PER_JOB and k not in seen
                 }
                 seen |= set(new)
-                shipped_first += sum(new.values())
-                extra += run["warm"] - factors[run["name"]] * warm_seconds
-        first_use = _clamp(extra / shipped_first, 0.2, 5.0) if shipped_first > 0.5 else 1.0
-        startup = statistics.median(r["startup"] for r in results) + SCRIPT_PREAMBLE_SECONDS
+                warmups[-1].append((run["warm"] - factors[run["name"]] * warm_seconds, sum(new.values())))
+        first_use, per_job = first_use_factor(warmups)
+        startup = statistics.median(r["startup"] for r in results) + SCRIPT_PREAMBLE_SECONDS + per_job
         for name in sorted(factors):
             log(
                 f"  {name:<26} measured {measured[name]:7.2f} s CPU, "
