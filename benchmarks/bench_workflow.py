@@ -152,6 +152,35 @@ def slurm_probe() -> str:
             "(skipped by these local runs: dpbench.orchestration.local_run)")
 
 
+#: Libraries every job imports: their bytecode cache decides what each job's start-up costs.
+JOB_LIBRARIES = ("numpy", "pandas", "pyarrow", "matplotlib", "snakemake")
+
+
+def bytecode_note() -> str:
+    """Whether the libraries every job imports have their compiled bytecode cached
+    (``__pycache__/*.pyc`` beside the source, PEP 3147). Without it every job compiles every
+    module it imports from source — pandas alone takes seconds of CPU then, not a fraction
+    of one — and that start-up is counted outside cells. ``pip install`` compiles at install
+    time; ``uv pip install`` does only with ``--compile-bytecode``; otherwise Python caches
+    it on the first import, unless ``PYTHONDONTWRITEBYTECODE`` is set."""
+    import importlib.util
+
+    missing = []
+    for name in JOB_LIBRARIES:
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.origin and spec.origin.endswith(".py"):
+            if not Path(importlib.util.cache_from_source(spec.origin)).exists():
+                missing.append(name)
+    if not missing:
+        return f"bytecode: cached for {', '.join(JOB_LIBRARIES)}"
+    names = ", ".join(missing)
+    if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        return (f"bytecode: NOT cached for {names}, and PYTHONDONTWRITEBYTECODE is set: every job "
+                "compiles every module it imports, counted outside cells "
+                "(`uv pip install --compile-bytecode`, or pip, caches it)")
+    return f"bytecode: not cached yet for {names}: this run's first jobs compile and cache it"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("config", nargs="?", default=str(REPO / "config" / "config.yaml"))
@@ -164,6 +193,7 @@ def main() -> None:
         workdir = Path(args.workdir).resolve() if args.workdir else Path(tmp)
         if args.workdir:
             workdir.mkdir(parents=True)  # a new directory: fails if it exists, so nothing is mixed in
+        bytecode = bytecode_note()  # before the run: its jobs may cache it
         load_before = os.getloadavg()
         start = time.perf_counter()
         dry = snakemake(workdir, config, args.cores, "-n")
@@ -187,6 +217,7 @@ def main() -> None:
         print(f"load average (1, 5, 15 min): before {load_before[0]:.1f} {load_before[1]:.1f} {load_before[2]:.1f}, "
               f"after {load_after[0]:.1f} {load_after[1]:.1f} {load_after[2]:.1f} ({os.cpu_count()} CPUs)")  # fmt: skip
         print(slurm_probe())
+        print(bytecode)
         print(f"jobs: {counts.get('total')} ({', '.join(f'{k} {v}' for k, v in counts.items() if k != 'total')})")
         print(f"dry run (DAG build): {dag_seconds:.1f} s")
         print(f"wall time, from scratch, {args.cores} cores: {wall:.1f} s")

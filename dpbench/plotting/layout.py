@@ -81,7 +81,8 @@ def place_legend(fig: plt.Figure, axes, handles, labels, *, n_panels: int, cols:
         last = Bbox.union(boxes[-1:]).transformed(fig.transFigure.inverted())
         renderer = fig.canvas.get_renderer()
         others = [box.transformed(fig.transFigure.inverted()) for box in boxes[:-1]]
-        top = min([last.y1, *(o.y0 - 0.01 for o in others if o.x1 > last.x1 + 0.02 and o.y0 < last.y1)])  # below the row above
+        # below the row above
+        top = min([last.y1, *(o.y0 - 0.01 for o in others if o.x1 > last.x1 + 0.02 and o.y0 < last.y1)])
         legend = fig.legend(handles, labels, loc="upper left", bbox_to_anchor=(last.x1 + 0.02, top), frameon=False,
                             ncol=ncol or 1, borderaxespad=0.0, handlelength=2.2, columnspacing=1.0)
         box = legend.get_window_extent(renderer).transformed(fig.transFigure.inverted())
@@ -93,7 +94,8 @@ def place_legend(fig: plt.Figure, axes, handles, labels, *, n_panels: int, cols:
     if legend.get_window_extent(fig.canvas.get_renderer()).height / fig.dpi <= panels.height * fig.get_figheight():
         return legend
     legend.remove()
-    beside = _legend_beside(fig, axes, handles, labels, panels=panels)  # taller than the panels below them: beside, if there is room
+    # taller than the panels below them: beside, if there is room
+    beside = _legend_beside(fig, axes, handles, labels, panels=panels)
     if beside is not None:
         return beside
     if fig.get_figwidth() < DOUBLE_COLUMN:  # a single column: two columns wide, the legend below in columns
