@@ -25,6 +25,9 @@ Definitions (what the numbers printed mean):
   start-up and DAG build, summarise jobs after the last shard). A laxer reading of
   "time outside run_shard work" than the overhead share, which also counts each shard
   job's start-up and the summarise jobs that overlap other shards.
+- ``CPU outside cells``, split by where it goes: the run_shard jobs' CPU besides their cells and
+  the summarise job's CPU (the ``job cpu`` line each job logs), and the rest (Snakemake's
+  own process: DAG, scheduling, script wrappers).
 - per rule: the sum of the jobs' durations from Snakemake's own log (1 s resolution).
 
 The load average before and after is printed: on a shared machine, timings are only
@@ -81,6 +84,16 @@ def cell_seconds(root: Path) -> tuple[float, float]:
     logs = (root / "logs" / "run_shard").rglob("*.log")
     pairs = [(float(w), float(c)) for log in logs for w, c in CELL_LINE.findall(log.read_text())]
     return sum(w for w, _ in pairs), sum(c for _, c in pairs)
+
+
+JOB_CPU = re.compile(r"job cpu ([0-9.]+)s")
+
+
+def job_cpu(root: Path, rule: str) -> tuple[int, float]:
+    """(jobs, CPU seconds) of a rule's jobs, from the ``job cpu`` line each job logs (its
+    whole process: interpreter start-up, imports, work, writes); jobs without one count 0."""
+    logs = sorted((root / "logs" / rule).rglob("*.log"))
+    return len(logs), sum(float(c) for log in logs for c in JOB_CPU.findall(log.read_text()))
 
 
 def rule_seconds(workdir: Path) -> dict[str, tuple[int, float]]:
@@ -225,6 +238,12 @@ def main() -> None:
         print(f"overhead share = 1 - cell work / ({args.cores} x wall) = {1 - work / (args.cores * wall):.0%}")
         print(f"workflow CPU (snakemake and every job): {cpu:.1f} s; "
               f"overhead CPU share = 1 - cell CPU / workflow CPU = {1 - work_cpu / cpu:.0%}")  # fmt: skip
+        shard_jobs, shard_cpu = job_cpu(root, "run_shard")
+        summarise_jobs, summarise_cpu = job_cpu(root, "summarise")
+        rest = cpu - shard_cpu - summarise_cpu
+        print(f"CPU outside cells, {cpu - work_cpu:.1f} s: run_shard jobs outside their cells (start-up, imports, "
+              f"Parquet) {shard_cpu - work_cpu:.1f} s over {shard_jobs} jobs; summarise {summarise_cpu:.1f} s "
+              f"({summarise_jobs} job); Snakemake itself and the rest {rest:.1f} s")  # fmt: skip
         free = wall - shard_covered_seconds(workdir)
         print(f"wall time with no run_shard job running: {free:.0f} s of {wall:.0f} s = {free / wall:.0%} "
               "(Snakemake start-up and DAG build, then summarise jobs after the last shard)")  # fmt: skip
