@@ -25,6 +25,9 @@ Definitions (what the numbers printed mean):
   start-up and DAG build, summarise jobs after the last shard). A laxer reading of
   "time outside run_shard work" than the overhead share, which also counts each shard
   job's start-up and the summarise jobs that overlap other shards.
+- ``CPU outside cells``, split by where it goes: the run_shard jobs' CPU besides their cells and
+  the summarise job's CPU (the ``job cpu`` line each job logs), and the rest (Snakemake's
+  own process: DAG, scheduling, script wrappers).
 - per rule: the sum of the jobs' durations from Snakemake's own log (1 s resolution).
 
 The load average before and after is printed: on a shared machine, timings are only
@@ -81,6 +84,16 @@ def cell_seconds(root: Path) -> tuple[float, float]:
     logs = (root / "logs" / "run_shard").rglob("*.log")
     pairs = [(float(w), float(c)) for log in logs for w, c in CELL_LINE.findall(log.read_text())]
     return sum(w for w, _ in pairs), sum(c for _, c in pairs)
+
+
+JOB_CPU = re.compile(r"job cpu ([0-9.]+)s")
+
+
+def job_cpu(root: Path, rule: str) -> tuple[int, float]:
+    """(jobs, CPU seconds) of a rule's jobs, from the ``job cpu`` line each job logs (its
+    whole process: interpreter start-up, imports, work, writes); jobs without one count 0."""
+    logs = sorted((root / "logs" / rule).rglob("*.log"))
+    return len(logs), sum(float(c) for log in logs for c in JOB_CPU.findall(log.read_text()))
 
 
 def rule_seconds(workdir: Path) -> dict[str, tuple[int, float]]:
@@ -152,6 +165,35 @@ def slurm_probe() -> str:
             "(skipped by these local runs: dpbench.orchestration.local_run)")
 
 
+#: Libraries every job imports: their bytecode cache decides what each job's start-up costs.
+JOB_LIBRARIES = ("numpy", "pandas", "pyarrow", "matplotlib", "snakemake")
+
+
+def bytecode_note() -> str:
+    """Whether the libraries every job imports have their compiled bytecode cached
+    (``__pycache__/*.pyc`` beside the source, PEP 3147). Without it every job compiles every
+    module it imports from source — pandas alone takes seconds of CPU then, not a fraction
+    of one — and that start-up is counted outside cells. ``pip install`` compiles at install
+    time; ``uv pip install`` does only with ``--compile-bytecode``; otherwise Python caches
+    it on the first import, unless ``PYTHONDONTWRITEBYTECODE`` is set."""
+    import importlib.util
+
+    missing = []
+    for name in JOB_LIBRARIES:
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.origin and spec.origin.endswith(".py"):
+            if not Path(importlib.util.cache_from_source(spec.origin)).exists():
+                missing.append(name)
+    if not missing:
+        return f"bytecode: cached for {', '.join(JOB_LIBRARIES)}"
+    names = ", ".join(missing)
+    if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        return (f"bytecode: NOT cached for {names}, and PYTHONDONTWRITEBYTECODE is set: every job "
+                "compiles every module it imports, counted outside cells "
+                "(`uv pip install --compile-bytecode`, or pip, caches it)")
+    return f"bytecode: not cached yet for {names}: this run's first jobs compile and cache it"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("config", nargs="?", default=str(REPO / "config" / "config.yaml"))
@@ -164,6 +206,7 @@ def main() -> None:
         workdir = Path(args.workdir).resolve() if args.workdir else Path(tmp)
         if args.workdir:
             workdir.mkdir(parents=True)  # a new directory: fails if it exists, so nothing is mixed in
+        bytecode = bytecode_note()  # before the run: its jobs may cache it
         load_before = os.getloadavg()
         start = time.perf_counter()
         dry = snakemake(workdir, config, args.cores, "-n")
@@ -187,6 +230,7 @@ def main() -> None:
         print(f"load average (1, 5, 15 min): before {load_before[0]:.1f} {load_before[1]:.1f} {load_before[2]:.1f}, "
               f"after {load_after[0]:.1f} {load_after[1]:.1f} {load_after[2]:.1f} ({os.cpu_count()} CPUs)")  # fmt: skip
         print(slurm_probe())
+        print(bytecode)
         print(f"jobs: {counts.get('total')} ({', '.join(f'{k} {v}' for k, v in counts.items() if k != 'total')})")
         print(f"dry run (DAG build): {dag_seconds:.1f} s")
         print(f"wall time, from scratch, {args.cores} cores: {wall:.1f} s")
@@ -194,6 +238,12 @@ def main() -> None:
         print(f"overhead share = 1 - cell work / ({args.cores} x wall) = {1 - work / (args.cores * wall):.0%}")
         print(f"workflow CPU (snakemake and every job): {cpu:.1f} s; "
               f"overhead CPU share = 1 - cell CPU / workflow CPU = {1 - work_cpu / cpu:.0%}")  # fmt: skip
+        shard_jobs, shard_cpu = job_cpu(root, "run_shard")
+        summarise_jobs, summarise_cpu = job_cpu(root, "summarise")
+        rest = cpu - shard_cpu - summarise_cpu
+        print(f"CPU outside cells, {cpu - work_cpu:.1f} s: run_shard jobs outside their cells (start-up, imports, "
+              f"Parquet) {shard_cpu - work_cpu:.1f} s over {shard_jobs} jobs; summarise {summarise_cpu:.1f} s "
+              f"({summarise_jobs} job); Snakemake itself and the rest {rest:.1f} s")  # fmt: skip
         free = wall - shard_covered_seconds(workdir)
         print(f"wall time with no run_shard job running: {free:.0f} s of {wall:.0f} s = {free / wall:.0%} "
               "(Snakemake start-up and DAG build, then summarise jobs after the last shard)")  # fmt: skip

@@ -187,6 +187,21 @@ def test_late_window_rate_decides_at_chance_for_online_curves():
     assert row["verdict"] == "at_chance"
 
 
+def test_late_window_rate_per_repetition_on_unsorted_ragged_streams():
+    """Each repetition's own last two checkpoints, whatever the row order: repetitions in
+    sorted order, a repetition with one checkpoint measured from (0, 0), a missing last
+    checkpoint, a NaN round last (NaN rate), shorter streams (T below the largest) left out."""
+    rows = pd.DataFrame({
+        "rep":      [2, 0, 1, 0, 2, 1, 3, 0, 4, 4, 5],
+        "t":        [100, 10, 10, 1000, 10, 100, 50, 100, 10, np.nan, 1000],
+        "mistakes": [30, 5, 4, 70, 9, 10, 6, 20, 3, 7, 999],
+        "T":        [1000] * 10 + [100],
+    }).sample(frac=1.0, random_state=3)
+    got = late_window_rate(rows)
+    want = [(70 - 20) / 900, (10 - 4) / 90, (30 - 9) / 90, 6 / 50, math.nan]  # reps 0-4; rep 5's stream is shorter
+    np.testing.assert_array_equal(got, np.array(want))
+
+
 def test_too_few_points():
     """Three grid values whose regime keeps two: too_few_points; two grid values: no slope row at all."""
     rows = _rows(power(-1.0), n=np.array([1000, 2000]))

@@ -58,6 +58,13 @@ def _tight_extent(fig, axes) -> Bbox:
     return Bbox.union([ax.get_tightbbox(renderer) for ax in axes]).transformed(fig.transFigure.inverted())
 
 
+def _axes_extents(fig, axes) -> list[Bbox]:
+    """Each axes' tight box in display units, measured once (each measurement lays out its
+    ticks and labels again): a figure legend added afterwards does not move them."""
+    renderer = fig.canvas.get_renderer()
+    return [ax.get_tightbbox(renderer) for ax in axes]
+
+
 def place_legend(fig: plt.Figure, axes, handles, labels, *, n_panels: int, cols: int, ncol: int | None = None):
     """Put one legend for the whole figure outside the data: in the empty area right of the
     last row's panels when the grid has free slots and it fits there (no wider than the
@@ -68,25 +75,27 @@ def place_legend(fig: plt.Figure, axes, handles, labels, *, n_panels: int, cols:
     if not handles:
         return None
     free = cols * math.ceil(n_panels / cols) - n_panels
+    boxes = _axes_extents(fig, axes)
+    panels = Bbox.union(boxes).transformed(fig.transFigure.inverted())  # every panel with its labels
     if free > 0:
-        last = _tight_extent(fig, axes[-1:])
+        last = Bbox.union(boxes[-1:]).transformed(fig.transFigure.inverted())
         renderer = fig.canvas.get_renderer()
-        others = [ax.get_tightbbox(renderer).transformed(fig.transFigure.inverted()) for ax in axes[:-1]]
-        top = min([last.y1, *(o.y0 - 0.01 for o in others if o.x1 > last.x1 + 0.02 and o.y0 < last.y1)])  # below the row above
+        others = [box.transformed(fig.transFigure.inverted()) for box in boxes[:-1]]
+        # below the row above
+        top = min([last.y1, *(o.y0 - 0.01 for o in others if o.x1 > last.x1 + 0.02 and o.y0 < last.y1)])
         legend = fig.legend(handles, labels, loc="upper left", bbox_to_anchor=(last.x1 + 0.02, top), frameon=False,
                             ncol=ncol or 1, borderaxespad=0.0, handlelength=2.2, columnspacing=1.0)
         box = legend.get_window_extent(renderer).transformed(fig.transFigure.inverted())
-        panels = _tight_extent(fig, axes)
         clear = not any(box.overlaps(other) for other in others)  # e.g. the x label of the panel above the slot
         if box.x1 <= 1.0 and box.height <= 1.1 * panels.height and clear:
             return legend
         legend.remove()  # wider than the free slot, taller than the panels or over one: below them instead
-    legend = _legend_below(fig, axes, handles, labels)
-    panels = _tight_extent(fig, axes)
+    legend = _legend_below(fig, axes, handles, labels, extent=panels)
     if legend.get_window_extent(fig.canvas.get_renderer()).height / fig.dpi <= panels.height * fig.get_figheight():
         return legend
     legend.remove()
-    beside = _legend_beside(fig, axes, handles, labels)  # taller than the panels below them: beside, if there is room
+    # taller than the panels below them: beside, if there is room
+    beside = _legend_beside(fig, axes, handles, labels, panels=panels)
     if beside is not None:
         return beside
     if fig.get_figwidth() < DOUBLE_COLUMN:  # a single column: two columns wide, the legend below in columns
@@ -110,11 +119,12 @@ def wrap_label(label: str, chars: int) -> str:
     return "\n".join(lines).replace(_MATH_SPACE, " ").replace(_MATH_HYPHEN, "-")
 
 
-def _legend_beside(fig: plt.Figure, axes, handles, labels):
+def _legend_beside(fig: plt.Figure, axes, handles, labels, panels: Bbox | None = None):
     """One legend right of the panels, labels wrapped to the room left of a double column
-    (:data:`DOUBLE_COLUMN`), if it is then no taller than the panels; else None."""
+    (:data:`DOUBLE_COLUMN`), if it is then no taller than the panels; else None.
+    ``panels``: the panels' tight extent in figure coordinates, if measured already."""
 
-    panels = _tight_extent(fig, axes)
+    panels = _tight_extent(fig, axes) if panels is None else panels
     room_pt = (DOUBLE_COLUMN - panels.x1 * fig.get_figwidth()) * 72 - 40
     size_pt = font_points("legend.fontsize")
     chars = int(room_pt / (0.5 * size_pt))
@@ -142,12 +152,13 @@ def _legend_beside(fig: plt.Figure, axes, handles, labels):
 MAX_GROWTH = 2.0
 
 
-def _legend_below(fig: plt.Figure, axes, handles, labels):
+def _legend_below(fig: plt.Figure, axes, handles, labels, extent: Bbox | None = None):
     """One legend below every panel, centred: in as many columns (3, 2 or 1; labels wrapped
     to a column's width) as keep it no taller than the panels (with their labels), else in
-    the columns that make it shortest."""
+    the columns that make it shortest. ``extent``: the panels' tight extent in figure
+    coordinates, if measured already."""
 
-    extent = _tight_extent(fig, axes)
+    extent = _tight_extent(fig, axes) if extent is None else extent
     renderer = fig.canvas.get_renderer()
     size_pt = font_points("legend.fontsize")
     width_pt = min(fig.get_figwidth(), DOUBLE_COLUMN) * 72

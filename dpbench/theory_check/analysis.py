@@ -33,6 +33,7 @@ probability), and sets status (:func:`curve_status`) and verdict
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -187,8 +188,11 @@ class Curve:
         setting = setting_label(self.key)
         return f"{self.learner} ({setting})" if setting else self.learner
 
-    @property
+    @functools.cached_property
     def row(self) -> pd.Series:
+        """The first row (read, never modified): taken once per curve, as ``iloc`` on a
+        wide frame of mixed types builds a Series each time (the theory checks and figures
+        ask for it many times per curve)."""
         return self.rows.iloc[0]
 
 
@@ -409,12 +413,23 @@ def late_window_rate(rows: pd.DataFrame, *, t: str = "t", count: str = "mistakes
     cumulative ``count/t`` averages with its first rounds."""
     if "T" in rows and len(rows):
         rows = rows[rows["T"] == rows["T"].max()]  # one stream per repetition
-    out = []
-    for _, rep in rows.sort_values(t).groupby("rep", sort=True):
-        ts, cs = rep[t].to_numpy(dtype=float), rep[count].to_numpy(dtype=float)
-        t0, c0 = (ts[-2], cs[-2]) if len(ts) >= 2 else (0.0, 0.0)
-        out.append((cs[-1] - c0) / (ts[-1] - t0) if ts[-1] > t0 else math.nan)
-    return np.asarray(out, dtype=float)
+    rows = rows[rows["rep"].notna()]
+    if not len(rows):
+        return np.asarray([], dtype=float)
+    ts, cs = rows[t].to_numpy(dtype=float), rows[count].to_numpy(dtype=float)
+    _, group = np.unique(rows["rep"].to_numpy(), return_inverse=True)  # repetitions in sorted order
+    # the order of rows.sort_values(t).groupby("rep"): by t (quicksort, NaN last), then
+    # stably by repetition — without a DataFrame per repetition
+    finite = np.flatnonzero(~np.isnan(ts))
+    by_t = np.concatenate([finite[ts[finite].argsort(kind="quicksort")], np.flatnonzero(np.isnan(ts))])
+    order = by_t[np.argsort(group[by_t], kind="stable")]
+    ts, cs, group = ts[order], cs[order], group[order]
+    last = np.append(np.flatnonzero(np.diff(group)), len(group) - 1)  # each repetition's last checkpoint
+    two = last > np.append(0, last[:-1] + 1)  # it has an earlier checkpoint
+    t0 = np.where(two, ts[last - 1], 0.0)
+    c0 = np.where(two, cs[last - 1], 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(ts[last] > t0, (cs[last] - c0) / (ts[last] - t0), math.nan)
 
 
 def curve_status(

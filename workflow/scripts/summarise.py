@@ -1,6 +1,7 @@
 """Rule `summarise`: everything after the shards, in one process
 (dpbench.reporting.pipeline.summarise_run)."""
 import logging
+import resource
 
 import checkout  # noqa: F401  (dpbench from this checkout if the environment lacks it)
 
@@ -28,3 +29,7 @@ outputs = RunOutputs(
 )
 for step, seconds in summarise_run(outputs).items():
     logging.info("%s: %.2f s", step, seconds)
+# the job's whole CPU (interpreter start-up, imports, every step): benchmarks/bench_workflow.py
+# reads this line to split the run's CPU outside cells between shards, summarise and Snakemake
+usage = resource.getrusage(resource.RUSAGE_SELF)
+logging.info("job cpu %.2fs", usage.ru_utime + usage.ru_stime)
