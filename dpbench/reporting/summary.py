@@ -72,7 +72,7 @@ SOURCES = {
     ("conjunctions", "elimination"): (OCCAM, "Occam bound (ln|C| + ln 1/β)/n for a consistent learner"),
     ("conjunctions", "erm"): (OCCAM, "Occam bound (ln|C| + ln 1/β)/n for a consistent learner"),
     ("conjunctions", "exp_mech_erm"): (KLNRS, "exponential-mechanism learner, realizable bound (derived here: multiplicative Chernoff step)"),
-    ("conjunctions", "sq_conjunction"): ("Kearns, Efficient Noise-Tolerant Learning from Statistical Queries, J. ACM 45(6), 1998", "SQ learner as run, bound with constants (derived here; Kearns's √(ln m/n) shape drawn beside it)"),
+    ("conjunctions", "sq_conjunction"): ("Kearns, Efficient Noise-Tolerant Learning from Statistical Queries, J. ACM 45(6), 1998", "SQ learner as run, bound with constants (derived here)"),
     ("conjunctions", "private_sq_conjunction"): ("Blum, Dwork, McSherry & Nissim, Practical Privacy: The SuLQ Framework, PODS 2005", "Laplace-noised SQ learner as run, bound with constants (derived here)"),
     ("decision_lists", "rivest"): ("Rivest, Learning Decision Lists, Machine Learning 2(3), 1987", "Occam bound (ln|C| + ln 1/β)/n"),
     ("decision_lists", "erm"): (OCCAM, "Occam bound (ln|C| + ln 1/β)/n for a consistent learner"),

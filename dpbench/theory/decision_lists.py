@@ -344,14 +344,14 @@ def dl_rates(
         ]
     if learner == "privdl":
         return [
-            Rate("privdl as run: Lemma A.4 summed over rounds + Chernoff, derived with constants", "bound",
+            Rate("privdl as run: Lemma A.4, derived with constants", "bound",
                  lambda n: rate_privdl_run(n, eps, dl, f, beta, logc), lambda a, e: n_privdl_run(a, e, dl, f, beta, logc)),
             Rate("Thm 3.5 shape, unit constants [reconstructed]", "shape", lambda n: rate_privdl(n, eps, dl, f, beta),
                  lambda a, e: n_privdl(a, e, dl, f, beta), primary=False),
         ]
     if learner == "privdl_composition":
         dc = max(float(delta), 0.0)  # the learner's own δ: 0 is basic composition, not a stand-in
-        label = "privdl_composition as run: Lemma A.4 at its composition budget, summed over rounds, derived with constants"
+        label = "privdl_composition as run: Lemma A.4 at its composition budget, derived with constants"
         return [Rate(label, "bound", lambda n: rate_privdl_composition_run(n, eps, dc, f, beta, logc),
                      lambda a, e: n_privdl_composition_run(a, e, dc, f, beta, logc))]
     return []

@@ -305,15 +305,12 @@ def conjunction_rates(
                             lambda a, e: n_exp_mech_pac(a, e, logc), primary=False),
         ]
     if learner == "sq_conjunction":  # the private learner's bound without noise (ε₀ = ∞: n₀ = 0, Z = 0)
-        return [
-            ConjunctionRate("SQ as run: bound with constants (derived; the private bound at ε₀ = ∞)", "bound",
-                            lambda n: rate_private_sq_run(n, math.inf, m, alpha, beta)),
-            ConjunctionRate("SQ, shape √(ln m/n) (Kearns 1998)", "shape", lambda n: rate_sq(n, m), primary=False),
-        ]
+        return [ConjunctionRate("SQ as run: bound with constants (derived)", "bound",
+                                lambda n: rate_private_sq_run(n, math.inf, m, alpha, beta))]
     if learner == "private_sq_conjunction":
         eps0 = private_sq_epsilon_per_query(eps, m, delta)
         return [ConjunctionRate(
-            "private SQ as run: bound with constants (derived), from n₀ = 2m ln(2m/β)/(ε₀α)", "bound",
+            "private SQ as run: bound with constants (derived), from n₀", "bound",
             lambda n: rate_private_sq_run(n, eps0, m, alpha, beta),
             lambda a, e: n_private_sq_run(a, np.asarray([private_sq_epsilon_per_query(float(x), m, delta) for x in np.atleast_1d(e)]), m, alpha, beta),
         )]
