@@ -156,28 +156,21 @@ def hide_undrawn(fig, entries: dict) -> dict:
     Text-only entries that differ only in the name before their first ``": "`` (three
     private learners' vacuous bounds, say) become one entry naming them all, in order."""
     book = fig.__dict__.get("_dpbench_entry_artists", {})
-    out: dict = {}
-    hidden: dict[str, list[str]] = {}
+    order: list[tuple[bool, str]] = []  # (hidden, label or shared text), in the entries' order
+    names: dict[str, list[str]] = {}  # shared text of the hidden entries → the names before it
     for label, handle in entries.items():
         artists = book.get(label)
-        if artists and not any(shows_a_point(a) for a in artists):
-            text = label if "not drawn" in label else label + NOT_DRAWN
-            name, sep, rest = text.partition(": ")
-            key = rest if sep else text
-            if key not in hidden:
-                hidden[key] = []
-                out[("hidden", key)] = None
-            hidden[key].append(name if sep else "")
-        else:
-            out[label] = handle
-    merged = {}
-    for key, handle in out.items():
-        if isinstance(key, tuple):
-            names = [n for n in hidden[key[1]] if n]
-            merged[f"{', '.join(names)}: {key[1]}" if names else key[1]] = Line2D([], [], visible=False)
-        else:
-            merged[key] = handle
-    return merged
+        if not (artists and not any(shows_a_point(a) for a in artists)):
+            order.append((False, label))
+            continue
+        name, sep, rest = (label if "not drawn" in label else label + NOT_DRAWN).partition(": ")
+        key = rest if sep else name
+        if key not in names:
+            names[key] = []
+            order.append((True, key))
+        names[key] += [name] if sep else []
+    return {(f"{', '.join(names[key])}: {key}" if names[key] else key) if hidden else key:
+            Line2D([], [], visible=False) if hidden else entries[key] for hidden, key in order}
 
 
 def draw_theory(ax, lines: list[TheoryLine]) -> dict[str, Line2D]:

@@ -25,7 +25,6 @@ __all__ = [
     "rate_exp_mech_realizable",
     "n_exp_mech_realizable",
     "rate_exp_mech_empirical",
-    "rate_sq",
     "rate_private_sq",
     "n_consistent",
     "n_exp_mech_pac",
@@ -100,12 +99,6 @@ def rate_exp_mech_empirical(n: Array, epsilon: Array, log_class_size: float, bet
     r"""Exponential mechanism's *empirical* error ([MT07]; [DR14, §11.1], utility theorem):
     :math:`err_S(h) \le OPT_S + 2(\ln|C| + \ln(1/\beta))/(\varepsilon n)` w.p. ≥ 1 − β."""
     return opt + 2 * (log_class_size + np.log(1 / beta)) / (np.asarray(epsilon, dtype=float) * np.asarray(n, dtype=float))
-
-
-def rate_sq(n: Array, m: int) -> npt.NDArray:
-    r"""Non-private SQ learning with ``m`` queries, shape only ([Kea98]; [DR14, §11.1]): :math:`n = O(\ln m/\alpha^2)`,
-    i.e. :math:`\alpha \approx \sqrt{\ln m / n}` (unit constant)."""
-    return np.sqrt(np.log(m) / np.asarray(n, dtype=float))
 
 
 def rate_private_sq(n: Array, epsilon: Array, m: int) -> npt.NDArray:
