@@ -94,8 +94,9 @@ def _check(curve, x: str, n_at=None, y: str = "excess_loss") -> dict:
     the size ``n_at``): ``y`` = ``excess_loss`` (the training objective, against the learner's
     rate: a ``sanity`` row, the calibration fixes it) or ``pop_excess_loss`` (the population
     risk): against the bound with constants on its expectation where one is derived
-    (:func:`dpbench.theory.erm.erm_population_rate_of`, output perturbation: a ``prediction``
-    row, checked on the mean), else against the training rate's shape (a ``sanity`` row) — the
+    (:func:`dpbench.theory.erm.erm_population_rate_of`: every private learner, dp_sgd against ε
+    only — its noise is read from the fits, :func:`_sgd_noise`; a ``prediction`` row, checked on
+    the mean), else against the training rate's shape (a ``sanity`` row) — the
     privacy term, whose noise moves the population objective as it moves the training one (on a
     λ-strongly convex, (¼+λ)-smooth objective both change by Θ(‖b‖²) around the optimum, the
     mean-zero noise's linear term vanishing in expectation). Where the ε-free generalisation
@@ -103,7 +104,8 @@ def _check(curve, x: str, n_at=None, y: str = "excess_loss") -> dict:
     sees that floor (:func:`dpbench.theory_check.verdict.approach_start`). A shape: the training
     bounds are not population bounds, so a population cell above it is never a violation."""
     pop = y == "pop_excess_loss"
-    pop_bound = theory.erm_population_rate_of(curve.learner, curve.row) if pop else None
+    sgd_noise = _sgd_noise(curve) if pop and x == "epsilon" and curve.learner == "dp_sgd" else None
+    pop_bound = theory.erm_population_rate_of(curve.learner, curve.row, sgd_noise=sgd_noise) if pop else None
     rate = pop_bound or theory.erm_rate_of(curve.learner, curve.row)
     if rate is None:
         fn, kind = None, "none"
@@ -121,10 +123,28 @@ def _check(curve, x: str, n_at=None, y: str = "excess_loss") -> dict:
     if pop and row is not None:
         row["note"] = (row["note"] + "; " if row["note"] else "") + (
             "population risk (quadrature) against the bound with constants on its expectation "
-            "(theory.pop_excess_output_perturbation): a prediction" if pop_bound is not None else
+            "(theory.erm_population_rate_of): a prediction" if pop_bound is not None else
             "population risk (quadrature) against the privacy term's shape (flattening onto the non-private "
             "generalisation gap: a floor)")
     return row
+
+
+def _sgd_noise(curve):
+    """``ς(n, ε)``: the noise std per coordinate on dp_sgd's averaged gradient that its
+    calibration prescribed at the curve's one n, as each fit recorded it (``sigma`` = the std
+    of ``step_parameters``, which the steps draw with; the PLD accountant's answer, a second a
+    calibration, is not recomputed), log-log interpolated between the curve's values of ε (the
+    bound's local exponent is read on a finer grid). None without a recorded ``sigma``."""
+    rows = curve.rows[np.isfinite(curve.rows["sigma"].astype(float))] if "sigma" in curve.rows else curve.rows.iloc[:0]
+    if rows.empty:
+        return None
+    per_eps = rows.groupby("epsilon")["sigma"].median()
+    log_eps, log_std = np.log(per_eps.index.to_numpy(dtype=float)), np.log(per_eps.to_numpy(dtype=float))
+
+    def noise(n, e):
+        return np.exp(np.interp(np.log(np.asarray(e, dtype=float)), log_eps, log_std))
+
+    return noise
 
 
 def _has(curve, y: str) -> bool:

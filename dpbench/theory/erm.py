@@ -30,6 +30,7 @@ from scipy.special import gammaincinv
 
 from dpbench.mechanisms.gaussian import GaussianMechanism
 from dpbench.theory.logistic_objective import DEFAULT_LAM, LOGISTIC_SMOOTHNESS
+from dpbench.theory.logistic_population import population_optimum
 
 __all__ = [
     "LOGISTIC_SMOOTHNESS",
@@ -37,6 +38,10 @@ __all__ = [
     "excess_output_perturbation",
     "output_noise_second_moment",
     "pop_excess_output_perturbation",
+    "pop_excess_objective_perturbation",
+    "zcdp_noise_multiplier",
+    "pop_excess_noisy_gd",
+    "pop_excess_exp_mech_grid",
     "objective_perturbation_calibration",
     "excess_objective_perturbation",
     "excess_dp_gd",
@@ -115,6 +120,130 @@ def pop_excess_output_perturbation(n, epsilon, d, lam: float, mechanism: str = "
     n = np.asarray(n, dtype=float)
     curvature = 1.0 / (4 * d) + lam
     return 2.0 / (lam * n) + curvature / 2 * output_noise_second_moment(n, epsilon, d, lam, mechanism, delta)
+
+
+def pop_excess_objective_perturbation(n, epsilon, d, lam: float):
+    r"""Objective perturbation's expected excess **population** risk, a bound with its
+    constants (derived here), for [CMS11] Algorithm 2 with its calibration ``(ε', Δ)``
+    (:func:`objective_perturbation_calibration`):
+
+    .. math:: \mathbb E\,F_\lambda(\hat\theta) - \min F_\lambda \le
+              \frac{2}{(\lambda+\Delta)n} + \frac{\mathbb E\|b\|^2}{2n^2(\lambda+\Delta)}
+              + \frac{\Delta\ln 2}{\lambda},\qquad \mathbb E\|b\|^2 = d(d+1)\Big(\frac{2}{\varepsilon'}\Big)^2 .
+
+    θ̂ minimises G(θ) = J_λ(θ; S) + ⟨b, θ⟩/n + Δ‖θ‖²/2, (λ+Δ)-strongly convex. Three terms:
+    (i) for each fixed b, S ↦ θ̂ is replace-one stable with ‖θ̂(S) − θ̂(S')‖ ≤ 2/((λ+Δ)n) (the
+    data term of G is (1/n)Σℓ, 1-Lipschitz for ‖x‖ ≤ 1; S. Shalev-Shwartz and S. Ben-David,
+    *Understanding Machine Learning*, 2014, Corollary 13.6 with the data-independent part of G
+    as the regulariser), so the expected generalisation gap E[F_λ(θ̂) − J_λ(θ̂; S)] is at most
+    2/((λ+Δ)n) (their Theorem 13.2; the regulariser cancels); (ii) G(θ̂) ≤ G(θ*_S) −
+    (λ+Δ)‖θ*_S − θ̂‖²/2 gives
+    J_λ(θ̂) − J_λ(θ*_S) ≤ ‖b‖u/n − (λ+Δ)u²/2 + Δ‖θ*_S‖²/2 ≤
+    ‖b‖²/(2n²(λ+Δ)) + Δ ln 2/λ (u = ‖θ*_S − θ̂‖; λ‖θ*_S‖²/2 ≤ J_λ(0) = ln 2); (iii)
+    E[J_λ(θ*_S; S)] ≤ min F_λ. ‖b‖ ~ Gamma(d, 2/ε'), whose second moment is d(d+1)(2/ε')².
+    The same law is diffprivlib's ``Vector`` mechanism (its documented objective perturbation,
+    same ε' and Δ), so the bound is that peer's too. 0 noise at ε = ∞: 2/(λn)."""
+    n, epsilon = np.broadcast_arrays(np.asarray(n, dtype=float), np.asarray(epsilon, dtype=float))
+    eps_prime, extra = objective_perturbation_calibration(n, np.where(np.isinf(epsilon), 1.0, epsilon), lam)
+    reg = lam + np.where(np.isinf(epsilon), 0.0, extra)
+    second = np.where(np.isinf(epsilon), 0.0, d * (d + 1) * (2.0 / eps_prime) ** 2)
+    return 2.0 / (reg * n) + second / (2 * n**2 * reg) + np.where(np.isinf(epsilon), 0.0, extra) * math.log(2) / lam
+
+
+def zcdp_noise_multiplier(epsilon, delta: float, steps: int):
+    r"""A noise multiplier z (std ÷ ℓ2-sensitivity) at which ``steps`` Gaussian mechanisms are
+    (ε, δ)-DP by the zCDP route, in closed form: each is 1/(2z²)-zCDP, ``steps`` of them
+    ρ = steps/(2z²)-zCDP, and ρ-zCDP is (ρ + 2√(ρ ln(1/δ)), δ)-DP (M. Bun and T. Steinke,
+    "Concentrated differential privacy: simplifications, extensions, and lower bounds", TCC
+    2016, Propositions 1.3 and 1.6), so
+
+    .. math:: z = \sqrt{\frac{\text{steps}}{2\rho}},\qquad
+              \sqrt\rho = \sqrt{\ln(1/\delta) + \varepsilon} - \sqrt{\ln(1/\delta)} .
+
+    An RDP or PLD accountant certifies (ε, δ) with a smaller z, so a learner calibrated by one
+    adds no more noise than this: a bound at this z holds for it, and is computed without the
+    learner's accountant (a calibration that over-noises is not hidden by sharing its code)."""
+    epsilon = np.asarray(epsilon, dtype=float)
+    L = math.log(1 / delta)
+    root_rho = np.sqrt(L + epsilon) - math.sqrt(L)
+    with np.errstate(divide="ignore"):
+        return np.where(np.isinf(epsilon), 0.0, np.sqrt(steps / 2.0) / root_rho)
+
+
+def pop_excess_noisy_gd(n, d, lam: float, *, steps: int, step: float, noise_std, q: float = 1.0):
+    r"""Expected excess **population** risk of noisy (stochastic) gradient descent on J_λ, with
+    the suffix average of :class:`~dpbench.learners.logistic_common.NoisyGradientDescent` (the
+    iterates θ_s, s = ⌊T/2⌋+1 … T, from θ₀ = 0), a bound with its constants (derived here):
+
+    .. math:: \frac{2\eta}{n(1-\bar c)} + \frac{\beta}{2}\Big(\frac{2\ln 2}{\lambda}\,
+              \overline{\kappa^{2s}} + \frac{\eta^2 V}{1-\kappa^2}\Big),\qquad
+              V = \frac{1-q}{qn} + d\,\varsigma^2 .
+
+    β = ¼ + λ is J_λ's smoothness (‖x‖ ≤ 1), η ≤ 1/β the step, κ = 1 − ηλ the contraction of
+    the full-gradient step θ ↦ θ − η∇J_λ(θ) (its Jacobian's eigenvalues lie in [1 − ηβ, 1 − ηλ]),
+    ς the std per coordinate of the noise on the averaged gradient (``noise_std``; Gaussian,
+    independent across steps), q the Poisson sampling rate (1: full batch). The step's gradient
+    is the full gradient plus a mean-zero error whose second moment is at most V (the sampling
+    part Σᵢ q(1−q)‖∇ℓᵢ‖²/(qn)² ≤ (1−q)/(qn) for ‖∇ℓᵢ‖ ≤ 1: the loss gradients of unit-ball
+    examples, which a clipping norm C ≥ 1 leaves unclipped), so e_s = θ_s − θ*_S obeys
+    E‖e_s‖² ≤ κ²E‖e_{s−1}‖² + η²V, i.e. E‖e_s‖² ≤ κ^{2s}‖θ*_S‖² + η²V/(1 − κ²) with
+    ‖θ*_S‖² ≤ 2 ln 2/λ; by convexity and smoothness (∇J_λ(θ*_S) = 0) the average's excess
+    empirical risk is at most β/2 times the mean of these over the averaged s. Generalisation:
+    run on S and on S with one example replaced, with the same batches and noise, the iterates
+    differ by δ_s ≤ c_s δ_{s−1} + 1[i ∈ B_s]·2η/(qn), where c_s, the Lipschitz constant of the
+    sampled step, is 1 − ηλ unless the batch holds more than 2qn examples (then at most
+    η(1/(4q) + 2λ) − 1; probability ≤ (e/4)^{qn} by Chernoff's bound), so E δ ≤ 2η/(n(1 − c̄))
+    with c̄ = 1 − ηλ + (e/4)^{qn}(η(1/(4q) + 2λ) − 2)₊ (q = 1: c̄ = 1 − ηλ, the bound 2/(λn)),
+    and the 1-Lipschitz loss turns this into the expected generalisation gap (S. Shalev-Shwartz
+    and S. Ben-David, *Understanding Machine Learning*, 2014, Theorem 13.2); E[J_λ(θ*_S; S)] ≤
+    min F_λ. The gradient-descent analysis is the textbook one (e.g. R. Bassily, A. Smith and
+    A. Thakurta, "Private empirical risk minimization: efficient algorithms and tight error
+    bounds", FOCS 2014, §2, who take T ≈ n² steps; here T is the learner's, and the first
+    term in the brackets is the optimisation error it leaves)."""
+    n = np.asarray(n, dtype=float)
+    beta = LOGISTIC_SMOOTHNESS + lam
+    if not 0 < step <= 1 / beta:
+        raise ValueError(f"step must be in (0, 1/(1/4 + lam)], got {step!r}")
+    kappa = 1 - step * lam
+    s = np.arange(steps // 2 + 1, steps + 1, dtype=float)
+    start = 2 * math.log(2) / lam * float(np.mean(kappa ** (2 * s)))
+    variance = np.where(q < 1, (1 - q) / (q * n), 0.0) + d * np.asarray(noise_std, dtype=float) ** 2
+    tail = np.where(q < 1, (math.e / 4) ** (q * n), 0.0) * max(step * (1 / (4 * q) + 2 * lam) - 2, 0.0)
+    stability = 2 * step / (n * (step * lam - tail))
+    return stability + beta / 2 * (start + step**2 * variance / (1 - kappa**2))
+
+
+def pop_excess_exp_mech_grid(n, epsilon, d, lam: float, *, points: int, radius: float, rho: float, a_star: float):
+    r"""The grid exponential mechanism's expected excess **population** risk, a bound with its
+    constants (derived here), on the ``logistic`` problem (margin ρ) whose population minimiser
+    is θ* = a*·w (``a_star``: :func:`dpbench.theory.logistic_population.population_optimum`):
+
+    .. math:: \Delta u\sqrt{\frac{d\ln g}{2n}} + \frac{2\Delta u\,d\ln g}{\varepsilon n}
+              + \frac{\mu}{2}\Big(\big((a^*-R)_+ + \tfrac h2\big)^2 + (d-1)\tfrac{h^2}{4}\Big).
+
+    Δu = ln(1 + e^{R√d}) bounds every candidate's loss (‖θ‖ ≤ R√d, ‖x‖ ≤ 1), g^d = |Θ_g|, h =
+    2R/(g − 1) the spacing. Terms: (i) the generalisation gap of any selection from Θ_g is at most
+    E max_θ (L_D − L_S)(θ), each a mean of n independent variables in an interval of width Δu,
+    sub-Gaussian with variance proxy Δu²/(4n), so at most Δu√(ln|Θ_g|/(2n)) (the maximal
+    inequality); (ii) the mechanism samples P(θ) ∝ exp(−εnJ_λ(θ; S)/(2Δu)), a Gibbs law, whose
+    mean score is within ln|Θ_g|/(ε/(2Δu)) of the best (ln Z ≥ the best scaled score, and ln Z =
+    the mean scaled score + the entropy ≤ ln|Θ_g|), i.e. E[J_λ(θ̂) − min_Θg J_λ] ≤ 2Δu d ln g/(εn)
+    — the expected form of F. McSherry and K. Talwar, "Mechanism design via differential
+    privacy", FOCS 2007, Theorem 6; (iii) E[min_Θg J_λ(·; S)] ≤ min_Θg F_λ, and the grid point
+    nearest the box's projection of θ* is within (|θ*ᵢ| − R)₊ + h/2 of θ* on axis i, so by
+    μ-smoothness of F_λ (μ = ¼λ_max(E xxᵀ) + λ, with E xxᵀ = (1−ρ)²I/(d+2) + (2ρ(1−ρ)E|u₁| + ρ²)wwᵀ
+    and E|u₁| ≤ 1/√(d+2)) the gap is at most μ/2·Σᵢ((a*|wᵢ| − R)₊ + h/2)², whose maximum over
+    unit w is at a coordinate vector (the summand is convex in wᵢ²), the bracket above."""
+    n, epsilon = np.broadcast_arrays(np.asarray(n, dtype=float), np.asarray(epsilon, dtype=float))
+    sens = float(np.logaddexp(0.0, radius * math.sqrt(d)))
+    log_size = d * math.log(points)
+    h = 2 * radius / (points - 1)
+    second = (1 - rho) ** 2 / (d + 2) + 2 * rho * (1 - rho) / math.sqrt(d + 2) + rho**2
+    mu = LOGISTIC_SMOOTHNESS * second + lam
+    gap = mu / 2 * ((max(a_star - radius, 0.0) + h / 2) ** 2 + (d - 1) * h**2 / 4)
+    with np.errstate(divide="ignore"):
+        select = np.where(np.isinf(epsilon), 0.0, 2 * sens * log_size / (epsilon * n))
+    return sens * np.sqrt(log_size / (2 * n)) + select + gap
 
 
 def objective_perturbation_calibration(n, epsilon, lam: float, c: float = LOGISTIC_SMOOTHNESS):
@@ -239,18 +368,72 @@ def erm_rate_of(learner: str, row) -> ErmRate | None:
     return None
 
 
-def erm_population_rate_of(learner: str, row) -> ErmRate | None:
+#: ``ς(n, ε)``: a learner's noise std per coordinate on its averaged gradient.
+NoiseOf = Callable[[npt.ArrayLike, npt.ArrayLike], npt.NDArray]
+
+#: Legend labels (mathtext) of the population bounds.
+_POP_LABELS = {
+    "output_perturbation": r"bound $\frac{2}{\lambda n} + \frac{1}{2}(\frac{1}{4d}+\lambda)\mathbb{E}\|b\|^2$ (mean)",
+    "objective_perturbation": (r"bound $\frac{2}{(\lambda+\Delta)n} + \frac{\mathbb{E}\|b\|^2}{2n^2(\lambda+\Delta)}"
+                               r" + \frac{\Delta\ln 2}{\lambda}$ (mean)"),
+    "dp_gd": (r"bound $\frac{2}{\lambda n} + \frac{\beta}{2}(\ldots + \frac{\eta^2 d\varsigma^2}{1-\kappa^2})$,"
+              r" $\varsigma$ at zCDP's $z(\varepsilon)$ (mean)"),
+    "dp_sgd": (r"bound $\frac{2\eta}{n(1-\bar c)} + \frac{\beta}{2}(\ldots + \frac{\eta^2 V}{1-\kappa^2})$"
+               r" at its calibrated $\varsigma(\varepsilon)$ (mean)"),
+    "exp_mech_grid": r"bound $\Delta u\sqrt{d\ln g/(2n)} + 2\Delta u\,d\ln g/(\varepsilon n)$ + grid gap (mean)",
+}
+
+
+def erm_population_rate_of(learner: str, row, *, sgd_noise: NoiseOf | None = None) -> ErmRate | None:
     """The bound with constants on the expected excess **population** risk of ``learner`` in
-    the setting a results row records (:func:`pop_excess_output_perturbation`); None where
-    none is derived (the other learners' population rows stay sanity checks against their
-    training rates' shapes)."""
-    if learner != "output_perturbation":
-        return None
+    the setting a results row records (``d``, ``delta``, ``rho``, ``noise`` and the learner
+    parameters ``lp_*``): :func:`pop_excess_output_perturbation`,
+    :func:`pop_excess_objective_perturbation` (also diffprivlib's, the same law),
+    :func:`pop_excess_noisy_gd` (dp_gd at :func:`zcdp_noise_multiplier`; dp_sgd at the noise
+    ``sgd_noise(n, ε)`` — the std per coordinate on its averaged gradient that its own
+    calibration prescribes, which the caller supplies: the accountant is the learner's) and
+    :func:`pop_excess_exp_mech_grid`. None where none is derived (a clipping norm below 1 or a
+    step above 1/(¼+λ), dp_sgd without ``sgd_noise``, non-private peers)."""
     d, lam = int(row["d"]), float(_lp(row, "lam", DEFAULT_LAM))
-    mechanism = str(_lp(row, "mechanism", "l2_laplace"))
     delta = float(row["delta"]) if row["delta"] and row["delta"] > 0 else 0.0
-    return ErmRate(r"bound $\frac{2}{\lambda n} + \frac{1}{2}(\frac{1}{4d}+\lambda)\mathbb{E}\|b\|^2$ (mean)", "bound",
-                   lambda n, e: pop_excess_output_perturbation(n, e, d, lam, mechanism, delta))
+    if learner == "output_perturbation":
+        mechanism = str(_lp(row, "mechanism", "l2_laplace"))
+        return ErmRate(_POP_LABELS[learner], "bound",
+                       lambda n, e: pop_excess_output_perturbation(n, e, d, lam, mechanism, delta))
+    if learner in ("objective_perturbation", "diffprivlib_logreg"):
+        return ErmRate(_POP_LABELS["objective_perturbation"], "bound",
+                       lambda n, e: pop_excess_objective_perturbation(n, e, d, lam))
+    if learner in ("dp_gd", "dp_sgd"):
+        steps = int(_lp(row, "steps", 200 if learner == "dp_gd" else 300))
+        clip, lr = float(_lp(row, "clip", 1.0)), float(_lp(row, "lr", 0.0))
+        step = lr if lr > 0 else 1.0 / (LOGISTIC_SMOOTHNESS + lam)
+        if clip < 1 or step > 1.0 / (LOGISTIC_SMOOTHNESS + lam) or delta <= 0:
+            return None
+        if learner == "dp_gd":
+            def gd(n, e):
+                noise_std = 2 * clip * zcdp_noise_multiplier(e, delta, steps) / np.asarray(n, dtype=float)
+                return pop_excess_noisy_gd(n, d, lam, steps=steps, step=step, noise_std=noise_std)
+
+            return ErmRate(_POP_LABELS[learner], "bound", gd)
+        if sgd_noise is None:
+            return None
+        batch = int(_lp(row, "batch_size", 256))
+
+        def sgd(n, e):
+            n, e = np.broadcast_arrays(np.asarray(n, dtype=float), np.asarray(e, dtype=float))
+            out = [pop_excess_noisy_gd(nn, d, lam, steps=steps, step=step, noise_std=sgd_noise(nn, ee),
+                                       q=min(1.0, batch / nn)) for nn, ee in zip(n.ravel(), e.ravel())]
+            return np.array(out, dtype=float).reshape(n.shape)
+
+        return ErmRate(_POP_LABELS[learner], "bound", sgd)
+    if learner == "exp_mech_grid":
+        points, radius = grid_points_of(row), float(_lp(row, "radius", 4.0))
+        rho, noise = float(row["rho"]), float(row["noise"])
+        a_star = population_optimum(d, rho, noise, lam)[0]
+        return ErmRate(_POP_LABELS[learner], "bound",
+                       lambda n, e: pop_excess_exp_mech_grid(n, e, d, lam, points=points, radius=radius, rho=rho,
+                                                             a_star=a_star))
+    return None
 
 
 def grid_points_of(row) -> int:

@@ -22,9 +22,11 @@ fixed by the setup before any data are seen?
     the calibration's, against n it moves from −2 to −1 as ε grows — fixed by the setup, and
     compared only with unit-constant shapes of upper bounds, which no data can contradict.
     The exception is a population row judged against a bound with its constants
-    (``bound_kind = bound``: output perturbation's expected excess population risk,
-    :func:`dpbench.theory.erm.pop_excess_output_perturbation`): its ``bound_ratio`` tests the
-    constant, and a miscalibrated noise scale would put the data above it — a prediction;
+    (``bound_kind = bound``: the expected excess population risk of output and objective
+    perturbation, diffprivlib's objective perturbation, dp_gd at the zCDP noise of its ε, dp_sgd
+    at its calibrated noise and the grid exponential mechanism,
+    :func:`dpbench.theory.erm.erm_population_rate_of`): its ``bound_ratio`` tests the constant,
+    and a noise scale well above the calibration's would put the data above it — a prediction;
   - timings (``fit_seconds``): the cost model's exponent is the algorithm's loop structure.
 
 :func:`role_of` decides from the row's experiment, axes and learner; a row that already has a
