@@ -10,13 +10,21 @@ Theory check (:func:`theory_check`): per curve, the log–log slope of the exces
 fitted on repetitions where it is clearly below the uniform θ's excess loss (``gap``),
 beside the exponent of the proven online-to-batch bound
 :func:`dpbench.theory.excess_linear_learner_bound` at the recorded η (≈ −½, Thm 11.6); the
-bound holds w.p. ≥ 1 − 3β and is checked on that quantile over repetitions.
+bound holds w.p. ≥ 1 − 3β and is checked on that quantile over repetitions (``sanity`` rows:
+η ∝ T^−½ sets that exponent). Against ε (``prediction`` rows, one per private setting with ≥ 3
+finite ε, at the largest T every ε ran): the excess loss against the same bound as the
+theorem's own function of ε, :func:`dpbench.theory.excess_linear_learner_bound_eps` at the
+calibration's η(ε) (:func:`dpbench.theory.eta_linear_learner`, computed from ε, δ, T and d),
+beside a check that every run recorded that η (:func:`eta_mismatch`): a run at another η is
+not the theorem's algorithm, and its row is ``inconclusive`` (``violated`` if above the bound).
 """
 
 from __future__ import annotations
 
+import math
 import time
 
+import numpy as np
 import pandas as pd
 
 from dpbench import theory
@@ -24,7 +32,8 @@ from dpbench.experiments.base import Experiment, Figure, base_row, data_rng, mak
 from dpbench.experiments.experts import _losses
 from dpbench.foundation.cell import Cell
 from dpbench.foundation.registry import register_experiment
-from dpbench.theory_check.analysis import check_curve, curves
+from dpbench.theory_check.analysis import Curve, check_curve, curves
+from dpbench.theory_check.verdict import DECISIVE
 
 BETA = theory.EXPERTS_BETA
 
@@ -72,7 +81,66 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
                 trivial=float(curve.row["gap"]), holds_with=rate.holds_with,
             )
         )
+    out.extend(epsilon_rows(df))
     return pd.DataFrame([r for r in out if r is not None])
+
+
+#: relative difference between a recorded η and the calibration's η(ε) above which they differ
+#: (the learner computes the same expression: they are equal to the last bit where its
+#: calibration follows the theorem)
+ETA_RTOL = 1e-9
+
+
+def eta_mismatch(rows: pd.DataFrame) -> dict[float, float]:
+    """Per ε whose runs did not record the calibration's η(ε)
+    (:func:`dpbench.theory.eta_linear_learner` at the row's T, d, δ; relative difference
+    > :data:`ETA_RTOL`): the largest recorded/prescribed ratio (farthest from 1)."""
+    eps, T = rows["epsilon"].to_numpy(dtype=float), rows["T"].to_numpy(dtype=float)
+    d, delta = int(rows["d"].iloc[0]), float(rows["delta"].iloc[0])
+    ratio = rows["eta"].to_numpy(dtype=float) / theory.eta_linear_learner(T, eps, delta, d)
+    far = ~(np.abs(ratio - 1) <= ETA_RTOL)  # NaN (no η recorded) counts as a mismatch
+    out: dict[float, float] = {}
+    for e, r in zip(eps[far], ratio[far]):
+        if e not in out or not abs(math.log(r)) <= abs(math.log(out[e])):
+            out[float(e)] = float(r)
+    return out
+
+
+def epsilon_rows(df: pd.DataFrame) -> list[dict]:
+    """``prediction`` rows against ε: per private setting with ≥ 3 finite ε, at the largest T
+    every ε ran, the excess loss against the online-to-batch bound at the calibration's η(ε)
+    (:func:`dpbench.theory.linear_learner_eps_rate_of`; w.p. ≥ 1 − 3β, checked on that
+    quantile over repetitions), and :func:`eta_mismatch` on the same runs: where a run's η is
+    not η(ε) the bound is not the run's, and a decisive verdict other than ``violated``
+    becomes ``inconclusive`` (the note gives the ratios)."""
+    if df.empty:
+        return []
+    ok = df[(df["status"] == "ok") & df["private"].astype(bool)]
+    ok = ok[np.isfinite(ok["epsilon"].astype(float))]
+    out = []
+    for curve in curves(ok, exclude=("epsilon",)):
+        per_T = curve.rows.groupby("T")["epsilon"].nunique()
+        T = float(per_T[per_T == per_T.max()].index.max())
+        at = Curve(curve.learner, curve.key, curve.rows[curve.rows["T"] == T])
+        rate = theory.linear_learner_eps_rate_of(at.rows, beta=BETA)
+        row = check_curve(at, experiment="linear_loss", x="epsilon", y="excess_loss", rate=rate.curve, kind=rate.kind,
+                          trivial=float(at.row["gap"]), holds_with=rate.holds_with)
+        if row is None:
+            continue
+        row["regime"] = f"T = {T:g}" + (f", {row['regime']}" if row["regime"] != "all" else "")
+        row["role"] = "prediction"
+        off = eta_mismatch(at.rows)
+        if off:
+            ratios = ", ".join(f"ε = {e:g}: ×{r:.3g}" for e, r in sorted(off.items()))
+            row["note"] += (f"; the recorded η is not the calibration's η(ε) = min(ε/sqrt(32 T ln(1/δ)), sqrt(ln d/T)) "
+                            f"at {len(off)} of {at.rows['epsilon'].nunique()} ε ({ratios}): the bound is not this run's")
+            if row["verdict"] in DECISIVE and row["verdict"] != "violated":
+                row["verdict"] = "inconclusive"
+        else:
+            row["note"] += (f"; every run recorded the calibration's η(ε) = min(ε/sqrt(32 T ln(1/δ)), sqrt(ln d/T)) "
+                            f"(at all {at.rows['epsilon'].nunique()} ε)")
+        out.append(row)
+    return out
 
 
 EXPERIMENT = register_experiment(

@@ -22,6 +22,8 @@ __all__ = [
     "regret_sv_experts",
     "rate_linear_learner",
     "excess_linear_learner_bound",
+    "eta_linear_learner",
+    "excess_linear_learner_bound_eps",
     "regret_lower_bound_coin",
     "trivial_regret",
     "trivial_regret_of",
@@ -29,6 +31,7 @@ __all__ = [
     "ExpertsRate",
     "experts_rate_of",
     "linear_learner_rate_of",
+    "linear_learner_eps_rate_of",
     "EXPERTS_BETA",
 ]
 
@@ -109,6 +112,55 @@ def excess_linear_learner_bound(T: npt.ArrayLike, eta: npt.ArrayLike, d: int, be
     """
     T = np.asarray(T, dtype=float)
     return 2 * regret_hedge(T, eta, d) + 4 * np.sqrt(2 * math.log(2 / beta) / T) + 2 * np.sqrt(2 * math.log(1 / beta) / T)
+
+
+def eta_linear_learner(T: npt.ArrayLike, epsilon: npt.ArrayLike, delta: float, d: int) -> npt.NDArray:
+    """The learning rate LinearLearner's calibration prescribes for (ε, δ), horizon T and d
+    experts ([DR14, Alg. 17 and Thm 11.2]):
+
+    .. math:: \\eta(\\varepsilon) = \\min\\Big(\\frac{\\varepsilon}{\\sqrt{32\\,T\\ln(1/\\delta)}},\\;
+        \\sqrt{\\frac{\\ln d}{T}}\\Big)
+
+    The first term is the theorem's: each round of RWM is the exponential mechanism with score
+    sensitivity 1, i.e. 2η-DP, and T rounds of ε′ = ε/sqrt(8 T ln(1/δ)) compose to (ε, δ)
+    by advanced composition (Dwork, Rothblum & Vadhan 2010; [DR14, Thm 3.20]), so η = ε′/2.
+    The cap at the non-private rate sqrt(ln d/T) ([DR14, Thm 11.1]'s minimiser of
+    η + ln d/(ηT)) only lowers η (more private, a smaller bound) and makes ε = ∞ plain RWM;
+    it binds only for ε > sqrt(32 ln(1/δ) ln d) (≈ 25 at d = 4, δ = 10⁻⁶). Where the
+    theorem's η would compose to more than ε (the second-order term of advanced composition:
+    ε ≳ 4 ln(1/δ), outside Thm 11.2's ε ≤ 1) the learner lowers η below this value.
+    Computed here from (ε, δ, T, d) alone, independently of the learner's code, so a theory
+    check can compare it with the η a run recorded (:func:`excess_linear_learner_bound_eps`).
+    """
+    T, epsilon = np.asarray(T, dtype=float), np.asarray(epsilon, dtype=float)
+    return np.minimum(epsilon / np.sqrt(32 * T * math.log(1 / delta)), np.sqrt(math.log(d) / T))
+
+
+def excess_linear_learner_bound_eps(T: npt.ArrayLike, epsilon: npt.ArrayLike, delta: float, d: int, beta: float) -> npt.NDArray:
+    """LinearLearner's proven excess-loss bound as a function of ε: :func:`excess_linear_learner_bound`
+    at the calibration's :math:`\\eta(\\varepsilon)` (:func:`eta_linear_learner`), holding w.p.
+    ≥ 1 − 3β for x ∈ {−1, 1}^d ([DR14, Thm 11.6] with its constants, via Thms 11.1–11.2):
+
+    .. math:: 2\\Big(\\eta(\\varepsilon) + \\frac{\\ln d}{\\eta(\\varepsilon)\\,T}\\Big)
+        + 4\\sqrt{\\frac{2\\ln(2/\\beta)}{T}} + 2\\sqrt{\\frac{2\\ln(1/\\beta)}{T}}
+        \\;=\\; \\frac{2\\sqrt{32\\ln(1/\\delta)}\\,\\ln d}{\\varepsilon\\sqrt T}
+        + \\frac{2\\varepsilon}{\\sqrt{32\\,T\\ln(1/\\delta)}} + O\\Big(\\sqrt{\\frac{\\ln(1/\\beta)}{T}}\\Big)
+
+    (the equality below the cap). Derivation: the expected regret of RWM(η) on the codes
+    (x + 1)/2 ∈ {0, 1}^d is at most η + ln d/(ηT) on every sequence ([DR14, Thm 11.1]),
+    2(η + ln d/(ηT)) in x-units; two Azuma terms bound the played actions against p_t and
+    <p_t, x_t> against <p_t, μ>, one Hoeffding term the best coordinate's empirical mean
+    against μ (:func:`excess_linear_learner_bound`). [DR14, Thm 11.6] states the same
+    with the constants inside an O(·). Unlike the bound at a run's recorded η, this one is the
+    theorem's own function of ε: decreasing as 1/ε until the ε-free concentration terms
+    dominate, so a learner whose η does not follow ε (or follows it with a wrong constant)
+    can lie above it; a theory check also compares the recorded η with :func:`eta_linear_learner`.
+
+    References: Dwork & Roth, *The Algorithmic Foundations of Differential Privacy*,
+    Foundations and Trends in Theoretical Computer Science 9(3–4), 2014, §11.2–11.3,
+    Algorithm 17, Theorems 11.1, 11.2, 11.5 and 11.6.
+    """
+    return excess_linear_learner_bound(T, eta_linear_learner(T, epsilon, delta, d), d, beta)
 
 
 def regret_lower_bound_coin(T: npt.ArrayLike, k: int) -> npt.NDArray:
@@ -225,4 +277,15 @@ def linear_learner_rate_of(rows, *, beta: float = EXPERTS_BETA) -> ExpertsRate:
     return ExpertsRate(
         "online-to-batch bound at recorded η (w.p. 1−3β)", "bound", 1 - 3 * beta,
         lambda T: excess_linear_learner_bound(T, eta_at(T, T_rec, eta_rec), d, beta),
+    )
+
+
+def linear_learner_eps_rate_of(rows, *, beta: float = EXPERTS_BETA) -> ExpertsRate:
+    """LinearLearner's curve against ε at the rows' one horizon T (columns ``T, d, delta``):
+    :func:`excess_linear_learner_bound_eps` — the bound at the calibration's η(ε), not at the
+    η the runs recorded (holds w.p. ≥ 1 − 3β)."""
+    T, d, delta = float(_column(rows, "T")[0]), int(_column(rows, "d")[0]), float(_column(rows, "delta")[0])
+    return ExpertsRate(
+        "online-to-batch bound at the calibration's η(ε) (w.p. 1−3β)", "bound", 1 - 3 * beta,
+        lambda eps: excess_linear_learner_bound_eps(T, eps, delta, d, beta),
     )
