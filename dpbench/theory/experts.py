@@ -116,19 +116,19 @@ def excess_linear_learner_bound(T: npt.ArrayLike, eta: npt.ArrayLike, d: int, be
 
 def eta_linear_learner(T: npt.ArrayLike, epsilon: npt.ArrayLike, delta: float, d: int) -> npt.NDArray:
     """The learning rate LinearLearner's calibration prescribes for (ε, δ), horizon T and d
-    experts ([DR14, Alg. 17 and Thm 11.2]):
+    experts (Dwork & Roth 2014, Algorithm 17 and Theorem 11.2; a calibration, not a bound):
 
     .. math:: \\eta(\\varepsilon) = \\min\\Big(\\frac{\\varepsilon}{\\sqrt{32\\,T\\ln(1/\\delta)}},\\;
         \\sqrt{\\frac{\\ln d}{T}}\\Big)
 
     The first term is the theorem's: each round of RWM is the exponential mechanism with score
     sensitivity 1, i.e. 2η-DP, and T rounds of ε′ = ε/sqrt(8 T ln(1/δ)) compose to (ε, δ)
-    by advanced composition (Dwork, Rothblum & Vadhan 2010; [DR14, Thm 3.20]), so η = ε′/2.
-    The cap at the non-private rate sqrt(ln d/T) ([DR14, Thm 11.1]'s minimiser of
+    by advanced composition (Dwork, Rothblum & Vadhan 2010; Dwork & Roth 2014, Theorem 3.20), so
+    η = ε′/2. The cap at the non-private rate sqrt(ln d/T) (the minimiser of Theorem 11.1's
     η + ln d/(ηT)) only lowers η (more private, a smaller bound) and makes ε = ∞ plain RWM;
     it binds only for ε > sqrt(32 ln(1/δ) ln d) (≈ 25 at d = 4, δ = 10⁻⁶). Where the
     theorem's η would compose to more than ε (the second-order term of advanced composition:
-    ε ≳ 4 ln(1/δ), outside Thm 11.2's ε ≤ 1) the learner lowers η below this value.
+    ε ≳ 4 ln(1/δ)) the learner lowers η below this value.
     Computed here from (ε, δ, T, d) alone, independently of the learner's code, so a theory
     check can compare it with the η a run recorded (:func:`excess_linear_learner_bound_eps`).
     """
