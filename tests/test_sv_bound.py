@@ -14,7 +14,7 @@ import pytest
 import dpbench.learners.sv_experts as sv
 from dpbench import theory
 from dpbench.experiments.experts import theory_check
-from dpbench.learners.sv_experts import SVExperts, SvCalibration
+from dpbench.learners.sv_experts import SvCalibration, SVExperts
 from dpbench.problems.experts import ExpertsProblem
 from dpbench.theory_check.roles import role_of
 
@@ -31,13 +31,15 @@ def test_the_bound_is_stated_for_the_learners_own_calibration(k, delta):
             eps_s, composed = theory.sv_epsilon_step(eps, delta, k)
             assert (cal.epsilon_step, cal.epsilon, cal.switches) == (eps_s, composed, theory.sv_switches(k))
             assert cal.threshold == 1.0 + 6.0 / eps_s * math.log(2 * horizon / 0.1)
-            assert theory.sv_regret_bound(horizon, eps, delta, k) == pytest.approx(2 * cal.threshold / horizon, rel=1e-12)
+            bound = theory.sv_regret_bound(horizon, eps, delta, k)
+            assert bound == pytest.approx(2 * cal.threshold / horizon, rel=1e-12)
 
 
 def test_the_failure_probability_stated_for_the_paper_grid():
     """The docstrings and the figure caption say p ≤ 0.08 on the paper grid (k ∈ {32, 100},
     T ∈ {10⁴, 10⁵, 10⁶}, ε ∈ {0.5, 1, 4}, δ = 1e-6); p ≥ β/2 always (the query-noise union bound)."""
-    p = np.array([theory.sv_failure_probability(t, [0.5, 1.0, 4.0], 1e-6, k) for k in (32, 100) for t in (1e4, 1e5, 1e6)])
+    grid = [(t, k) for k in (32, 100) for t in (1e4, 1e5, 1e6)]
+    p = np.array([theory.sv_failure_probability(t, [0.5, 1.0, 4.0], 1e-6, k) for t, k in grid])
     assert p.max() <= 0.08 and p.min() >= 0.05
     assert np.isnan(theory.sv_regret_bound(1e4, math.inf, 0.0, 8))
 

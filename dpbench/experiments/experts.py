@@ -255,9 +255,9 @@ FIGURES = {
         "dpbench.plotting.experts:realizable",
         "Realizable sequences (one expert never loses): average realized regret against T. Dashed: Thm 11.1 at the "
         "recorded eta plus the Azuma term sqrt(2 ln(1/beta)/T) (holds with probability 1 - beta, beta = 0.1); "
-        "dashed in sv_experts' colour: its bound 2 Lambda/T, derived with constants from the sparse vector's Laplace tails "
-        "(holds with probability 1 - p, p <= 0.08 on the paper grid); grey: uniform play's regret "
-        "(k - 1)/(2k).",
+        "dashed in sv_experts' colour: its bound 2 Lambda/T, derived with constants from the sparse "
+        "vector's Laplace tails (holds with probability 1 - p, p <= 0.08 on the paper grid); grey: uniform play's "
+        "regret (k - 1)/(2k).",
     ),
     "tight_accounting": Figure(
         "dpbench.plotting.experts:tight_accounting",

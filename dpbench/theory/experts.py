@@ -112,14 +112,15 @@ def sv_epsilon_step(epsilon: float, delta: float, k: int) -> tuple[float, float]
     """``(ε_s, composed ε)``: the per-mechanism budget of ``sv_experts``' 2K ε_s-DP mechanisms
     (:func:`sv_switches`): ε/(2K) by basic composition, or for δ > 0 the larger ε_s that
     :func:`~dpbench.mechanisms.accounting.compose_pure_dp` (min of basic, advanced composition
-    [Dwork, Rothblum & Vadhan, FOCS 2010] and the zCDP route) certifies at (ε, δ). ε = ∞: (∞, ∞)."""
+    [DRV10] and the zCDP route) certifies at (ε, δ). ε = ∞: (∞, ∞)."""
     if math.isinf(epsilon):
         return math.inf, math.inf
     steps = 2 * sv_switches(k)
     eps_s = epsilon / steps
     composed = steps * eps_s
     if delta > 0:
-        cal = largest_per_step(lambda e: compose_pure_dp(e, steps, delta), epsilon=epsilon, delta=delta, upper=epsilon, rtol=1e-9)
+        cal = largest_per_step(lambda e: compose_pure_dp(e, steps, delta), epsilon=epsilon, delta=delta,
+                               upper=epsilon, rtol=1e-9)
         if cal.per_step > eps_s:
             eps_s, composed = cal.per_step, cal.epsilon
     return eps_s, composed
@@ -133,10 +134,12 @@ def sv_threshold(epsilon_step: npt.ArrayLike, T: npt.ArrayLike, beta: float = EX
 
 
 def _eps_steps(epsilon: npt.ArrayLike, delta: float, k: int) -> npt.NDArray:
-    return np.vectorize(lambda e: sv_epsilon_step(float(e), delta, k)[0], otypes=[float])(np.asarray(epsilon, dtype=float))
+    step = np.vectorize(lambda e: sv_epsilon_step(float(e), delta, k)[0], otypes=[float])
+    return step(np.asarray(epsilon, dtype=float))
 
 
-def sv_regret_bound(T: npt.ArrayLike, epsilon: npt.ArrayLike, delta: float, k: int, beta: float = EXPERTS_BETA) -> npt.NDArray:
+def sv_regret_bound(T: npt.ArrayLike, epsilon: npt.ArrayLike, delta: float, k: int,
+                    beta: float = EXPERTS_BETA) -> npt.NDArray:
     """A proven bound with constants on ``sv_experts``' average regret on the ``realizable``
     instance of :mod:`dpbench.problems.experts` (expert i* never loses, the other k − 1 are
     independent fair coins), holding with probability ≥ 1 − :func:`sv_failure_probability`
@@ -151,10 +154,9 @@ def sv_regret_bound(T: npt.ArrayLike, epsilon: npt.ArrayLike, delta: float, k: i
     so on the paper grid (where basic composition is the best) the bound is exactly ∝ 1/ε.
     NaN at ε = ∞ (no noise: another algorithm).
 
-    Derivation (this package's; the algorithm is the AboveThreshold test of Dwork, Naor,
-    Reingold, Rothblum & Vadhan, STOC 2009, as in Dwork & Roth, *The Algorithmic Foundations of
-    Differential Privacy*, 2014, §3.6, with the exponential mechanism of McSherry & Talwar,
-    FOCS 2007, switching experts as in Asi, Feldman, Koren & Talwar, COLT 2023). Write
+    Derivation (this package's; the algorithm is the AboveThreshold test [DNRRV09] as in
+    [DR14, §3.6, Alg. 1], with the exponential mechanism [MT07] switching experts as in
+    [AFKT23]). Write
     ℓ = ln(2T/β), b = 4/ε_s (query noise ν_t ~ Lap(b)), s = 2/ε_s (threshold noise Z_j ~ Lap(s)),
     so Λ = 1 + (6/ε_s)ℓ = 1 + sℓ + bℓ. Every round t is compared in at most one segment, with
     a fresh Lap(b) draw; a Laplace variable exceeds c scales in absolute value w.p. e^{−c}.
@@ -210,7 +212,8 @@ def _sv_failure(eps_s: float, T: int, k: int, beta: float) -> float:
     return float(beta / 2 + K * beta / (2 * T) + np.min(early + miss))
 
 
-def sv_failure_probability(T: npt.ArrayLike, epsilon: npt.ArrayLike, delta: float, k: int, beta: float = EXPERTS_BETA) -> npt.NDArray:
+def sv_failure_probability(T: npt.ArrayLike, epsilon: npt.ArrayLike, delta: float, k: int,
+                           beta: float = EXPERTS_BETA) -> npt.NDArray:
     """The probability p with which :func:`sv_regret_bound` may fail (step 6 of its derivation,
     minimised over an integer m ∈ [1, Λ] and z ∈ [0, 20 s] on a grid): the bound holds w.p.
     ≥ 1 − p. NaN at ε = ∞."""
