@@ -665,7 +665,7 @@ def test_conjunctions_theory_check_has_status_for_every_curve(tiny_results):
 def test_experts_theory_check_fits_each_metric_and_flags_every_curve(tiny_results):
     """Every experts/linear_loss row has a status (no NaN slope with 'ok'); the realized-regret
     rows are fitted on realized regret (not a copy of the expected-regret fit); Thm 11.1 is
-    checked on the maximum for the expected regret; sv_experts' rate is a shape; skipped
+    checked on the maximum for the expected regret; sv_experts' is its derived bound; skipped
     private_mw_001 cells are reported."""
     from dpbench.theory_check.analysis import STATUSES
 
@@ -675,7 +675,7 @@ def test_experts_theory_check_fits_each_metric_and_flags_every_curve(tiny_result
     rwm = table[(table["learner"] == "rwm") & table["regime"].str.contains("k = 4") & table["status"].eq("ok")].set_index("y")
     assert rwm.loc["regret", "fitted_slope"] != rwm.loc["expected_regret", "fitted_slope"]
     assert "maximum" in rwm.loc["expected_regret", "note"] and "0.9-quantile" in rwm.loc["regret", "note"]
-    assert set(table.loc[table["learner"] == "sv_experts", "bound_kind"]) <= {"shape", "none"}
+    assert set(table.loc[table["learner"] == "sv_experts", "bound_kind"]) <= {"bound", "none"}  # its derived bound
     assert (table.loc[table["learner"] == "private_mw_001", "status"] == "no_points").any()  # ε = 1: not certified
     linear = registry.experiment("linear_loss").theory_check(tiny_results["linear_loss"])
     assert set(linear["status"]) <= set(STATUSES) and linear["x_min"].notna().any()

@@ -21,8 +21,10 @@ Privacy: 2K adaptively composed ε_s-DP mechanisms (K AboveThreshold instances, 
 exponential mechanisms); ε_s = ε/(2K) (basic composition) when δ = 0, else the largest
 ε_s whose composition (:func:`dpbench.mechanisms.accounting.compose_pure_dp`) is ≤ (ε, δ).
 Replace-one loss vector.
-Utility (realizable): each switch costs at most ``Λ + (4/ε_s) ln(2T/β)`` loss w.p. 1−β,
-so total regret ≤ ``(K + 1)(Λ + (4/ε_s) ln(2T/β))`` = Õ(log² k · log T / ε)
+Utility (the ``realizable`` instance: one expert never loses, the others are fair coins):
+total regret < 2Λ w.p. ≥ 1 − p, p ≤ 0.08 on the paper grid (:func:`dpbench.theory.sv_regret_bound`,
+derived with constants there: one segment on a coin expert, then the perfect expert, which the
+sparse vector never fires on); the generic shape is Õ(log² k · log T / ε)
 (:func:`dpbench.theory.regret_sv_experts`); Asi et al. prove Õ(log^{1.5} k / ε).
 Vectorised: the action is constant between switches, so each segment is a cumulative sum
 of one column plus noise; the Python loop runs over switches (≤ K + 1), not rounds.
@@ -46,15 +48,17 @@ import numpy as np
 from dpbench.foundation.registry import register_learner
 from dpbench.learners.base import ClaimedDP, check_claim
 from dpbench.learners.experts_common import ExpertsLosses, ExpertsTrace, check_losses, checkpoints
-from dpbench.mechanisms.accounting import compose_pure_dp, largest_per_step
+from dpbench.mechanisms.accounting import compose_pure_dp
 from dpbench.mechanisms.exponential import ExponentialMechanism
+from dpbench.theory.experts import EXPERTS_BETA, sv_epsilon_step, sv_switches, sv_threshold
 
-BETA = 0.1
+#: failure probability the threshold Λ is calibrated for (the theory's, one value)
+BETA = EXPERTS_BETA
 CHUNK = 1 << 14
 
 
 def max_switches(k: int) -> int:
-    return math.ceil(math.log2(k)) + 1
+    return sv_switches(k)
 
 
 @dataclass(frozen=True)
@@ -68,21 +72,17 @@ class SvCalibration:
 
 @functools.lru_cache(maxsize=4096)
 def calibrate(epsilon: float, delta: float, T: int, k: int) -> SvCalibration:
-    """Per-mechanism ε_s, switch budget K, threshold Λ; composed (ε, δ) ≤ target (asserted)."""
+    """Per-mechanism ε_s, switch budget K, threshold Λ; composed (ε, δ) ≤ target (asserted):
+    the calibration of :mod:`dpbench.theory.experts` (:func:`~dpbench.theory.experts.sv_switches`,
+    :func:`~dpbench.theory.experts.sv_epsilon_step`, :func:`~dpbench.theory.experts.sv_threshold`),
+    the one :func:`~dpbench.theory.experts.sv_regret_bound` is stated for."""
     epsilon, delta = check_claim(epsilon, delta)
     K = max_switches(k)
     if math.isinf(epsilon):
         return SvCalibration(math.inf, K, 1.0, math.inf, delta)
-    steps = 2 * K
-    eps_s = epsilon / steps
-    composed = steps * eps_s
-    if delta > 0:
-        cal = largest_per_step(lambda e: compose_pure_dp(e, steps, delta), epsilon=epsilon, delta=delta, upper=epsilon, rtol=1e-9)
-        if cal.per_step > eps_s:
-            eps_s, composed = cal.per_step, cal.epsilon
+    eps_s, composed = sv_epsilon_step(epsilon, delta, k)
     assert composed <= epsilon * (1 + 1e-12), (composed, epsilon)
-    threshold = 1.0 + 6.0 / eps_s * math.log(2 * T / BETA)
-    return SvCalibration(eps_s, K, threshold, composed, delta)
+    return SvCalibration(eps_s, K, float(sv_threshold(eps_s, T, BETA)), composed, delta)
 
 
 @register_learner(name="sv_experts", family="experts", problems=("experts",))

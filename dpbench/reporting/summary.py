@@ -87,7 +87,8 @@ SOURCES = {
     ("experts", "private_rwm_tight"): (DR14, "Theorem 11.1 at the η calibrated by an RDP accountant (this project's variant)"),
     ("experts", "private_mw_001"): (NOTES, "Thm 2 regret at the step α = √(ε/(12T)) of Thm 3"),
     ("experts", "ftl"): ("Cesa-Bianchi & Lugosi, Prediction, Learning, and Games, 2006", "follow the leader has linear regret on the alternating trap"),
-    ("experts", "sv_experts"): (DR14, "sparse-vector experts, reconstructed rate Õ(log²k·log T/(εT)) (shape)"),
+    ("experts", "sv_experts"): (DR14, "§3.6 AboveThreshold's Laplace tails: realizable regret < 2Λ/T "
+                                "w.p. ≥ 1 − p, bound with constants (derived here)"),
     ("linear_loss", "linear_learner"): (DR14, "Theorems 11.5–11.6: LinearLearner's online-to-batch excess-loss bound"),
     ("private_erm", "output_perturbation"): (CMS11, "output perturbation: excess-risk bound; its expected excess population risk, bound with constants (derived here)"),
     ("private_erm", "objective_perturbation"): (CMS11, "objective perturbation, excess-risk bound"),

@@ -6,12 +6,15 @@ with losses in [0, 1]. Functions are vectorised in ``T`` and ``epsilon``.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+
+from dpbench.mechanisms.accounting import compose_pure_dp, largest_per_step
 
 __all__ = [
     "regret_hedge",
@@ -20,6 +23,11 @@ __all__ = [
     "regret_private_rwm_hp",
     "regret_private_mw_001",
     "regret_sv_experts",
+    "sv_switches",
+    "sv_epsilon_step",
+    "sv_threshold",
+    "sv_regret_bound",
+    "sv_failure_probability",
     "rate_linear_learner",
     "excess_linear_learner_bound",
     "eta_linear_learner",
@@ -77,20 +85,146 @@ def regret_private_mw_001(T: npt.ArrayLike, epsilon: npt.ArrayLike, k: int) -> n
 
 
 def regret_sv_experts(T: npt.ArrayLike, epsilon: npt.ArrayLike, k: int, beta: float = 0.1) -> npt.NDArray:
-    """**[reconstructed]** high-probability bound of ``sv_experts`` on realizable sequences
+    """**[reconstructed]** the O(·) shape of ``sv_experts`` on realizable sequences
     (δ = 0 calibration ε_s = ε/(2K), K = ⌈log₂ k⌉ + 1, Λ = 1 + (6/ε_s) ln(2T/β)):
 
     .. math:: \\mathrm{Regret} \\le \\frac{(K+1)\\,(\\Lambda + (4/\\varepsilon_s)\\ln(2T/\\beta))}{T}
         = \\tilde O\\Big(\\frac{\\log^2 k \\,\\log T}{\\varepsilon T}\\Big)
 
     (exponent ≈ −1 in T). Asi et al. (COLT 2023) prove total regret
-    :math:`\\tilde O(\\log^{1.5} k/\\varepsilon)` for their algorithm.
+    :math:`\\tilde O(\\log^{1.5} k/\\varepsilon)` for their algorithm. The bound with constants
+    that the theory check uses on the realizable instance is :func:`sv_regret_bound`.
     """
     T, epsilon = np.asarray(T, dtype=float), np.asarray(epsilon, dtype=float)
-    K = math.ceil(math.log2(k)) + 1
+    K = sv_switches(k)
     eps_s = epsilon / (2 * K)
     lam = 1 + 6 / eps_s * np.log(2 * T / beta)
     return (K + 1) * (lam + 4 / eps_s * np.log(2 * T / beta)) / T
+
+
+# --------------------------------------------------------------------------- sv_experts' calibration and bound
+
+
+def sv_switches(k: int) -> int:
+    """``sv_experts``' switch budget :math:`K = \\lceil\\log_2 k\\rceil + 1` (K sparse-vector
+    instances and K exponential-mechanism switches)."""
+    return math.ceil(math.log2(k)) + 1
+
+
+def sv_epsilon_step(epsilon: float, delta: float, k: int) -> tuple[float, float]:
+    """``(ε_s, composed ε)``: the per-mechanism budget of ``sv_experts``' 2K ε_s-DP mechanisms
+    (:func:`sv_switches`): ε/(2K) by basic composition, or for δ > 0 the larger ε_s that
+    :func:`~dpbench.mechanisms.accounting.compose_pure_dp` (min of basic, advanced composition
+    [DRV10] and the zCDP route) certifies at (ε, δ). ε = ∞: (∞, ∞)."""
+    if math.isinf(epsilon):
+        return math.inf, math.inf
+    steps = 2 * sv_switches(k)
+    eps_s = epsilon / steps
+    composed = steps * eps_s
+    if delta > 0:
+        cal = largest_per_step(lambda e: compose_pure_dp(e, steps, delta), epsilon=epsilon, delta=delta,
+                               upper=epsilon, rtol=1e-9)
+        if cal.per_step > eps_s:
+            eps_s, composed = cal.per_step, cal.epsilon
+    return eps_s, composed
+
+
+def sv_threshold(epsilon_step: npt.ArrayLike, T: npt.ArrayLike, beta: float = EXPERTS_BETA) -> npt.NDArray:
+    """``sv_experts``' sparse-vector threshold :math:`\\Lambda = 1 + (6/\\varepsilon_s)\\ln(2T/\\beta)`
+    (1 at ε_s = ∞: switch at the first loss)."""
+    # math.log per element: the learner's threshold, bit for bit (a vectorised log may differ in the last ulp)
+    return np.vectorize(lambda e, t: 1.0 + 6.0 / e * math.log(2 * t / beta), otypes=[float])(epsilon_step, T)
+
+
+def _eps_steps(epsilon: npt.ArrayLike, delta: float, k: int) -> npt.NDArray:
+    step = np.vectorize(lambda e: sv_epsilon_step(float(e), delta, k)[0], otypes=[float])
+    return step(np.asarray(epsilon, dtype=float))
+
+
+def sv_regret_bound(T: npt.ArrayLike, epsilon: npt.ArrayLike, delta: float, k: int,
+                    beta: float = EXPERTS_BETA) -> npt.NDArray:
+    """A proven bound with constants on ``sv_experts``' average regret on the ``realizable``
+    instance of :mod:`dpbench.problems.experts` (expert i* never loses, the other k − 1 are
+    independent fair coins), holding with probability ≥ 1 − :func:`sv_failure_probability`
+    over the sequence and the mechanism:
+
+    .. math:: \\mathrm{Regret}_T < \\frac{2\\Lambda}{T}
+        = \\frac{2}{T} + \\frac{12\\,\\ln(2T/\\beta)}{\\varepsilon_s\\,T},
+        \\qquad \\varepsilon_s = \\varepsilon/(2K)\\ \\text{(basic composition; see :func:`sv_epsilon_step`)}
+
+    — the theorem's own function of (ε, δ, T, k): ε_s, K and Λ are the calibration the learner
+    uses (:func:`sv_epsilon_step`, :func:`sv_switches`, :func:`sv_threshold`; it calls them),
+    so on the paper grid (where basic composition is the best) the bound is exactly ∝ 1/ε.
+    NaN at ε = ∞ (no noise: another algorithm).
+
+    Derivation (this package's; the algorithm is the AboveThreshold test [DNRRV09] as in
+    [DR14, §3.6, Alg. 1], with the exponential mechanism [MT07] switching experts as in
+    [AFKT23]). Write
+    ℓ = ln(2T/β), b = 4/ε_s (query noise ν_t ~ Lap(b)), s = 2/ε_s (threshold noise Z_j ~ Lap(s)),
+    so Λ = 1 + (6/ε_s)ℓ = 1 + sℓ + bℓ. Every round t is compared in at most one segment, with
+    a fresh Lap(b) draw; a Laplace variable exceeds c scales in absolute value w.p. e^{−c}.
+
+    1. F₁: |ν_t| < bℓ for every compared round (union over T rounds: fails w.p. ≤ T e^{−ℓ} = β/2);
+       F₂: |Z_j| < sℓ for the ≤ K thresholds (fails w.p. ≤ K β/(2T)).
+    2. On F₁ ∩ F₂ a zero-loss expert never fires (ν_t < bℓ = Λ − 1 − sℓ < Λ + Z_j), so once
+       i* is played it is played to the end (the switch budget does not matter); and every
+       segment's loss is < 2Λ: if it fires at round t_f after its start, its loss is
+       q_{t_f} ≤ q_{t_f−1} + 1 < Λ + Z_j − ν_{t_f−1} + 1 < 1 + Λ + sℓ + bℓ = 2Λ (q_{t_f} ≤ 1
+       if it fires at once; < 2Λ − 1 if it never fires).
+    3. So T·Regret = the loss played (i* has none) < 2Λ if the first expert i₁ (uniform) is
+       i*, or the first segment never fires, or the first switch picks i*.
+    4. First switch at t₁ (i₁ a fair coin; q_t its loss so far; t₁ a stopping time of column
+       i₁ and the noise only). For an integer m ≥ 1 and z ≥ 0, early firing (q_{t₁} < m) needs
+       Z₁ ≤ −z (w.p. ½e^{−z/s}) or ν_t ≥ Λ − z − (m − 1) at one of the rounds with q_t ≤ m − 1,
+       of which there are 2m − 1 in expectation (τ_m − 1, τ_m the round of the m-th loss, a sum
+       of m Geometric(½)); by Markov's inequality w.p. ≤ (2m − 1)·½e^{−(Λ−z−m+1)/b}.
+    5. The exponential mechanism (score −L_i, sensitivity 1) misses i* (score 0) w.p.
+       ≤ Σ_{i≠i*} e^{−ε_s L_i(t₁)/2}. For q_{t₁} ≥ m: i₁'s term is ≤ e^{−ε_s m/2}; each of the
+       k − 2 other coins is independent of t₁, so E[e^{−c L_i(t₁)} | t₁] = ρ^{t₁} with
+       c = ε_s/2, ρ = (1 + e^{−c})/2, and t₁ ≥ τ_m gives E[ρ^{τ_m}] = (ρ/(2 − ρ))^m.
+    6. Total failure probability (union bound; minimised over m, z by
+       :func:`sv_failure_probability`):
+
+       .. math:: p = \\frac{\\beta}{2} + \\frac{K\\beta}{2T} + \\tfrac12 e^{-z/s}
+           + (m - \\tfrac12)\\,e^{-(\\Lambda - z - m + 1)/b} + e^{-\\varepsilon_s m/2}
+           + (k-2)\\Big(\\frac{\\rho}{2-\\rho}\\Big)^m .
+
+    On the paper grid (k ∈ {32, 100}, T ≥ 10⁴, β = 0.1) p ≤ 0.08: the bound is checked on the
+    (1 − p)-quantile over repetitions. Regret and expected regret coincide for this learner
+    (its played distribution is a point mass given the history).
+    """
+    T = np.asarray(T, dtype=float)
+    eps_s = _eps_steps(epsilon, delta, k)
+    with np.errstate(invalid="ignore"):
+        out = 2 * sv_threshold(eps_s, T, beta) / T
+    return np.where(np.isfinite(eps_s), out, np.nan)
+
+
+@functools.lru_cache(maxsize=1024)
+def _sv_failure(eps_s: float, T: int, k: int, beta: float) -> float:
+    K = sv_switches(k)
+    lam = float(sv_threshold(eps_s, T, beta))
+    b, s = 4.0 / eps_s, 2.0 / eps_s
+    c = eps_s / 2
+    rho = (1 + math.exp(-c)) / 2
+    log_geo = math.log(rho) - math.log(2 - rho)
+    m = np.arange(1, int(math.ceil(lam)) + 1, dtype=float)[:, None]
+    z = (s * np.linspace(0.0, 20.0, 401))[None, :]
+    early = 0.5 * np.exp(-z / s) + (m - 0.5) * np.exp(-(lam - z - m + 1) / b)
+    miss = np.exp(-eps_s * m / 2) + (k - 2) * np.exp(m * log_geo)
+    return float(beta / 2 + K * beta / (2 * T) + np.min(early + miss))
+
+
+def sv_failure_probability(T: npt.ArrayLike, epsilon: npt.ArrayLike, delta: float, k: int,
+                           beta: float = EXPERTS_BETA) -> npt.NDArray:
+    """The probability p with which :func:`sv_regret_bound` may fail (step 6 of its derivation,
+    minimised over an integer m ∈ [1, Λ] and z ∈ [0, 20 s] on a grid): the bound holds w.p.
+    ≥ 1 − p. NaN at ε = ∞."""
+    T = np.asarray(T, dtype=float)
+    eps_s = np.broadcast_to(_eps_steps(epsilon, delta, k), np.broadcast_shapes(T.shape, np.shape(epsilon)))
+    Tb = np.broadcast_to(T, eps_s.shape)
+    return np.array([_sv_failure(float(e), int(t), int(k), float(beta)) if np.isfinite(e) else math.nan
+                     for e, t in zip(eps_s.ravel(), Tb.ravel())]).reshape(eps_s.shape)
 
 
 def rate_linear_learner(T: npt.ArrayLike, epsilon: npt.ArrayLike, delta: float, d: int, beta: float) -> npt.NDArray:
@@ -238,7 +372,9 @@ def experts_rate_of(learner: str, rows, *, x: str = "T", metric: str = "expected
     in x by :func:`eta_at`; x is ``T``, ``epsilon`` or ``k``) — deterministic for
     ``expected_regret``; ``regret`` (realized) adds the Azuma term
     :math:`\\sqrt{2\\ln(1/\\beta)/T}` and holds w.p. 1 − β. ``sv_experts`` on realizable
-    sequences: the reconstructed :func:`regret_sv_experts` (a shape). ``ftl`` on the trap:
+    sequences (x ``T`` or ``epsilon``): the derived :func:`sv_regret_bound` at the theory's own
+    calibration of (ε, δ, T, k), holding w.p. ≥ 1 − p (:func:`sv_failure_probability`, the
+    largest p over the curve's cells), for either metric (they coincide for this learner). ``ftl`` on the trap:
     average regret ½ (linear regret; ``(T − 1)/2`` of ``T`` rounds lost against a leader
     that loses ``T/2``), a shape. None where no theory applies.
     """
@@ -248,10 +384,20 @@ def experts_rate_of(learner: str, rows, *, x: str = "T", metric: str = "expected
             return None
         return ExpertsRate("regret → ½ (linear)", "shape", 1.0, lambda xs: np.full(np.shape(xs), 0.5))
     if learner == "sv_experts":
-        if kind != "realizable" or x != "T":
+        if kind != "realizable" or x not in ("T", "epsilon"):
             return None
-        eps, k = float(_column(rows, "epsilon")[0]), int(_column(rows, "k")[0])
-        return ExpertsRate("reconstructed Õ(log²k·log T/(εT))", "shape", 1.0, lambda T: regret_sv_experts(T, eps, k, beta))
+        eps, T, k = _column(rows, "epsilon"), _column(rows, "T"), int(_column(rows, "k")[0])
+        delta = float(_column(rows, "delta")[0]) if "delta" in rows else 0.0
+        if not np.isfinite(eps).all():
+            return None
+        # the bound fails w.p. ≤ p at each cell: checked on the (1 − max p)-quantile of the curve's cells
+        p = float(np.nanmax(sv_failure_probability(T, eps, delta, k, beta)))
+        if x == "T":
+            curve = functools.partial(sv_regret_bound, epsilon=float(eps[0]), delta=delta, k=k, beta=beta)
+        else:
+            T0 = float(T[0])
+            curve = lambda e: sv_regret_bound(T0, e, delta, k, beta)  # noqa: E731
+        return ExpertsRate("derived bound 2Λ/T (w.p. 1−p)", "bound", 1 - p, curve)
     x_rec, eta_rec = _column(rows, x), _column(rows, "eta")
     if not np.isfinite(eta_rec).any():
         return None
