@@ -226,11 +226,13 @@ def mistakes_vs_epsilon(df: pd.DataFrame):
 
 
 def _shade_meaningless_epsilon(fig):
-    """Shade ε > :data:`dpbench.theory.winnow.MEANINGFUL_EPSILON` in every panel that reaches it:
+    """Shade ε > :data:`dpbench.theory.winnow.MEANINGFUL_EPSILON` in every panel with a curve there:
     grid points there locate where a learner starts to learn; as privacy they mean nothing."""
     for ax in fig.axes:
         low, high = ax.get_xlim()
-        if ax.get_xscale() == "log" and high > theory.MEANINGFUL_EPSILON:
+        xs = [np.asarray(line.get_xdata(), dtype=float) for line in ax.get_lines() if len(line.get_xdata())]
+        beyond = any(np.nanmax(x) > theory.MEANINGFUL_EPSILON for x in xs if np.isfinite(x).any())
+        if ax.get_xscale() == "log" and beyond:
             ax.axvspan(max(low, theory.MEANINGFUL_EPSILON), high, color="0.93", lw=0, zorder=0)
             ax.set_xlim(low, high)
     return fig
