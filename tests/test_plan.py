@@ -84,10 +84,11 @@ def test_paper_plan_is_cluster_sized():
 #: first sweep without T = 316228; private_erm re-pinned when the splitter began counting per-job
 #: calibrations (dp_sgd's noise per ε): 15 -> 16 shards; conjunctions and experts re-pinned when
 #: private_sq_conjunction got its own grid placed by its bound's n₀ (ε ≥ 0.3, n to 2^20) and the
-#: experts' T-sweeps dropped the T at which private RWM's ε-curves were at chance)
+#: experts' T-sweeps dropped the T at which private RWM's ε-curves were at chance; halfspaces_online
+#: re-pinned when dp_winnow, the source's rule, got its own ε grid where it learns)
 PAPER_SHARDS = {
     "conjunctions": (3, "cae2628dcb6217ab"),
-    "halfspaces_online": (6, "899b7b521caaeb52"),
+    "halfspaces_online": (6, "5d7148569a9b36ca"),
     "private_erm": (16, "a5cb2dc63dcbd9ac"),
     "decision_lists": (7, "b3d9976205c1ee5a"),
     "experts": (4, "9ed95e5f2dc2f351"),

@@ -15,6 +15,7 @@ from dpbench.reporting.summary import (
     replace_section,
     results_section,
     summary_table,
+    where_source_winnow_learns,
 )
 from dpbench.theory_check.analysis import THEORY_COLUMNS, theory_row
 
@@ -158,3 +159,24 @@ def test_a_run_of_the_privacy_audit_alone_has_an_empty_summary(tmp_path):
     pd.DataFrame([{"learner": "laplace", "variant": "correct", "verdict": "pass", "note": ""}]).to_csv(audit_csv, index=False)
     table = write_summary([audit_csv], tmp_path / "summary.csv")
     assert table.empty and (tmp_path / "summary.csv").exists()
+
+
+def test_where_the_source_winnow_learns_is_read_from_its_epsilon_rows():
+    """The README paragraph names the lowest ε of each decided dp_winnow ε-row's regime, says
+    'at chance' for an at-chance row and claims nothing for a vacuous one (where a regime at
+    N = 2 can be a random coordinate's ¼ mistakes per round); other learners' rows are ignored."""
+    def row(learner, verdict, x_min, d):
+        regime = f"final mistakes vs ε (halfspace, d = {d}, |F| = {d}, T = 10000000); theory: the calibrated bound"
+        return theory_row(experiment="halfspaces_online", learner=learner, regime=regime, x="epsilon", y="mistakes",
+                          verdict=verdict, x_min=x_min)
+    table = pd.DataFrame([row("dp_winnow", "agrees", 20.0, 2), row("dp_winnow", "at_chance", float("nan"), 8),
+                          row("dp_winnow", "vacuous_bound", 0.1, 32), row("dp_winnow_batched", "agrees", 0.03, 2)],
+                         columns=THEORY_COLUMNS)
+    text = where_source_winnow_learns(table)
+    assert "d = 2, |F| = 2, T = 10,000,000: from ε = 20;" in text
+    assert "d = 8, |F| = 8, T = 10,000,000: at chance at every ε of the grid" in text
+    assert "d = 32, |F| = 32, T = 10,000,000: undecided (vacuous_bound)" in text and "0.03" not in text
+    assert "no privacy in any useful sense" in text  # 20 > MEANINGFUL_EPSILON
+    low = where_source_winnow_learns(table.assign(x_min=table["x_min"].where(table["x_min"] != 20.0, 3.0)))
+    assert "from ε = 3;" in low and "no privacy" not in low
+    assert where_source_winnow_learns(table[table["learner"] != "dp_winnow"]) == ""

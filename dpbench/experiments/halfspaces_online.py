@@ -244,7 +244,10 @@ def _figures():
                                       "legend says where it is above T at every ε, as for the source's rule dp_winnow); "
                                       "triangle: the smallest ε at which it is below T/2. Dotted: "
                                       "Bun & Fang (2026) Thm 4.5's reconstructed shape ln^1.5 N·√ln(1/δ)·ln(T/β)/(ερ³) with a unit constant — "
-                                      "a shape, not this learner's rate and not a bound. Grey line: the trivial predictor's T/2."),
+                                      "a shape, not this learner's rate and not a bound. Grey line: the trivial predictor's T/2. Shaded: "
+                                      f"ε > {theory.MEANINGFUL_EPSILON:g}, where an output may be e^ε > {math.exp(theory.MEANINGFUL_EPSILON):,.0f} "
+                                      "times likelier on one stream than on its neighbour — no privacy in any useful sense: the source's "
+                                      "rule dp_winnow runs there only to locate where it starts to learn."),
         "dl_as_halfspace": Figure("dpbench.plotting.halfspaces_online:dl_as_halfspace",
                                   "Online decision lists as margin-1/(2^(l+1)−1) halfspaces (Bun & Fang 2026, Lemma 4.10). " + rate
                                   + " Grey line: the best constant predictor's mistake rate, from the list's majority label "

@@ -220,5 +220,19 @@ def mistakes_vs_epsilon(df: pd.DataFrame):
         out.append(TheoryLine(learner, "Bun & Fang Thm 4.5 shape (reconstructed, unit constant)", eps, shape, "0.3", "secondary"))
         return out
 
-    return _show_bounds(learning_curves(rows, x="epsilon", y="mistakes", xlabel="ε", ylabel="final mistakes (t = T)", theory=lines,
-                                        trivial=lambda r: float(r["T"]) / 2, trivial_label="trivial predictor (T/2 mistakes)"))
+    fig = _show_bounds(learning_curves(rows, x="epsilon", y="mistakes", xlabel="ε", ylabel="final mistakes (t = T)", theory=lines,
+                                       trivial=lambda r: float(r["T"]) / 2, trivial_label="trivial predictor (T/2 mistakes)"))
+    return _shade_meaningless_epsilon(fig)
+
+
+def _shade_meaningless_epsilon(fig):
+    """Shade ε > :data:`dpbench.theory.winnow.MEANINGFUL_EPSILON` in every panel with a curve there:
+    grid points there locate where a learner starts to learn; as privacy they mean nothing."""
+    for ax in fig.axes:
+        low, high = ax.get_xlim()
+        xs = [np.asarray(line.get_xdata(), dtype=float) for line in ax.get_lines() if len(line.get_xdata())]
+        beyond = any(np.nanmax(x) > theory.MEANINGFUL_EPSILON for x in xs if np.isfinite(x).any())
+        if ax.get_xscale() == "log" and beyond:
+            ax.axvspan(max(low, theory.MEANINGFUL_EPSILON), high, color="0.93", lw=0, zorder=0)
+            ax.set_xlim(low, high)
+    return fig

@@ -31,6 +31,7 @@ import pandas as pd
 from dpbench.foundation.results import atomic_write, write_text
 from dpbench.reporting.counts import verdict_counts
 from dpbench.reporting.report_tables import page_html, summary_view
+from dpbench.theory import MEANINGFUL_EPSILON
 from dpbench.theory_check.roles import role_of
 from dpbench.theory_check.verdict import contradicts
 
@@ -367,9 +368,40 @@ def replace_section(readme: str, section: str, begin: str = BEGIN, end: str = EN
     return pattern.sub(lambda _: f"{begin}\n{section}{end}", readme, count=1)
 
 
+def where_source_winnow_learns(theory: pd.DataFrame) -> str:
+    """One Markdown paragraph (empty without such rows): per stream, the ε from which DP-Winnow
+    as the source wrote it (``dp_winnow``) learns — the lower end ``x_min`` of the fitted regime
+    of its final-mistakes-vs-ε row in the experiment's theory CSV (``theory``: the grid values at
+    which its mean final mistakes are at most half the trivial predictor's), or that it has no
+    such regime on the run's grid, or that the row is undecided (``vacuous_bound``: at N = 2 a predictor on a
+    random coordinate errs on ¼ of the rounds, half the trivial ½, so a regime there need not mean learning)."""
+    rows = theory[(theory["learner"] == "dp_winnow") & (theory["x"] == "epsilon")] if len(theory) else theory
+    if rows.empty:
+        return ""
+    parts = []
+    for _, r in rows.iterrows():
+        found = re.search(r"\((.*?), T = (\d+)\)", str(r["regime"]))
+        setting = f"{found.group(1)}, T = {int(found.group(2)):,}" if found else str(r["regime"])
+        if r["verdict"] == "at_chance":
+            parts.append(f"{setting}: at chance at every ε of the grid")
+        elif r["verdict"] == "vacuous_bound" or pd.isna(r["x_min"]):  # undecided: no claim that it learns
+            parts.append(f"{setting}: undecided ({r['verdict']})")
+        else:
+            parts.append(f"{setting}: from ε = {r['x_min']:g}")
+    starts = rows.loc[~rows["verdict"].isin(["at_chance", "vacuous_bound"]), "x_min"].dropna()
+    above = (f" Above ε = {MEANINGFUL_EPSILON:g} a guarantee is no privacy in any useful sense (an output may be "
+             "e^ε times likelier on one stream than on its neighbour)." if (starts > MEANINGFUL_EPSILON).any() else "")
+    return ("\n**Where DP-Winnow as the source wrote it learns** (`dp_winnow`, Bun & Fang's Algorithm 4.2 with "
+            "its one-example update; the lowest ε of the fitted regime of its final mistakes against ε, where the "
+            "mean is at most half the trivial predictor's): " + "; ".join(parts) + "." + above + "\n\n")
+
+
 def readme_section(results_dir: str | Path) -> str:
-    """The generated section from a run's ``results/theory/summary.csv``."""
+    """The generated section from a run's ``results/theory/summary.csv`` (and, for the paragraph
+    of :func:`where_source_winnow_learns`, ``results/theory/halfspaces_online.csv``)."""
     path = Path(results_dir) / "theory" / "summary.csv"
     if not path.exists():
         raise FileNotFoundError(f"{path}: no summary (run the workflow first)")
-    return results_section(pd.read_csv(path))
+    online = Path(results_dir) / "theory" / "halfspaces_online.csv"
+    winnow = where_source_winnow_learns(pd.read_csv(online)) if online.exists() else ""
+    return results_section(pd.read_csv(path)) + winnow

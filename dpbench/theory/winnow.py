@@ -18,7 +18,14 @@ __all__ = [
     "dp_winnow_calibrated_bound",
     "private_online_lower_bound_shape",
     "dl_halfspace_margin",
+    "MEANINGFUL_EPSILON",
 ]
+
+#: The largest ε at which an (ε, δ)-DP guarantee is read as privacy in this project's figures
+#: and captions: it bounds how much likelier an output is on one stream than on its neighbour by
+#: e^ε (≈ 2.2·10⁴ at ε = 10, ≈ 5·10⁸ at ε = 20). The source's DP-Winnow rule (``dp_winnow``)
+#: learns only above it (config/paper.yaml): those runs locate where it starts to learn.
+MEANINGFUL_EPSILON = 10.0
 
 Array = npt.ArrayLike
 
