@@ -226,7 +226,9 @@ def _figures():
             "bound/t drops below ½, where the theory says learning starts.")
     return {
         "mistakes_vs_t": Figure("dpbench.plotting.halfspaces_online:mistakes_vs_t",
-                                rate + half + " Streams: the small-N, margin-1 halfspaces on which the private learners run."),
+                                rate + half + " Streams: the small-N, margin-1 halfspaces on which the private learners run; panels "
+                                f"at ε ≤ {theory.MEANINGFUL_EPSILON:g} (dp_winnow's runs at larger ε, where the source's rule "
+                                "starts to learn, are in the mistakes-against-ε figure)."),
         "mistakes_vs_d": Figure("dpbench.plotting.halfspaces_online:mistakes_vs_d",
                                 "Final mistakes (t = T) of the non-private learners against the number of learner features N, "
                                 "log–log, one panel per stream order; " + _BANDS + ". Dashed: Winnow's ln N/(ηρ − η²/2), "

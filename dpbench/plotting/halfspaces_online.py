@@ -114,8 +114,12 @@ def _private_streams(df: pd.DataFrame) -> pd.DataFrame:
 
 @_or_note
 def mistakes_vs_t(df: pd.DataFrame):
-    """Cumulative mistake rate against t on the streams where the private learners ran."""
+    """Cumulative mistake rate against t on the streams where the private learners ran, one
+    panel per (N, ε) with ε ≤ :data:`dpbench.theory.winnow.MEANINGFUL_EPSILON` (dp_winnow's runs
+    at larger ε, which locate where the source's rule starts to learn, are in
+    :func:`mistakes_vs_epsilon`)."""
     rows = _private_streams(df)
+    rows = rows[~rows["private"] | ~(rows["epsilon"].astype(float) > theory.MEANINGFUL_EPSILON)]
     if rows.empty:
         raise NoData("no halfspace stream with a private learner")
     if (rows["n_features"] == rows["d"]).all():
