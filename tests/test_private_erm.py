@@ -339,3 +339,14 @@ def test_exp_mech_grid_population_bound_holds_on_its_own_runs_and_catches_a_data
         assert mean <= bound(n), (n, mean, bound(n))
     mean, se = _own_population_excess(lambda: DataBlind(epsilon=1.0, points=31), n=10000, reps=30, d=2)
     assert mean - 2 * se > bound(10000), (mean, se, bound(10000))
+
+
+def test_noisy_gd_bound_is_infinite_where_its_stability_argument_fails():
+    """The stability term 2η/(n(1 − c̄)) needs c̄ < 1; with a small expected batch qn the
+    Chernoff tail (e/4)^{qn}(η(1/(4q) + 2λ) − 2) exceeds ηλ and the argument gives nothing:
+    the bound is ∞ there (it was a negative stability term), finite at the default batch."""
+    step = 1 / (0.25 + DEFAULT_LAM)
+    small = theory.pop_excess_noisy_gd(1e5, 5, DEFAULT_LAM, steps=300, step=step, noise_std=1e-3, q=8 / 1e5)
+    assert np.isinf(small)
+    default = theory.pop_excess_noisy_gd(1e5, 5, DEFAULT_LAM, steps=300, step=step, noise_std=1e-3, q=256 / 1e5)
+    assert np.isfinite(default) and default > 0

@@ -24,11 +24,14 @@ K_EXPERTS, T, REPS, EPSILONS = 8, 20_000, 30, (2.0, 4.0, 8.0)
 @pytest.mark.parametrize("delta", [0.0, 1e-6])
 @pytest.mark.parametrize("k", [2, 8, 32, 100])
 def test_the_bound_is_stated_for_the_learners_own_calibration(k, delta):
-    """What the learner uses is what the theorem prescribes (ε_s, K, Λ: the threshold bit for bit)."""
+    """What the learner uses is what the theorem prescribes (ε_s, K, Λ: the threshold bit for bit;
+    at δ = 0, ε_s = ε/(2K) written out here, since the learner and the bound share sv_epsilon_step)."""
     for eps in (0.5, 1.0, 4.0, 30.0):
         for horizon in (1_000, 10**6):
             cal = sv.calibrate(eps, delta, horizon, k)
             eps_s, composed = theory.sv_epsilon_step(eps, delta, k)
+            if delta == 0:  # the theorem's basic composition, written out (not the shared function)
+                assert eps_s == eps / (2 * (math.ceil(math.log2(k)) + 1))
             assert (cal.epsilon_step, cal.epsilon, cal.switches) == (eps_s, composed, theory.sv_switches(k))
             assert cal.threshold == 1.0 + 6.0 / eps_s * math.log(2 * horizon / 0.1)
             bound = theory.sv_regret_bound(horizon, eps, delta, k)

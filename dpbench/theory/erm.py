@@ -192,8 +192,9 @@ def pop_excess_noisy_gd(n, d, lam: float, *, steps: int, step: float, noise_std,
     run on S and on S with one example replaced, with the same batches and noise, the iterates
     differ by δ_s ≤ c_s δ_{s−1} + 1[i ∈ B_s]·2η/(qn), where c_s, the Lipschitz constant of the
     sampled step, is 1 − ηλ unless the batch holds more than 2qn examples (then at most
-    η(1/(4q) + 2λ) − 1; probability ≤ (e/4)^{qn} by Chernoff's bound), so E δ ≤ 2η/(n(1 − c̄))
-    with c̄ = 1 − ηλ + (e/4)^{qn}(η(1/(4q) + 2λ) − 2)₊ (q = 1: c̄ = 1 − ηλ, the bound 2/(λn)),
+    η(1/(4q) + λ) − 1; probability ≤ (e/4)^{qn} by Chernoff's bound), so E δ ≤ 2η/(n(1 − c̄))
+    with c̄ = 1 − ηλ + (e/4)^{qn}(η(1/(4q) + 2λ) − 2)₊ (q = 1: c̄ = 1 − ηλ, the bound 2/(λn);
+    where c̄ ≥ 1 — a small expected batch qn — the argument gives nothing and the bound is ∞),
     and the 1-Lipschitz loss turns this into the expected generalisation gap (S. Shalev-Shwartz
     and S. Ben-David, *Understanding Machine Learning*, 2014, Theorem 13.2); E[J_λ(θ*_S; S)] ≤
     min F_λ. The gradient-descent analysis is the textbook one (e.g. R. Bassily, A. Smith and
@@ -209,7 +210,9 @@ def pop_excess_noisy_gd(n, d, lam: float, *, steps: int, step: float, noise_std,
     start = 2 * math.log(2) / lam * float(np.mean(kappa ** (2 * s)))
     variance = np.where(q < 1, (1 - q) / (q * n), 0.0) + d * np.asarray(noise_std, dtype=float) ** 2
     tail = np.where(q < 1, (math.e / 4) ** (q * n), 0.0) * max(step * (1 / (4 * q) + 2 * lam) - 2, 0.0)
-    stability = 2 * step / (n * (step * lam - tail))
+    margin = step * lam - tail  # 1 − c̄: the argument needs c̄ < 1 (a small batch qn can break it)
+    with np.errstate(divide="ignore"):
+        stability = np.where(margin > 0, 2 * step / (n * margin), np.inf)
     return stability + beta / 2 * (start + step**2 * variance / (1 - kappa**2))
 
 
