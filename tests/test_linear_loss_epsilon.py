@@ -71,7 +71,7 @@ def test_paper_rows_are_decided_predictions_with_the_bound_holding():
     assert eps["verdict"].isin(DECISIVE).all() and not (eps["verdict"] == "violated").any(), eps[["regime", "verdict"]]
     assert (eps["cells"] == 3).all() and (eps["cells_above_bound"] == 0).all()
     assert ((eps["bound_ratio"] > 0.5) & (eps["bound_ratio"] < 1)).all()
-    assert eps["note"].str.contains("every run recorded the calibration's η").all()
+    assert eps["note"].str.contains("every run recorded the prescribed η(ε)", regex=False).all()
 
 
 def test_a_learner_that_ignores_epsilon_is_not_judged_as_holding():
@@ -84,7 +84,7 @@ def test_a_learner_that_ignores_epsilon_is_not_judged_as_holding():
     assert len(rows) == 3
     for row in rows:
         assert row["verdict"] == "inconclusive" and row["cells_above_bound"] == 0, row["note"]
-        assert "is not the calibration's η(ε)" in row["note"]
+        assert "is not the prescribed η(ε)" in row["note"]
 
 
 def test_small_run_is_decided_and_a_miscalibrated_copy_is_caught(monkeypatch):

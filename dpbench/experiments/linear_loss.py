@@ -21,7 +21,6 @@ not the theorem's algorithm, and its row is ``inconclusive`` (``violated`` if ab
 
 from __future__ import annotations
 
-import math
 import time
 
 import numpy as np
@@ -33,7 +32,7 @@ from dpbench.experiments.experts import _losses
 from dpbench.foundation.cell import Cell
 from dpbench.foundation.registry import register_experiment
 from dpbench.theory_check.analysis import Curve, check_curve, curves
-from dpbench.theory_check.verdict import DECISIVE
+from dpbench.theory_check.calibration import calibration_mismatch, mark_calibration
 
 BETA = theory.EXPERTS_BETA
 
@@ -85,25 +84,14 @@ def theory_check(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame([r for r in out if r is not None])
 
 
-#: relative difference between a recorded η and the calibration's η(ε) above which they differ
-#: (the learner computes the same expression: they are equal to the last bit where its
-#: calibration follows the theorem)
-ETA_RTOL = 1e-9
-
-
 def eta_mismatch(rows: pd.DataFrame) -> dict[float, float]:
     """Per ε whose runs did not record the calibration's η(ε)
-    (:func:`dpbench.theory.eta_linear_learner` at the row's T, d, δ; relative difference
-    > :data:`ETA_RTOL`): the largest recorded/prescribed ratio (farthest from 1)."""
+    (:func:`dpbench.theory.eta_linear_learner` at the row's T, d, δ;
+    :func:`~dpbench.theory_check.calibration.calibration_mismatch`): the largest
+    recorded/prescribed ratio (farthest from 1)."""
     eps, T = rows["epsilon"].to_numpy(dtype=float), rows["T"].to_numpy(dtype=float)
     d, delta = int(rows["d"].iloc[0]), float(rows["delta"].iloc[0])
-    ratio = rows["eta"].to_numpy(dtype=float) / theory.eta_linear_learner(T, eps, delta, d)
-    far = ~(np.abs(ratio - 1) <= ETA_RTOL)  # NaN (no η recorded) counts as a mismatch
-    out: dict[float, float] = {}
-    for e, r in zip(eps[far], ratio[far]):
-        if e not in out or not abs(math.log(r)) <= abs(math.log(out[e])):
-            out[float(e)] = float(r)
-    return out
+    return calibration_mismatch(eps, rows["eta"].to_numpy(dtype=float), theory.eta_linear_learner(T, eps, delta, d))
 
 
 def epsilon_rows(df: pd.DataFrame) -> list[dict]:
@@ -129,16 +117,8 @@ def epsilon_rows(df: pd.DataFrame) -> list[dict]:
             continue
         row["regime"] = f"T = {T:g}" + (f", {row['regime']}" if row["regime"] != "all" else "")
         row["role"] = "prediction"
-        off = eta_mismatch(at.rows)
-        if off:
-            ratios = ", ".join(f"ε = {e:g}: ×{r:.3g}" for e, r in sorted(off.items()))
-            row["note"] += (f"; the recorded η is not the calibration's η(ε) = min(ε/sqrt(32 T ln(1/δ)), sqrt(ln d/T)) "
-                            f"at {len(off)} of {at.rows['epsilon'].nunique()} ε ({ratios}): the bound is not this run's")
-            if row["verdict"] in DECISIVE and row["verdict"] != "violated":
-                row["verdict"] = "inconclusive"
-        else:
-            row["note"] += (f"; every run recorded the calibration's η(ε) = min(ε/sqrt(32 T ln(1/δ)), sqrt(ln d/T)) "
-                            f"(at all {at.rows['epsilon'].nunique()} ε)")
+        mark_calibration(row, eta_mismatch(at.rows), prescribed="η(ε) = min(ε/sqrt(32 T ln(1/δ)), sqrt(ln d/T))",
+                         count=at.rows["epsilon"].nunique())
         out.append(row)
     return out
 

@@ -39,12 +39,14 @@ import pandas as pd
 
 from dpbench import theory
 from dpbench.experiments.base import Experiment, Figure, run_batch_cell
+from dpbench.foundation import registry
 from dpbench.foundation.cell import Cell
 from dpbench.foundation.registry import register_experiment
 from dpbench.problems.logistic import LogisticTarget
 from dpbench.theory.logistic_objective import DEFAULT_LAM, objective, optimum, projected
 from dpbench.theory.logistic_population import excess_population_risk
 from dpbench.theory_check.analysis import check_curve, curves, setting_label, slope_row
+from dpbench.theory_check.calibration import calibration_mismatch, mark_calibration
 from dpbench.theory_check.fit import fit_slope
 
 BETA = theory.ERM_BETA
@@ -95,8 +97,10 @@ def _check(curve, x: str, n_at=None, y: str = "excess_loss") -> dict:
     rate: a ``sanity`` row, the calibration fixes it) or ``pop_excess_loss`` (the population
     risk): against the bound with constants on its expectation where one is derived
     (:func:`dpbench.theory.erm.erm_population_rate_of`: every private learner, dp_sgd against ε
-    only — its noise is read from the fits, :func:`_sgd_noise`; a ``prediction`` row, checked on
-    the mean), else against the training rate's shape (a ``sanity`` row) — the
+    only — at the noise its calibration prescribes for ε, recomputed, with the fits' recorded noise
+    checked against it: :func:`_sgd_noise`; a ``prediction`` row, checked on the mean; against ε
+    a bound that barely depends on ε checks only its constant:
+    :func:`_epsilon_insensitive`), else against the training rate's shape (a ``sanity`` row) — the
     privacy term, whose noise moves the population objective as it moves the training one (on a
     λ-strongly convex, (¼+λ)-smooth objective both change by Θ(‖b‖²) around the optimum, the
     mean-zero noise's linear term vanishing in expectation). Where the ε-free generalisation
@@ -104,7 +108,7 @@ def _check(curve, x: str, n_at=None, y: str = "excess_loss") -> dict:
     sees that floor (:func:`dpbench.theory_check.verdict.approach_start`). A shape: the training
     bounds are not population bounds, so a population cell above it is never a violation."""
     pop = y == "pop_excess_loss"
-    sgd_noise = _sgd_noise(curve) if pop and x == "epsilon" and curve.learner == "dp_sgd" else None
+    sgd_noise, off = _sgd_noise(curve) if pop and x == "epsilon" and curve.learner == "dp_sgd" else (None, None)
     pop_bound = theory.erm_population_rate_of(curve.learner, curve.row, sgd_noise=sgd_noise) if pop else None
     rate = pop_bound or theory.erm_rate_of(curve.learner, curve.row)
     if rate is None:
@@ -120,6 +124,11 @@ def _check(curve, x: str, n_at=None, y: str = "excess_loss") -> dict:
     )
     if x == "epsilon" and row is not None:
         row["regime"] = ", ".join(filter(None, (f"n = {n_at}", setting_label(curve.key))))
+        if pop_bound is not None:
+            _epsilon_insensitive(row, fn(np.unique(curve.rows["epsilon"].to_numpy(dtype=float))))
+        if off is not None:
+            mark_calibration(row, off, prescribed="noise std ς(ε) of its calibration (step_parameters)",
+                             count=curve.rows["epsilon"].nunique())
     if pop and row is not None:
         row["note"] = (row["note"] + "; " if row["note"] else "") + (
             "population risk (quadrature) against the bound with constants on its expectation "
@@ -130,21 +139,54 @@ def _check(curve, x: str, n_at=None, y: str = "excess_loss") -> dict:
 
 
 def _sgd_noise(curve):
-    """``ς(n, ε)``: the noise std per coordinate on dp_sgd's averaged gradient that its
-    calibration prescribed at the curve's one n, as each fit recorded it (``sigma`` = the std
-    of ``step_parameters``, which the steps draw with; the PLD accountant's answer, a second a
-    calibration, is not recomputed), log-log interpolated between the curve's values of ε (the
-    bound's local exponent is read on a finer grid). None without a recorded ``sigma``."""
-    rows = curve.rows[np.isfinite(curve.rows["sigma"].astype(float))] if "sigma" in curve.rows else curve.rows.iloc[:0]
-    if rows.empty:
-        return None
-    per_eps = rows.groupby("epsilon")["sigma"].median()
-    log_eps, log_std = np.log(per_eps.index.to_numpy(dtype=float)), np.log(per_eps.to_numpy(dtype=float))
+    """``(ς(n, ε), mismatch)``: the noise std per coordinate on dp_sgd's averaged gradient that
+    its calibration prescribes for each of the curve's ε at its one n — recomputed here from ε
+    (the learner's ``step_parameters``: its PLD accountant at the sampling rate of n, about a
+    second each), not read back from the fits — log-log interpolated between those ε (the
+    bound's local exponent is read on a finer grid); and, per ε whose fits recorded another
+    ``sigma``, the ratio (:func:`~dpbench.theory_check.calibration.calibration_mismatch`)."""
+    rows = curve.rows
+    n = int(rows["n"].iloc[0])
+    params = {k[3:]: v for k, v in curve.row.items()
+              if k.startswith("lp_") and v is not None and not (isinstance(v, float) and np.isnan(v))}
+    grid = np.unique(rows["epsilon"].to_numpy(dtype=float))
+    cls = registry.learner("dp_sgd")
+    stds = []
+    for e in grid:
+        _, normaliser, std = cls(epsilon=float(e), delta=float(curve.row["delta"]), **params).step_parameters(n)
+        stds.append(std / normaliser)
+    prescribed = dict(zip(grid, stds))
+    recorded = rows["sigma"].astype(float) if "sigma" in rows else pd.Series(np.nan, index=rows.index)
+    off = calibration_mismatch(rows["epsilon"], recorded, rows["epsilon"].map(prescribed))
+    log_eps, log_std = np.log(grid), np.log(stds)
 
-    def noise(n, e):
+    def noise(n_, e):
         return np.exp(np.interp(np.log(np.asarray(e, dtype=float)), log_eps, log_std))
 
-    return noise
+    return noise, off
+
+
+#: Below this share of the bound's value that varies over a curve's ε grid, the bound hardly
+#: depends on ε there: its slope is no test of an ε-dependence.
+EPSILON_SENSITIVE_SHARE = 0.5
+
+
+def _epsilon_insensitive(row: dict, bound_values) -> dict:
+    """``row`` (against ε) judged as a check of the bound's constant only where the bound barely
+    depends on ε over the grid (its range is under :data:`EPSILON_SENSITIVE_SHARE` of its
+    largest value: an ε-free term — a generalisation gap, a grid's uniform convergence —
+    dominates): a slope verdict becomes ``bound_holds`` and the note says why."""
+    b = np.asarray(bound_values, dtype=float)
+    b = b[np.isfinite(b)]
+    if not b.size or b.max() <= 0:
+        return row
+    share = float(1 - b.min() / b.max())
+    if share < EPSILON_SENSITIVE_SHARE:
+        row["note"] += (f"; the bound hardly depends on ε over this grid (its range is {share:.0%} of its value: "
+                        "an ε-free term dominates), so the row checks its constant, not an ε-dependence")
+        if row["verdict"] in ("agrees", "steeper", "shallower"):
+            row["verdict"] = "bound_holds"
+    return row
 
 
 def _has(curve, y: str) -> bool:

@@ -192,6 +192,11 @@ def sv_regret_bound(T: npt.ArrayLike, epsilon: npt.ArrayLike, delta: float, k: i
     On the paper grid (k ∈ {32, 100}, T ≥ 10⁴, β = 0.1) p ≤ 0.08: the bound is checked on the
     (1 − p)-quantile over repetitions. Regret and expected regret coincide for this learner
     (its played distribution is a point mass given the history).
+
+    Power: the regret sits at about half the bound (tests/test_sv_bound.py), so the row catches a
+    threshold Λ twice or more too large, or noise ×8; it does not catch noise ×2–3 or Λ ×1.5 (more
+    noise only brings the first switch sooner, and the slope −1 in ε is the calibration's
+    Λ ∝ 1/ε_s) — the privacy audits check the noise scale.
     """
     T = np.asarray(T, dtype=float)
     eps_s = _eps_steps(epsilon, delta, k)
