@@ -140,13 +140,13 @@ def learning_curves(
     height, aspect = panel_size(n_cols)
     with paper_style():
         with deferred_grid_layout():
-            g = sns.relplot(
-                data=data, x=x, y=y, hue="learner", hue_order=learners, palette=palette(learners),
-                **line_kws, col="panel", col_order=panel_order, col_wrap=n_cols if len(panel_order) > 1 else None,
-                kind="line", errorbar=_band if reps >= min_reps_band else None,
-                markersize=MARKER_SIZE, markeredgewidth=0, height=height, aspect=aspect, legend=False,
-                facet_kws={"sharey": True, "sharex": True},
-            )
+            g = sns.FacetGrid(data=data[["panel"]], col="panel", col_order=panel_order,
+                              col_wrap=n_cols if len(panel_order) > 1 else None, height=height, aspect=aspect,
+                              dropna=False, sharey=True, sharex=True)
+        band, colours, lines = _band if reps >= min_reps_band else None, palette(learners), list(dict.fromkeys(data["_line"]))
+        for name, rows in data.groupby("panel", sort=False):
+            mean_lines(g.axes_dict[name], rows, x=x, y=y, hue_order=learners, palette=colours, errorbar=band,
+                       style_order=lines, **line_kws, markersize=MARKER_SIZE, markeredgewidth=0)
         g.set(xscale="log", yscale="log")
         g.set_titles("{col_name}" if len(panel_order) > 1 else "")
         g.set_axis_labels(xlabel or x, ylabel)
@@ -207,6 +207,44 @@ def learner_line_style(data: pd.DataFrame, line: str = "_line") -> dict:
         i = seen[learner] = seen.get(learner, -1) + 1
         dashes[name] = "" if i == 0 else LINE_DASHES[(i - 1) % len(LINE_DASHES)]
     return {"style": line, "markers": {name: shapes[learner] for learner, name in pairs.itertuples(index=False)}, "dashes": dashes}
+
+
+def mean_lines(ax, data: pd.DataFrame, *, x: str, y: str, hue_order, palette: dict, style: str, markers: dict,
+               dashes: dict, errorbar: Callable | None = None, style_order=None, **kws) -> None:
+    """The lines seaborn's ``lineplot(data, x=x, y=y, hue="learner", style=style, ...)`` draws
+    into ``ax`` with these arguments (seaborn 0.13), drawn directly: per line (``hue_order``,
+    then ``style_order``, default the ``style`` values in order of appearance), its rows sorted by ``x`` then ``y``, and, where some
+    ``x`` has several rows, the mean of ``y`` per ``x`` and the interval ``errorbar(values)`` of each ``x``
+    with ≥ 2 values (NaN otherwise) as a band (``fill_between``, the line's colour, alpha 0.2;
+    none when ``errorbar`` is None); the line is ``ax.plot(x, mean, **kws)`` in its learner's
+    ``palette`` colour with its ``markers`` and ``dashes`` (:func:`learner_line_style`).
+
+    The same artists, in the same order, with the same numbers as seaborn's — the figures are
+    unchanged — without its per-point pandas group-by (most of a figure's drawing time)."""
+    data = data[data[x].notna() & data[y].notna()]
+    learner, line = data["learner"].to_numpy(), data[style].to_numpy()
+    xs, ys = data[x].to_numpy(float), data[y].to_numpy(float)
+    kws = {"markeredgecolor": "w", **kws}
+    for hue in hue_order:
+        for name in style_order if style_order is not None else dict.fromkeys(line):
+            mine = (learner == hue) & (line == name)
+            if not mine.any():
+                continue
+            order = np.lexsort((ys[mine], xs[mine]))
+            px, py = xs[mine][order], ys[mine][order]
+            low = high = np.full(len(px), np.nan)
+            at, start, count = np.unique(px, return_index=True, return_counts=True)
+            if count.max() > 1:
+                groups = [py[s : s + c] for s, c in zip(start, count)]
+                px, py = at, np.array([g.mean() for g in groups])
+                interval = [errorbar(g) if errorbar is not None and len(g) > 1 else (np.nan, np.nan) for g in groups]
+                low, high = np.array(interval, dtype=float).reshape(-1, 2).T
+            (artist,) = ax.plot(px, py, color=None, **kws)
+            artist.set_color(palette[hue])
+            artist.set_dashes(dashes[name])
+            artist.set_marker(markers[name])
+            if errorbar is not None:
+                ax.fill_between(px, low, high, color=artist.get_color(), alpha=0.2)
 
 
 #: Dash patterns of a learner's second, third… line in one panel (its first is solid).

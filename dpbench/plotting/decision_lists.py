@@ -26,6 +26,7 @@ from dpbench.plotting.common import (
     draw_n_star,
     learner_line_style,
     learning_curves,
+    mean_lines,
     n_star_handle,
     sample_complexity_figure,
 )
@@ -221,8 +222,6 @@ def runtime(df: pd.DataFrame):
     bootstrap over repetitions) against |F|, log–log; the exponential mechanism's cost ∝ |C|
     through its measured points, carried to the problems it skipped (crosses)."""
     import matplotlib.pyplot as plt
-    import seaborn as sns
-
 
     ok = _ok(df).dropna(subset=["fit_seconds"])
     top = ok[ok["n"] == ok.groupby(["learner", "problem_id"])["n"].transform("max")]
@@ -231,9 +230,8 @@ def runtime(df: pd.DataFrame):
     with paper_style():
         fig, ax = plt.subplots(figsize=(SINGLE_COLUMN, 2.6))
         colours = palette(learners)
-        sns.lineplot(data=per, x="n_features", y="seconds_per_example", hue="learner", hue_order=learners, palette=colours,
-                     estimator="mean", errorbar=_band, **learner_line_style(per, "learner"), markersize=MARKER_SIZE,
-                     markeredgewidth=0, ax=ax, legend=False)
+        mean_lines(ax, per, x="n_features", y="seconds_per_example", hue_order=learners, palette=colours,
+                   errorbar=_band, **learner_line_style(per, "learner"), markersize=MARKER_SIZE, markeredgewidth=0)
         entries: dict = {name: learner_handle(name, colours[name]) for name in learners}
         em = per[per["learner"] == "exp_mech_erm"].groupby("n_features")["seconds_per_example"].mean()
         skipped = df[(df["status"] == "skipped") & (df["learner"] == "exp_mech_erm")]

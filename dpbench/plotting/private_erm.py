@@ -19,7 +19,7 @@ import pandas as pd
 
 from dpbench import theory
 from dpbench.plotting.captions import add_note
-from dpbench.plotting.common import BAND_NOTE, _band, draw_levels, learner_line_style, learning_curves
+from dpbench.plotting.common import BAND_NOTE, _band, draw_levels, learner_line_style, learning_curves, mean_lines
 from dpbench.plotting.layout import panel_size, place_legend, tidy_log_ticks
 from dpbench.plotting.overlays import (
     TheoryLine,
@@ -101,9 +101,6 @@ def error_vs_n(df: pd.DataFrame) -> plt.Figure:
 def error_vs_epsilon(df: pd.DataFrame) -> plt.Figure:
     """Test error (left) and excess risk (right) against ε at the largest n of the main d;
     non-private peers as horizontal lines."""
-    import seaborn as sns
-
-
     ok = _main(df)
     if ok.empty:
         raise ValueError("no status-ok rows to draw")
@@ -126,9 +123,9 @@ def error_vs_epsilon(df: pd.DataFrame) -> plt.Figure:
         for ax, y, label in ((axes[0], "error", "test error (held-out)"), (axes[1], "excess_loss", EXCESS_LABEL)):
             means = private.groupby(["learner", "epsilon"])[y].mean()
             positive = private[private.set_index(["learner", "epsilon"]).index.map(means).to_numpy() > 0]
-            sns.lineplot(data=positive, x="epsilon", y=y, hue="learner", hue_order=[l for l in learners if l in set(private["learner"])],
-                         palette=colours, errorbar=_band if reps >= 5 else None, **learner_line_style(positive, "learner"),
-                         markersize=MARKER_SIZE, markeredgewidth=0, ax=ax, legend=False)
+            mean_lines(ax, positive, x="epsilon", y=y, hue_order=[l for l in learners if l in set(private["learner"])],
+                       palette=colours, errorbar=_band if reps >= 5 else None, **learner_line_style(positive, "learner"),
+                       markersize=MARKER_SIZE, markeredgewidth=0)
             for learner, z in means[means <= 0].reset_index().groupby("learner"):
                 entries.update(mark_off_axis(ax, z["epsilon"], colours[learner], where="bottom", label="mean exactly 0 (off the log axis)"))
             for learner, rows in public.groupby("learner"):
@@ -166,9 +163,6 @@ def runtime(df: pd.DataFrame) -> plt.Figure:
     """Fit seconds (ε closest to 1) against n at the main d, and against d at the n shared by
     the most dimensions (when the grid has a d sweep); dashed: cost models scaled to the
     last point."""
-    import seaborn as sns
-
-
     ok = _main(df)
     ok = ok[np.isfinite(ok["fit_seconds"].astype(float))]
     if ok.empty:
@@ -190,9 +184,9 @@ def runtime(df: pd.DataFrame) -> plt.Figure:
             panels.append((axes[1], ok[ok["n"] == n0], "d", f"n = {n0}"))
         for ax, rows, x, title in panels:
             rows = rows[rows.groupby("learner")[x].transform("nunique") >= 2]
-            sns.lineplot(data=rows, x=x, y="fit_seconds", hue="learner", hue_order=[l for l in learners if l in set(rows["learner"])],
-                         palette=colours, errorbar=None, **learner_line_style(rows, "learner"), markersize=MARKER_SIZE,
-                         markeredgewidth=0, ax=ax, legend=False)
+            mean_lines(ax, rows, x=x, y="fit_seconds", hue_order=[l for l in learners if l in set(rows["learner"])],
+                       palette=colours, errorbar=None, **learner_line_style(rows, "learner"), markersize=MARKER_SIZE,
+                       markeredgewidth=0)
             for learner, lr in rows.groupby("learner"):
                 mean = lr.groupby(x)["fit_seconds"].mean().sort_index()
                 grid = np.geomspace(mean.index.min(), mean.index.max(), 48) if x == "n" else np.linspace(mean.index.min(), mean.index.max(), 48)
