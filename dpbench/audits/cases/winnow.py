@@ -59,7 +59,6 @@ import dataclasses
 import math
 
 import numpy as np
-from scipy import stats
 
 from dpbench.audits import SMALL_PURE_EPSILON, VECTORISED, register_audit
 from dpbench.audits.cases.experts import TIGHTNESS_TARGET, pooled_runs_for, smallest_broken_factor
@@ -127,7 +126,7 @@ class ReleaseSwapFamily:
         """Goodness of fit: the maximum-likelihood η̂ of both sides' draws, then Pearson's χ²
         of each side's counts in the deciles of its draws against the member η̂ (one fitted
         parameter). ``(passes, description)``; passes iff the p-value ≥ :attr:`fit_level`."""
-        from scipy import optimize
+        from scipy import optimize, stats  # deferred: scipy.stats takes ~0.7 s to import; planning needs none of it
         from scipy.special import expit
 
         a, b = (np.asarray(x, dtype=np.int64) for x in (outputs_d, outputs_d_prime))
@@ -171,6 +170,8 @@ def first_firing(epsilon0: float, L: float, queries: np.ndarray, runs: int, rng:
 def output_law(epsilon0: float, queries: np.ndarray, L: float, noise_scale: float = 1.0, grid: int = 200_001) -> np.ndarray:
     """Exact law of :func:`first_firing`'s output: ``P[k] = ∫ p_T̂(s) Π_{i<k} F(s − q_i) (1 − F(s − q_k)) ds``
     with F the ``Lap(4/ε₀)`` CDF (trapezoid rule over ±80 threshold-noise scales)."""
+    from scipy import stats  # deferred: ~0.7 s to import, and planning imports this module
+
     bt, bq = noise_scale * 2.0 / epsilon0, noise_scale * 4.0 / epsilon0
     s = L + np.linspace(-80 * bt, 80 * bt, grid)
     weight = stats.laplace.pdf(s - L, scale=bt) * (s[1] - s[0])
@@ -344,6 +345,8 @@ def release_laws_epsilon(logp: np.ndarray, logq: np.ndarray, delta: float) -> fl
     outcomes to one width); the composition over groups is exact (beyond
     :data:`~dpbench.mechanisms.exact.MAX_SUPPORT` outcomes, a PLD upper bound within ~1e-4 per group).
     Draws whose two laws agree add no loss and are dropped."""
+    from scipy import stats  # deferred: ~0.7 s to import, and planning imports this module
+
     if logp.shape != logq.shape or logp.shape[1] != 2:
         raise ValueError(f"release laws over N = 2 coordinates on both sides expected, got {logp.shape} and {logq.shape}")
     pairs, counts = np.unique(np.c_[logp, logq], axis=0, return_counts=True)
