@@ -143,7 +143,8 @@ def learning_curves(
             g = sns.FacetGrid(data=data[["panel"]], col="panel", col_order=panel_order,
                               col_wrap=n_cols if len(panel_order) > 1 else None, height=height, aspect=aspect,
                               dropna=False, sharey=True, sharex=True)
-        band, colours, lines = _band if reps >= min_reps_band else None, palette(learners), list(dict.fromkeys(data["_line"]))
+        band = _band if reps >= min_reps_band else None
+        colours, lines = palette(learners), list(dict.fromkeys(data["_line"]))
         for name, rows in data.groupby("panel", sort=False):
             mean_lines(g.axes_dict[name], rows, x=x, y=y, hue_order=learners, palette=colours, errorbar=band,
                        style_order=lines, **line_kws, markersize=MARKER_SIZE, markeredgewidth=0)
@@ -213,8 +214,8 @@ def mean_lines(ax, data: pd.DataFrame, *, x: str, y: str, hue_order, palette: di
                dashes: dict, errorbar: Callable | None = None, style_order=None, **kws) -> None:
     """The lines seaborn's ``lineplot(data, x=x, y=y, hue="learner", style=style, ...)`` draws
     into ``ax`` with these arguments (seaborn 0.13), drawn directly: per line (``hue_order``,
-    then ``style_order``, default the ``style`` values in order of appearance), its rows sorted by ``x`` then ``y``, and, where some
-    ``x`` has several rows, the mean of ``y`` per ``x`` and the interval ``errorbar(values)`` of each ``x``
+    then ``style_order``, default the ``style`` values in order of appearance), its rows sorted
+    by ``x`` then ``y``, and, where some ``x`` has several rows, the mean of ``y`` per ``x`` and the interval ``errorbar(values)`` of each ``x``
     with ≥ 2 values (NaN otherwise) as a band (``fill_between``, the line's colour, alpha 0.2;
     none when ``errorbar`` is None); the line is ``ax.plot(x, mean, **kws)`` in its learner's
     ``palette`` colour with its ``markers`` and ``dashes`` (:func:`learner_line_style`).

@@ -124,8 +124,8 @@ def error_vs_epsilon(df: pd.DataFrame) -> plt.Figure:
             means = private.groupby(["learner", "epsilon"])[y].mean()
             positive = private[private.set_index(["learner", "epsilon"]).index.map(means).to_numpy() > 0]
             mean_lines(ax, positive, x="epsilon", y=y, hue_order=[l for l in learners if l in set(private["learner"])],
-                       palette=colours, errorbar=_band if reps >= 5 else None, **learner_line_style(positive, "learner"),
-                       markersize=MARKER_SIZE, markeredgewidth=0)
+                       palette=colours, errorbar=_band if reps >= 5 else None,
+                       **learner_line_style(positive, "learner"), markersize=MARKER_SIZE, markeredgewidth=0)
             for learner, z in means[means <= 0].reset_index().groupby("learner"):
                 entries.update(mark_off_axis(ax, z["epsilon"], colours[learner], where="bottom", label="mean exactly 0 (off the log axis)"))
             for learner, rows in public.groupby("learner"):
