@@ -1,4 +1,5 @@
-"""Figure kinds shared by experiments, drawn with seaborn.
+"""Figure kinds shared by experiments, drawn with matplotlib in seaborn's style (panels: a
+seaborn ``FacetGrid``; lines and bands: :func:`mean_lines`, seaborn's ``lineplot`` drawn directly).
 
 - :func:`learning_curves`: a metric against a size axis (n, T, t), one panel per setting
   (ε and every other identity column that varies — never pooled), hue per learner, 95 %
@@ -110,7 +111,7 @@ def learning_curves(
     min_reps_band: int = 5,
     title: str | None = None,
 ) -> plt.Figure:
-    """Mean ``y`` against ``x`` per learner (hue) and setting (panel), log–log, seaborn's
+    """Mean ``y`` against ``x`` per learner (hue) and setting (panel), log–log (:func:`mean_lines`), a
     band from a 95 % bootstrap over repetitions (:func:`_band`, fixed seed; none when a
     curve has fewer than ``min_reps_band`` repetitions), theory lines above the data, the
     trivial predictor's level in grey, triangles where the theory says learning starts, and
@@ -285,7 +286,7 @@ _BAND_DRAWS: dict[int, np.ndarray] = {}
 
 
 def _band(values) -> tuple[float, float]:
-    """seaborn ``errorbar=`` callable: the 95 % percentile bootstrap interval of the mean over
+    """``errorbar=`` callable (:func:`mean_lines`, seaborn): the 95 % percentile bootstrap interval of the mean over
     repetitions (:func:`dpbench.theory_check.analysis.bootstrap_mean_ci`, fixed seed, vectorised — seaborn's
     own ``("ci", 95)`` resamples group by group in Python, ~30 ms a point). On a log axis the
     band is drawn only where its lower end is positive: at a point where it is ≤ 0 (enough
