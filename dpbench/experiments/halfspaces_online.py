@@ -50,12 +50,11 @@ import pandas as pd
 
 from dpbench import theory
 from dpbench.experiments.base import Experiment, Figure, base_row, make_learner, mech_rng, shared_stream
-from dpbench.foundation import registry
 from dpbench.foundation.cell import Cell
 from dpbench.foundation.registry import register_experiment
 from dpbench.problems.halfspace import log_checkpoints
 from dpbench.theory_check.analysis import THEORY_COLUMNS, check_curve, curves, late_window_rate, setting_label
-from dpbench.theory_check.calibration import calibration_mismatch, mark_calibration
+from dpbench.theory_check.calibration import mark_calibration, prescribed_along_epsilon
 from dpbench.theory_check.trivial import trivial_mistake_rate_of
 
 BETA = 0.1
@@ -165,27 +164,15 @@ def calibrated_bound_along_epsilon(curve):
     (its ``calibrate`` at the stream's ρ, N and T and the run's δ and β: the theorem's function
     of ε, recomputed here, not read back from the runs), and, per ε whose runs recorded another
     bound in ``mistake_bound``, the ratio
-    (:func:`~dpbench.theory_check.calibration.calibration_mismatch`)."""
+    (:func:`~dpbench.theory_check.calibration.prescribed_along_epsilon`)."""
     r = curve.row
-    cls = registry.learner(curve.learner)
-    params = {k[3:]: v for k, v in r.items()
-              if k.startswith("lp_") and v is not None and not (isinstance(v, float) and np.isnan(v))}
     stream = SimpleNamespace(rho=float(r["rho"]), n_features=int(r["n_features"]), T=int(r["T"]))
 
-    rows = curve.rows
-    grid = np.unique(rows["epsilon"].to_numpy(dtype=float))
-    bounds = np.array([float(theory.dp_winnow_calibrated_bound(p.M, p.threshold, p.batch))
-                       for p in (cls(epsilon=float(e), delta=float(r["delta"]), **params).calibrate(stream)
-                                 for e in grid)])
-    prescribed = rows["epsilon"].map(dict(zip(grid, bounds)))
-    off = calibration_mismatch(rows["epsilon"], rows["mistake_bound"].astype(float), prescribed)
+    def bound(learner):
+        p = learner.calibrate(stream)
+        return theory.dp_winnow_calibrated_bound(p.M, p.threshold, p.batch)
 
-    def at(eps):
-        """The bound at the grid's ε, log-log interpolated between them (the bound's local exponent
-        is read on a finer grid; a calibration is a few bisections)."""
-        return np.exp(np.interp(np.log(np.asarray(eps, dtype=float)), np.log(grid), np.log(bounds)))
-
-    return at, off
+    return prescribed_along_epsilon(curve, bound, "mistake_bound")
 
 
 def theory_check(df: pd.DataFrame) -> pd.DataFrame:

@@ -39,14 +39,13 @@ import pandas as pd
 
 from dpbench import theory
 from dpbench.experiments.base import Experiment, Figure, run_batch_cell
-from dpbench.foundation import registry
 from dpbench.foundation.cell import Cell
 from dpbench.foundation.registry import register_experiment
 from dpbench.problems.logistic import LogisticTarget
 from dpbench.theory.logistic_objective import DEFAULT_LAM, objective, optimum, projected
 from dpbench.theory.logistic_population import excess_population_risk
 from dpbench.theory_check.analysis import check_curve, curves, setting_label, slope_row
-from dpbench.theory_check.calibration import calibration_mismatch, mark_calibration
+from dpbench.theory_check.calibration import mark_calibration, prescribed_along_epsilon
 from dpbench.theory_check.fit import fit_slope
 
 BETA = theory.ERM_BETA
@@ -140,30 +139,18 @@ def _check(curve, x: str, n_at=None, y: str = "excess_loss") -> dict:
 
 def _sgd_noise(curve):
     """``(ς(n, ε), mismatch)``: the noise std per coordinate on dp_sgd's averaged gradient that
-    its calibration prescribes for each of the curve's ε at its one n — recomputed here from ε
-    (the learner's ``step_parameters``: its PLD accountant at the sampling rate of n, about a
-    second each), not read back from the fits — log-log interpolated between those ε (the
-    bound's local exponent is read on a finer grid); and, per ε whose fits recorded another
-    ``sigma``, the ratio (:func:`~dpbench.theory_check.calibration.calibration_mismatch`)."""
-    rows = curve.rows
-    n = int(rows["n"].iloc[0])
-    params = {k[3:]: v for k, v in curve.row.items()
-              if k.startswith("lp_") and v is not None and not (isinstance(v, float) and np.isnan(v))}
-    grid = np.unique(rows["epsilon"].to_numpy(dtype=float))
-    cls = registry.learner("dp_sgd")
-    stds = []
-    for e in grid:
-        _, normaliser, std = cls(epsilon=float(e), delta=float(curve.row["delta"]), **params).step_parameters(n)
-        stds.append(std / normaliser)
-    prescribed = dict(zip(grid, stds))
-    recorded = rows["sigma"].astype(float) if "sigma" in rows else pd.Series(np.nan, index=rows.index)
-    off = calibration_mismatch(rows["epsilon"], recorded, rows["epsilon"].map(prescribed))
-    log_eps, log_std = np.log(grid), np.log(stds)
+    its calibration prescribes for each of the curve's ε at its one n — recomputed from ε (the
+    learner's ``step_parameters``: its PLD accountant at the sampling rate of n, about a second
+    each), not read back from the fits — and, per ε whose fits recorded another ``sigma``, the
+    ratio (:func:`~dpbench.theory_check.calibration.prescribed_along_epsilon`)."""
+    n = int(curve.rows["n"].iloc[0])
 
-    def noise(n_, e):
-        return np.exp(np.interp(np.log(np.asarray(e, dtype=float)), log_eps, log_std))
+    def sigma(learner):
+        _, normaliser, std = learner.step_parameters(n)
+        return std / normaliser
 
-    return noise, off
+    at, off = prescribed_along_epsilon(curve, sigma, "sigma")
+    return (lambda n_, e: at(e)), off
 
 
 #: Below this share of the bound's value that varies over a curve's ε grid, the bound hardly

@@ -11,13 +11,16 @@ decisive verdict other than ``violated`` becomes ``inconclusive``.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import numpy as np
+import pandas as pd
 
+from dpbench.foundation import registry
 from dpbench.theory_check.verdict import DECISIVE
 
-__all__ = ["CALIBRATION_RTOL", "calibration_mismatch", "mark_calibration"]
+__all__ = ["CALIBRATION_RTOL", "calibration_mismatch", "mark_calibration", "prescribed_along_epsilon"]
 
 #: Relative tolerance between a recorded and a prescribed calibration value (both are computed
 #: by the same arithmetic when the run is correct: they agree to the last bits).
@@ -53,3 +56,25 @@ def mark_calibration(row: dict, off: dict[float, float], *, prescribed: str, cou
     else:
         row["note"] += f"; every run recorded the prescribed {prescribed} (at all {count} ε)"
     return row
+
+
+def prescribed_along_epsilon(curve, value: Callable[[Any], float], recorded: str):
+    """``(at(ε), mismatch)`` of a curve against ε: ``value(learner)`` of the learner the curve's
+    row describes (its registry class, its ``lp_*`` parameters, the row's δ) built at each of the
+    curve's ε — the calibration the rule prescribes, recomputed from ε — log-log interpolated
+    between them (a bound's local exponent is read on a finer grid than the calibrations are
+    worth computing on), and, per ε whose rows recorded another value in column ``recorded``
+    (missing: every ε counts as off), the ratio (:func:`calibration_mismatch`)."""
+    r, rows = curve.row, curve.rows
+    params = {k[3:]: v for k, v in r.items()
+              if k.startswith("lp_") and v is not None and not (isinstance(v, float) and np.isnan(v))}
+    cls = registry.learner(curve.learner)
+    grid = np.unique(rows["epsilon"].to_numpy(dtype=float))
+    values = np.array([float(value(cls.from_cell(epsilon=float(e), delta=float(r["delta"]), params=params))) for e in grid])
+    got = rows[recorded].astype(float) if recorded in rows else pd.Series(np.nan, index=rows.index)
+    off = calibration_mismatch(rows["epsilon"], got, rows["epsilon"].map(dict(zip(grid, values))))
+
+    def at(eps):
+        return np.exp(np.interp(np.log(np.asarray(eps, dtype=float)), np.log(grid), np.log(values)))
+
+    return at, off
