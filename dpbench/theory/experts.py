@@ -111,11 +111,14 @@ def sv_switches(k: int) -> int:
     return math.ceil(math.log2(k)) + 1
 
 
+@functools.lru_cache(maxsize=1024)
 def sv_epsilon_step(epsilon: float, delta: float, k: int) -> tuple[float, float]:
     """``(ε_s, composed ε)``: the per-mechanism budget of ``sv_experts``' 2K ε_s-DP mechanisms
     (:func:`sv_switches`): ε/(2K) by basic composition, or for δ > 0 the larger ε_s that
     :func:`~dpbench.mechanisms.accounting.compose_pure_dp` (min of basic, advanced composition
-    [DRV10] and the zCDP route) certifies at (ε, δ). ε = ∞: (∞, ∞)."""
+    [DRV10] and the zCDP route) certifies at (ε, δ). ε = ∞: (∞, ∞). Kept per (ε, δ, k) in
+    the process: the theory check, the figures and the learner ask for the same few ε, each a
+    search over the RDP accountant."""
     if math.isinf(epsilon):
         return math.inf, math.inf
     steps = 2 * sv_switches(k)

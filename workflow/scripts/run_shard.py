@@ -1,7 +1,6 @@
 """Rule `run_shard`: run every cell of one shard, write its Parquet file atomically."""
 import logging
 import os
-import resource
 import socket
 import time
 
@@ -10,6 +9,7 @@ _START = time.time()  # after the interpreter's own start-up, which is in the CP
 import checkout  # noqa: F401  (dpbench from this checkout if the environment lacks it)
 from dpbench.experiments.base import run_shard
 from dpbench.foundation.cell import cells_from_json
+from dpbench.orchestration.job_exit import exit_job, job_cpu
 
 logging.basicConfig(stream=open(snakemake.log[0], "w"), level=logging.INFO)
 # where the shard ran: SLURM_JOB_ID is set inside a SLURM allocation (tests/test_slurm.py)
@@ -23,5 +23,5 @@ run_shard(
 )
 # the job's whole CPU (interpreter start-up, imports, cells, the Parquet write): what the
 # cost model predicts per shard (benchmarks/bench_cost.py --run reads this line)
-usage = resource.getrusage(resource.RUSAGE_SELF)
-logging.info("job cpu %.2fs wall %.2fs (wall: from the script's start)", usage.ru_utime + usage.ru_stime, time.time() - _START)
+logging.info("job cpu %.2fs wall %.2fs (wall: from the script's start)", job_cpu(), time.time() - _START)
+exit_job()  # the Parquet file is in place: no interpreter teardown (dpbench.orchestration.job_exit)

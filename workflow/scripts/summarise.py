@@ -1,11 +1,11 @@
 """Rule `summarise`: everything after the shards, in one process
 (dpbench.reporting.pipeline.summarise_run)."""
 import logging
-import resource
 
 import checkout  # noqa: F401  (dpbench from this checkout if the environment lacks it)
 
 from dpbench.foundation.registry import load_plugins
+from dpbench.orchestration.job_exit import exit_job, job_cpu
 from dpbench.reporting.pipeline import RunOutputs, summarise_run
 
 logging.basicConfig(stream=open(snakemake.log[0], "w"), level=logging.INFO)
@@ -31,5 +31,5 @@ for step, seconds in summarise_run(outputs).items():
     logging.info("%s: %.2f s", step, seconds)
 # the job's whole CPU (interpreter start-up, imports, every step): benchmarks/bench_workflow.py
 # reads this line to split the run's CPU outside cells between shards, summarise and Snakemake
-usage = resource.getrusage(resource.RUSAGE_SELF)
-logging.info("job cpu %.2fs", usage.ru_utime + usage.ru_stime)
+logging.info("job cpu %.2fs", job_cpu())
+exit_job()  # every output is in place: no interpreter teardown (dpbench.orchestration.job_exit)
