@@ -322,7 +322,10 @@ def cost_rows(experiment: str, df: pd.DataFrame) -> list[dict[str, object]]:
     ok = df[df["status"] == "ok"]
     cols = _settings(ok)
     rows = []
-    private = ok[ok["private"] & np.isfinite(ok["epsilon"])]
+    private_mask = ok["private"] & np.isfinite(ok["epsilon"])
+    private = ok[private_mask]
+    # the twins' rows per (problem, learner), split once (not one mask of the whole frame per setting)
+    twins = dict(iter(ok[~private_mask].groupby(["problem_id", "learner"], sort=False, observed=True)))
     for learner, mine in private.groupby("learner", sort=True):
         twin, kind = twin_of(learner, ok.loc[ok["learner"] == learner, "epsilon"])
         lp = _lp_columns(mine)
@@ -335,8 +338,8 @@ def cost_rows(experiment: str, df: pd.DataFrame) -> list[dict[str, object]]:
                 rows.append({**base, "at": "", "position": "no twin",
                              "note": "no non-private twin: none declared, none at ε = ∞ on this grid, no counterpart named"})
                 continue
-            theirs = ok[(ok["problem_id"] == pid) & (ok["learner"] == twin) & ~(ok["private"] & np.isfinite(ok["epsilon"]))]
-            if theirs.empty:
+            theirs = twins.get((pid, twin))
+            if theirs is None:
                 rows.append({**base, "at": "", "position": "no twin", "note": f"{twin} did not run on this problem"})
                 continue
             rows.append({**base, **_measure(experiment, learner, twin, priv, theirs, row)})
