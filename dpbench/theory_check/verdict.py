@@ -218,13 +218,13 @@ def approach_start(lx: npt.NDArray, means: npt.NDArray, regime: npt.NDArray, pre
                 & (s_last <= FLOOR_RISE) & (np.abs(steepest) >= APPROACH_CURVATURE * np.abs(s_last)))
         half = APPROACH_HALF * (pred if pred > 0 else np.abs(steepest))
         flat = valid & (s > -half[:, None] if np.ndim(half) else s > -half)
-    for b in np.flatnonzero(flag):
-        j = last[b]
-        while j >= 0 and flat[b, j] and valid[b, j]:
-            j -= 1
-        if j < last[b] and (decays is None or bool(decays[j + 1])):
-            out[b] = j + 2  # the first point whose incoming slope is on the flat trailing run
-    return out
+    # per row: j = the last local slope at or before ``last`` that is not on the flat run (−1: none)
+    off = ~(flat & valid) & (np.arange(m - 1)[None, :] <= last[:, None])
+    j = np.where(off.any(axis=1), m - 2 - np.argmax(off[:, ::-1], axis=1), -1)
+    ok = flag & (j < last)
+    if decays is not None:
+        ok &= np.asarray(decays, dtype=bool)[np.minimum(j + 1, m - 1)]
+    return np.where(ok, j + 2, out)  # the first point whose incoming slope is on the flat trailing run
 
 
 def window_starts(xs: npt.NDArray, counts: npt.NDArray, threshold: float) -> npt.NDArray:
