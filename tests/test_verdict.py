@@ -390,3 +390,41 @@ def test_n_star_fitted_only_where_the_theory_is_defined():
     assert partly["x_min"] == 1 and partly["n_points"] == 4 and "defined" in partly["note"]
     silent = check_n_star(rows, theory_n=lambda e: np.full(np.shape(e), np.nan), **kw)
     assert silent["verdict"] == "theory_silent" and np.isfinite(silent["fitted_slope"])
+
+
+def test_plateau_start_matches_its_rule_row_by_row():
+    """plateau_start (rows leave the search at their first non-flat tail) against its rule
+    written out per row and per tail, on random curves with floors, noise and zero/negative/NaN
+    means; the check fails when a row's result is moved (shown at the end)."""
+    from dpbench.theory_check.fit import masked_ols
+
+    def plateau_ref(lx, means, decays):
+        out = []
+        for row in means:
+            start = len(row)
+            for i in range(len(row) - V.FLOOR_POINTS, -1, -1):
+                tail = np.arange(len(row)) >= i
+                ok = (decays is None or decays[i]) and bool(np.all(np.isfinite(row[tail]) & (row[tail] > 0)))
+                with np.errstate(all="ignore"):
+                    s = float(masked_ols(lx, np.log(np.where(tail & (row > 0), row, 1.0)), tail.astype(float))) if ok else math.nan
+                if not (ok and -V.FLOOR_SLOPE < s <= V.FLOOR_RISE):
+                    break
+                start = i
+            out.append(start)
+        return np.array(out)
+
+    rng = np.random.default_rng(3)
+    moved = 0
+    for _ in range(300):
+        xs = np.geomspace(10, 1e4, int(rng.integers(3, 13)))
+        lx, m = np.log(xs), len(xs)
+        means = (xs ** -rng.uniform(0.2, 2) + rng.uniform(0, 0.05)) * np.exp(0.1 * rng.standard_normal((40, m)))
+        means[rng.random(means.shape) < 0.03] = rng.choice([0.0, -1.0, np.nan])
+        decays = None if rng.random() < 0.3 else rng.random(m) < 0.8
+        got = V.plateau_start(lx, means, decays)
+        assert np.array_equal(got, plateau_ref(lx, means, decays))
+        moved += int((got < m).sum())
+    assert moved > 100  # floors were found, so the comparison could fail
+    bad = plateau_ref(lx, means, decays)
+    bad[0] = (bad[0] + 1) % (m + 1)
+    assert not np.array_equal(V.plateau_start(lx, means, decays), bad)

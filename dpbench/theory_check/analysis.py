@@ -225,7 +225,8 @@ def curves(df: pd.DataFrame, *, exclude: Sequence[str] = (), ok_only: bool = Tru
 
 
 def bound_check(
-    rows: pd.DataFrame, bound: Callable[[npt.NDArray], npt.ArrayLike], *, x: str, y: str = "error", holds_with: float = 1.0
+    rows: pd.DataFrame, bound: Callable[[npt.NDArray], npt.ArrayLike], *, x: str, y: str = "error", holds_with: float = 1.0,
+    shared: dict | None = None,
 ) -> tuple[int, int]:
     """``(cells, cells above the bound)`` of one curve.
 
@@ -234,16 +235,22 @@ def bound_check(
     ``holds_with``-quantile (a bound holding with probability ``1 − cβ`` is checked at
     ``holds_with = 1 − cβ``). A bound on the expectation (``holds_with = "mean"``) is checked
     on the mean over repetitions less two standard errors: a cell is above it only when the
-    data are significantly above. Cells where the bound is NaN or infinite are not counted."""
-    stat, b = _bound_stat(rows, bound, x=x, y=y, holds_with=holds_with, lower=True)
+    data are significantly above. Cells where the bound is NaN or infinite are not counted.
+    ``shared``: one dict passed to this and :func:`bound_ratio` on the same rows and bound, so
+    the per-x statistics and the bound are computed once."""
+    stat, b = _bound_stat(rows, bound, x=x, y=y, holds_with=holds_with, lower=True, shared=shared)
     finite = np.isfinite(b)
     return int(finite.sum()), int((stat.to_numpy()[finite] > b[finite]).sum())
 
 
 def _bound_stat(rows: pd.DataFrame, bound, *, x: str, y: str, holds_with: float | str,
-                lower: bool = False) -> tuple[pd.Series, npt.NDArray]:
+                lower: bool = False, shared: dict | None = None) -> tuple[pd.Series, npt.NDArray]:
     """Per x: the statistic a bound is checked on (:func:`bound_check`; ``lower``: for an
-    expectation bound, the mean less two standard errors, else the mean) and the bound."""
+    expectation bound, the mean less two standard errors, else the mean) and the bound
+    (kept in ``shared``, when given, for the next call on the same rows and bound)."""
+    key = (x, y, holds_with, lower and holds_with == "mean")
+    if shared is not None and key in shared:
+        return shared[key]
     per_x = rows.groupby(x)[y]
     if holds_with == "mean":
         stat = per_x.mean() - (2 * per_x.sem().fillna(0.0) if lower else 0.0)
@@ -252,15 +259,18 @@ def _bound_stat(rows: pd.DataFrame, bound, *, x: str, y: str, holds_with: float 
     else:
         stat = per_x.max() if holds_with == 1 else per_x.quantile(holds_with)
     b = np.broadcast_to(np.asarray(bound(stat.index.to_numpy(dtype=float)), dtype=float), stat.shape)
+    if shared is not None:
+        shared[key] = (stat, b)
     return stat, b
 
 
-def bound_ratio(rows: pd.DataFrame, bound, *, x: str, y: str, holds_with: float | str, within: npt.ArrayLike) -> float:
+def bound_ratio(rows: pd.DataFrame, bound, *, x: str, y: str, holds_with: float | str, within: npt.ArrayLike,
+                shared: dict | None = None) -> float:
     """The largest ratio (statistic of :func:`bound_check`; the mean for an expectation bound)
     / bound over the values of ``x`` in ``within`` (the regime): how close the data come to the
     bound (≤ 1 where it holds; 1/ratio is how loose the theorem is there). NaN without a finite
     positive bound."""
-    stat, b = _bound_stat(rows, bound, x=x, y=y, holds_with=holds_with)
+    stat, b = _bound_stat(rows, bound, x=x, y=y, holds_with=holds_with, shared=shared)
     keep = np.isin(stat.index.to_numpy(dtype=float), np.asarray(within, dtype=float)) & np.isfinite(b) & (b > 0)
     return float(np.max(stat.to_numpy()[keep] / b[keep])) if keep.any() else math.nan
 
@@ -376,7 +386,7 @@ def fit_regime(
     with np.errstate(divide="ignore"):
         slopes = masked_ols(lx[None, :], np.log(np.where(w > 0, boot, 1.0)), w)
     se = float(slope_se(lx, Y, regime.astype(float)))
-    ses = slope_se(lx, Yb, w)
+    ses = slope_se(lx, Yb, w, ybar=boot)
     fit = studentized_fit(slope, se, slopes, ses, w, n_boot, confidence, pts, xs[regime], points="points in the regime")
     return RegimeFit(fit, xs, regime, floor_from, floor_level, learned, R, approached)
 
@@ -399,10 +409,19 @@ def _theory_decays(xs: npt.NDArray, rate) -> npt.NDArray | None:
         return None
     with np.errstate(all="ignore"):
         ry = np.broadcast_to(np.asarray(rate(xs), dtype=float), xs.shape)
+    # local_exponent(xs[i:], ry[i:]) for every i at once: xs is increasing, so over the points
+    # from i on where the theory is positive and finite, the first is the smallest x and the last
+    # (the same for every i) the largest
+    kept = np.flatnonzero((xs > 0) & (ry > 0) & np.isfinite(ry))
     out = np.ones(len(xs), dtype=bool)
-    for i in range(len(xs) - 1):
-        e = local_exponent(xs[i:], ry[i:])
-        out[i] = not np.isfinite(e) or e < -2 * V.FLOOR_SLOPE
+    if len(kept) < 2:
+        return out
+    first = kept[np.minimum(np.searchsorted(kept, np.arange(len(xs) - 1)), len(kept) - 1)]
+    last = kept[-1]
+    two = first < last  # ≥ 2 points from i on (the exponent is NaN otherwise)
+    with np.errstate(all="ignore"):
+        e = np.log(ry[last] / ry[first]) / np.log(xs[last] / xs[first])
+    out[:-1] = ~two | ~np.isfinite(e) | (e < -2 * V.FLOOR_SLOPE)
     return out
 
 
@@ -588,6 +607,7 @@ def check_curve(
     rows = curve.rows
     if len(rows) and rows[x].nunique() < 3:
         return None
+    rate = _once_per_grid(rate) if rate is not None else None
     values = rows[np.isfinite(rows[y].astype(float))] if len(rows) else rows
     if learning_starts is not None and np.isfinite(learning_starts) and len(values):
         values = values[values[x].astype(float) >= learning_starts]
@@ -628,12 +648,13 @@ def check_curve(
             span = np.geomspace(fit.x_min, fit.x_max, 16)
             theory_exp = local_exponent(span, rate(span))
         if kind == "bound":
-            cells, above = bound_check(values, rate, x=x, y=y, holds_with=holds_with)
+            shared: dict = {}
+            cells, above = bound_check(values, rate, x=x, y=y, holds_with=holds_with, shared=shared)
             within = xs[rf.regime]
             if not len(within):  # no regime: how far below the bound the data sit where it says something
                 informative = np.isfinite(curve_x) & ((curve_x < level) if trivial is not None else True)
                 within = xs[informative]
-            ratio = bound_ratio(values, rate, x=x, y=y, holds_with=holds_with, within=within)
+            ratio = bound_ratio(values, rate, x=x, y=y, holds_with=holds_with, within=within, shared=shared)
     status, note = curve_status(n_values=len(values), fit=fit, trivial=trivial, learned=learned, bound_vacuous=vacuous, regime=True)
     if late is not None and trivial is not None:
         note += f"; at-chance judged on the late-window rate ({late_mean:.3g} against {trivial:.3g})"
@@ -663,6 +684,22 @@ def check_curve(
         row["note"] += ("; the mean is above the expectation bound (ratio {:.3g}) but within two standard errors "
                         "at every cell: neither held nor violated").format(ratio)
     return row
+
+
+def _once_per_grid(rate: Callable[[npt.NDArray], npt.ArrayLike | None]) -> Callable[[npt.NDArray], npt.ArrayLike | None]:
+    """``rate`` evaluated once per distinct grid of x values: :func:`check_curve` asks for the
+    theory on the same grid for the fitted range, the floor rule, the exponent and the bound
+    check (a rate of a privacy calibration costs an accountant call per point)."""
+    seen: dict[tuple, object] = {}
+
+    def at(xs):
+        xs = np.asarray(xs, dtype=float)
+        key = (xs.shape, xs.tobytes())
+        if key not in seen:
+            seen[key] = rate(xs)
+        return seen[key]
+
+    return at
 
 
 def _local_slopes(xs: npt.NDArray, values: pd.DataFrame, x: str, y: str) -> npt.NDArray:

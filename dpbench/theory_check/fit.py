@@ -138,7 +138,7 @@ def fit_slope(
     with np.errstate(divide="ignore"):
         slopes = masked_ols(lx[None, :], np.log(np.where(w > 0, boot_mean, 1.0)), w)
     se = float(slope_se(lx, Y[pos], np.ones(m)))
-    ses = slope_se(lx, np.moveaxis(Yb, 1, 0), w)
+    ses = slope_se(lx, np.moveaxis(Yb, 1, 0), w, ybar=boot_mean)
     return studentized_fit(slope, se, slopes, ses, w, n_boot, confidence, m, xs[pos])
 
 
@@ -147,7 +147,7 @@ def identical(Y: npt.NDArray) -> bool:
     return bool(Y.size) and bool(np.all(Y == Y[:, :1]))
 
 
-def slope_se(lx: npt.NDArray, Y: npt.NDArray, w: npt.NDArray) -> npt.NDArray:
+def slope_se(lx: npt.NDArray, Y: npt.NDArray, w: npt.NDArray, ybar: npt.NDArray | None = None) -> npt.NDArray:
     r"""Delta-method standard error of the OLS slope of ``log mean_r Y`` on ``lx`` over the
     points of weight ``w`` (0/1), per leading index: ``Y`` is (…, m points, R repetitions),
     ``w`` (…, m).
@@ -161,7 +161,12 @@ def slope_se(lx: npt.NDArray, Y: npt.NDArray, w: npt.NDArray) -> npt.NDArray:
     the denominator): the first-order (infinitesimal-jackknife) variance of a smooth function
     of R i.i.d. vectors (B. Efron and R. J. Tibshirani, *An Introduction to the Bootstrap*,
     Chapman & Hall, 1993, §21.3). NaN with fewer than 2 weighted points; 0 when every
-    repetition gives the same values at the weighted points."""
+    repetition gives the same values at the weighted points. ``ybar``: the means
+    ``Y.mean(-1)`` when the caller has them (a bootstrap's resampled means).
+
+    The (…, m, R) terms :math:`c_j y_{jr}/\bar y_j` are formed in one buffer laid out as ``Y``,
+    divided only at weighted points (0 elsewhere), so each z is the same sum in the same order
+    as forming every quotient and masking it."""
     Y = np.asarray(Y, dtype=float)
     w = np.broadcast_to(np.asarray(w, dtype=float), Y.shape[:-1])
     R = Y.shape[-1]
@@ -170,9 +175,11 @@ def slope_se(lx: npt.NDArray, Y: npt.NDArray, w: npt.NDArray) -> npt.NDArray:
         mx = (w * lx).sum(-1, keepdims=True) / sw
         d = w * (lx - mx)
         c = d / (d * (lx - mx)).sum(-1, keepdims=True)
-        ybar = Y.mean(-1)
-        ratio = np.where((w > 0)[..., None], Y / np.where(ybar > 0, ybar, 1.0)[..., None], 0.0)
-        z = (c[..., None] * ratio).sum(-2)  # (…, R)
+        ybar = Y.mean(-1) if ybar is None else ybar
+        terms = np.zeros_like(Y)
+        np.divide(Y, np.where(ybar > 0, ybar, 1.0)[..., None], out=terms, where=(w > 0)[..., None])
+        np.multiply(c[..., None], terms, out=terms)
+        z = terms.sum(-2)  # (…, R)
         return np.sqrt(z.var(-1, ddof=1) / R) if R > 1 else np.full(z.shape[:-1], np.nan)
 
 

@@ -141,24 +141,31 @@ def plateau_start(lx: npt.NDArray, means: npt.NDArray, decays: npt.NDArray[np.bo
     :data:`FLOOR_POINTS` positive points whose OLS log–log slope is flatter than
     :data:`FLOOR_SLOPE` and that does not rise (slope ≤ :data:`FLOOR_RISE`: a slowly rising
     curve is not a floor); ``m`` if none. ``decays[i]`` says whether the theory predicts a decay
-    over the points from i on (a predicted flat tail is not a floor); None: everywhere."""
+    over the points from i on (a predicted flat tail is not a floor); None: everywhere.
+
+    The tails are tried from the shortest (the last FLOOR_POINTS points) to the longest, and a
+    row leaves the search at its first tail that is not flat: each tail's OLS slope is fitted
+    only for the rows still extending their run (most bootstrap resamples of a decaying curve
+    leave at the first tail), with the same arithmetic per row as a fit of every row."""
 
     B, m = means.shape
     start = np.full(B, m)
-    extending = np.ones(B, dtype=bool)
     positive = np.isfinite(means) & (means > 0)
     logy = np.log(np.where(positive, means, 1.0))
     idx = np.arange(m)
+    rows = np.arange(B)  # the rows whose trailing run is still flat
     for i in range(m - FLOOR_POINTS, -1, -1):
-        tail = idx >= i
-        allowed = True if decays is None else bool(decays[i])
-        w = np.broadcast_to(tail, (B, m)).astype(float)
+        if decays is not None and not decays[i]:
+            break
+        rows = rows[positive[rows, i:].all(axis=1)]
+        if not len(rows):
+            break
+        w = np.broadcast_to(idx >= i, (len(rows), m)).astype(float)
         with np.errstate(invalid="ignore", divide="ignore"):
-            slope = masked_ols(lx[None, :], logy, w)
+            slope = masked_ols(lx[None, :], logy[rows], w)
         with np.errstate(invalid="ignore"):
-            flat = extending & allowed & positive[:, tail].all(axis=1) & (slope > -FLOOR_SLOPE) & (slope <= FLOOR_RISE)
-        start = np.where(flat, i, start)
-        extending &= flat
+            rows = rows[(slope > -FLOOR_SLOPE) & (slope <= FLOOR_RISE)]
+        start[rows] = i
     return start
 
 
@@ -211,13 +218,13 @@ def approach_start(lx: npt.NDArray, means: npt.NDArray, regime: npt.NDArray, pre
                 & (s_last <= FLOOR_RISE) & (np.abs(steepest) >= APPROACH_CURVATURE * np.abs(s_last)))
         half = APPROACH_HALF * (pred if pred > 0 else np.abs(steepest))
         flat = valid & (s > -half[:, None] if np.ndim(half) else s > -half)
-    for b in np.flatnonzero(flag):
-        j = last[b]
-        while j >= 0 and flat[b, j] and valid[b, j]:
-            j -= 1
-        if j < last[b] and (decays is None or bool(decays[j + 1])):
-            out[b] = j + 2  # the first point whose incoming slope is on the flat trailing run
-    return out
+    # per row: j = the last local slope at or before ``last`` that is not on the flat run (−1: none)
+    off = ~(flat & valid) & (np.arange(m - 1)[None, :] <= last[:, None])
+    j = np.where(off.any(axis=1), m - 2 - np.argmax(off[:, ::-1], axis=1), -1)
+    ok = flag & (j < last)
+    if decays is not None:
+        ok &= np.asarray(decays, dtype=bool)[np.minimum(j + 1, m - 1)]
+    return np.where(ok, j + 2, out)  # the first point whose incoming slope is on the flat trailing run
 
 
 def window_starts(xs: npt.NDArray, counts: npt.NDArray, threshold: float) -> npt.NDArray:
