@@ -164,23 +164,25 @@ def _legend_below(fig: plt.Figure, axes, handles, labels, extent: Bbox | None = 
     renderer = fig.canvas.get_renderer()
     size_pt = font_points("legend.fontsize")
     width_pt = min(fig.get_figwidth(), DOUBLE_COLUMN) * 72
-    best = None
+
+    def below(wrapped, columns):
+        return fig.legend(handles, wrapped, loc="upper center", bbox_to_anchor=(0.5, extent.y0 - 0.01), frameon=False,
+                          ncol=columns, borderaxespad=0.0, handlelength=2.2, columnspacing=1.0)
+
+    best = None  # (height, legend): the shortest legend that fits, kept (not built again)
     for columns in (3, 2, 1) if fig.get_figwidth() > 4 and len(handles) > 1 else (1,):
         chars = max(20, int((width_pt / columns - 30) / (0.5 * size_pt)))
-        wrapped = [wrap_label(label, chars) for label in labels]
-        legend = fig.legend(handles, wrapped, loc="upper center", bbox_to_anchor=(0.5, extent.y0 - 0.01), frameon=False,
-                            ncol=columns, borderaxespad=0.0, handlelength=2.2, columnspacing=1.0)
+        legend = below([wrap_label(label, chars) for label in labels], columns)
         box = legend.get_window_extent(renderer).transformed(fig.transFigure.inverted())
-        legend.remove()
-        if box.x0 < 0 or box.x1 > 1:
+        if box.x0 < 0 or box.x1 > 1 or (best is not None and box.height >= best[0]):
+            legend.remove()
             continue
-        if best is None or box.height < best[0]:
-            best = (box.height, columns, wrapped)
+        if best is not None:
+            best[1].remove()
+        best = (box.height, legend)
         if box.height <= extent.height:
             break
-    _, columns, wrapped = best or (0, 1, [wrap_label(label, 40) for label in labels])
-    return fig.legend(handles, wrapped, loc="upper center", bbox_to_anchor=(0.5, extent.y0 - 0.01), frameon=False,
-                      ncol=columns, borderaxespad=0.0, handlelength=2.2, columnspacing=1.0)
+    return best[1] if best is not None else below([wrap_label(label, 40) for label in labels], 1)
 
 
 #: Log axes spanning more decades than this carry no minor ticks: on a 1.75 in panel they
