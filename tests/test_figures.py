@@ -688,6 +688,34 @@ def test_log_tick_labels_are_plain_text_powers_of_ten(value, label):
     assert power_of_ten(value) == label
 
 
+@pytest.mark.parametrize(("lo", "hi"), [(1.0, 10.0), (3.0, 4e3), (0.02, 0.5), (0.9, 110.0), (1e-4, 1.0)])
+def test_in_view_locator_draws_the_same_ticks_with_no_tick_object_out_of_view(lo, hi):
+    """InViewLocator (tidy_log_ticks) leaves out only ticks matplotlib would not draw: the
+    ticks drawn, with their labels, are those of the plain log locators, and every tick
+    location it returns is drawn (limits on a tick, inside decades, spanning several)."""
+    from matplotlib.ticker import LogLocator
+
+    from dpbench.plotting.layout import InViewLocator, power_of_ten
+
+    def drawn(wrap):
+        fig, ax = plt.subplots()
+        ax.set_xscale("log")
+        ax.set_xlim(lo, hi)
+        ax.xaxis.set_major_locator(wrap(LogLocator(base=10, subs=(1.0, 2.0, 5.0), numticks=8)))
+        ax.xaxis.set_minor_locator(wrap(LogLocator(base=10, subs="auto")))
+        ax.xaxis.set_major_formatter(power_of_ten)
+        fig.canvas.draw()
+        ticks = [(t.get_loc(), t.label1.get_text()) for t in ax.xaxis._update_ticks()]
+        located = len(ax.xaxis.get_majorticklocs()) + len(ax.xaxis.get_minorticklocs())
+        plt.close(fig)
+        return ticks, located
+
+    plain, plain_located = drawn(lambda locator: locator)
+    trimmed, located = drawn(InViewLocator)
+    assert trimmed == plain
+    assert located == len(plain) < plain_located
+
+
 # --------------------------------------------------------------------------- each referee check can fail
 
 
