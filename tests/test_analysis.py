@@ -156,3 +156,30 @@ def test_a_missing_interval_says_why():
     fit = fit_slope(zeros["n"], zeros["error"], zeros["rep"])
     assert np.isfinite(fit.slope) and not np.isfinite(fit.low)
     assert "bootstrap resamples" in fit.no_interval
+
+
+def test_text_codes_partition_values_exactly_as_their_text():
+    """varying_identity compares identity values as text; its codes must split every column
+    into the same groups as ``astype(str)`` does — −0.0 vs 0.0, NaN payloads, ±inf, ints,
+    bools, mixed objects (None / NaN / 1 / 1.0 / True), strings with a missing value."""
+    import numpy as np
+    import pandas as pd
+
+    from dpbench.theory_check.analysis import _text_codes
+
+    odd_nan = np.array([0x7FF8000000000001], dtype=np.int64).view(np.float64)[0]
+    columns = [
+        pd.Series([0.0, -0.0, np.nan, odd_nan, np.inf, -np.inf, 1e-5, 1e-5, 0.1 + 0.2, 0.3]),
+        pd.Series([1, 2, 2, -3]),
+        pd.Series([True, False, True]),
+        pd.Series([None, np.nan, 1, 1.0, True, "1", "a"], dtype=object),
+        pd.Series(["a", "b", None, "a"], dtype="str"),
+    ]
+    for col in columns:
+        codes = pd.Series(list(_text_codes(col)))
+        text = col.astype(str).reset_index(drop=True)
+        for i in range(len(col)):
+            for j in range(len(col)):
+                same_text = (text[i] == text[j]) or (pd.isna(text[i]) and pd.isna(text[j]))
+                same_code = (codes[i] == codes[j]) or (pd.isna(codes[i]) and pd.isna(codes[j]))
+                assert same_text == same_code, (col.tolist(), i, j)

@@ -144,7 +144,8 @@ def varying_identity(df: pd.DataFrame, *, exclude: Sequence[str] = ()) -> list[s
     candidates = [c for c in (*PROBLEM_COLUMNS, *PRIVACY_COLUMNS) if c in df] + sorted(c for c in df if c.startswith("lp_"))
     candidates = [c for c in candidates if c not in exclude]
     # distinct values per learner, compared as text (NaN, None and mixed types alike)
-    distinct = df[candidates].astype(str).groupby(df["learner"].to_numpy(), sort=False).nunique(dropna=False)
+    codes = pd.DataFrame({c: _text_codes(df[c]) for c in candidates}, index=df.index)
+    distinct = codes.groupby(df["learner"].to_numpy(), sort=False).nunique(dropna=False)
     varying = [c for c in candidates if (distinct[c] > 1).any()]
     if "problem_id" in df and "problem_id" not in exclude:
         shown = [c for c in varying if c in PROBLEM_COLUMNS]
@@ -152,6 +153,22 @@ def varying_identity(df: pd.DataFrame, *, exclude: Sequence[str] = ()) -> list[s
         if per_problem.ngroups > 1 and (not shown or df.drop_duplicates(shown).shape[0] < per_problem.ngroups):
             varying.append("problem_id")
     return varying
+
+
+def _text_codes(col: pd.Series) -> npt.NDArray:
+    """Values equal exactly where ``col.astype(str)`` is equal, without writing every value
+    as text (the slow part of :func:`varying_identity` on a wide frame): a NumPy float column's
+    bits with every NaN given one code (its text is "nan" whatever the payload; distinct floats
+    have distinct text, −0.0 and 0.0 included), a NumPy integer or boolean column itself
+    (its text is one-to-one), any other column (strings, objects, nullable types) its text."""
+    if isinstance(col.dtype, np.dtype) and col.dtype.kind in "iub":
+        return col.to_numpy()
+    if isinstance(col.dtype, np.dtype) and col.dtype == np.float64:
+        values = col.to_numpy()
+        bits = values.view(np.int64).copy()
+        bits[np.isnan(values)] = np.array([np.nan]).view(np.int64)[0]
+        return bits
+    return col.astype(str).to_numpy()
 
 
 def _fmt(value: object) -> str:
