@@ -58,20 +58,35 @@ def mark_calibration(row: dict, off: dict[float, float], *, prescribed: str, cou
     return row
 
 
-def prescribed_along_epsilon(curve, value: Callable[[Any], float], recorded: str):
+def prescribed_along_epsilon(curve, value: Callable[[Any], float], recorded: str,
+                             certified: Callable[[Any, float], bool] | None = None):
     """``(at(ε), mismatch)`` of a curve against ε: ``value(learner)`` of the learner the curve's
     row describes (its registry class, its ``lp_*`` parameters, the row's δ) built at each of the
     curve's ε — the calibration the rule prescribes, recomputed from ε — log-log interpolated
     between them (a bound's local exponent is read on a finer grid than the calibrations are
     worth computing on), and, per ε whose rows recorded another value in column ``recorded``
-    (missing: every ε counts as off), the ratio (:func:`calibration_mismatch`)."""
+    (missing: every ε counts as off), the ratio (:func:`calibration_mismatch`).
+
+    ``certified(learner, v)``: a check, cheaper than the rule's search and independent of
+    its path, that ``v`` is the calibration the rule prescribes at the learner's ε (e.g. the
+    accountant's ε at the recorded noise meets the target and at 1 % less noise does not).
+    Where every run at an ε recorded one value and it is certified, that value is the
+    prescribed one; elsewhere (no record, several, or not certified) ``value`` recomputes it."""
     r, rows = curve.row, curve.rows
     params = {k[3:]: v for k, v in r.items()
               if k.startswith("lp_") and v is not None and not (isinstance(v, float) and np.isnan(v))}
     cls = registry.learner(curve.learner)
     grid = np.unique(rows["epsilon"].to_numpy(dtype=float))
-    values = np.array([float(value(cls.from_cell(epsilon=float(e), delta=float(r["delta"]), params=params))) for e in grid])
     got = rows[recorded].astype(float) if recorded in rows else pd.Series(np.nan, index=rows.index)
+
+    def prescribed(e: float) -> float:
+        learner = cls.from_cell(epsilon=e, delta=float(r["delta"]), params=params)
+        seen = np.unique(got[rows["epsilon"].to_numpy(dtype=float) == e].to_numpy())
+        if certified is not None and len(seen) == 1 and np.isfinite(seen[0]) and certified(learner, float(seen[0])):
+            return float(seen[0])
+        return float(value(learner))
+
+    values = np.array([prescribed(float(e)) for e in grid])
     off = calibration_mismatch(rows["epsilon"], got, rows["epsilon"].map(dict(zip(grid, values))))
 
     def at(eps):
