@@ -233,6 +233,11 @@ def tight_bbox(fig, dpi: float, pad_inches: float = 0.02):
         fig.set_dpi(shown)
 
 
+#: zlib's fastest level for the PNGs: the same pixels as PIL's default (6), 0.18 of 0.49 CPU-s
+#: less over the default run's 24 figures, files 2 % larger.
+PNG_KWARGS = {"png": {"pil_kwargs": {"compress_level": 1}}}
+
+
 def save(fig, stem: str | Path, pdf: bool = True) -> None:
     """Write ``stem.png`` (and ``stem.pdf`` if ``pdf``), cropped to one :func:`tight_bbox`
     at the PNG's resolution. The figure is laid out already: without a layout engine,
@@ -244,5 +249,6 @@ def save(fig, stem: str | Path, pdf: bool = True) -> None:
     with plt.rc_context(RC), paused_gc():
         box = tight_bbox(fig, plt.rcParams["savefig.dpi"])
         for ext in ("pdf", "png") if pdf else ("png",):
-            atomic_write(stem.with_suffix(f".{ext}"), lambda tmp, ext=ext: fig.savefig(tmp, format=ext, bbox_inches=box))
+            atomic_write(stem.with_suffix(f".{ext}"), lambda tmp, ext=ext: fig.savefig(tmp, format=ext, bbox_inches=box,
+                                                                                 **PNG_KWARGS.get(ext, {})))
     plt.close(fig)

@@ -3,11 +3,12 @@
 import gc
 import logging
 
-import checkout  # noqa: F401  (dpbench from this checkout if the environment lacks it)
+gc.disable()  # no cyclic collection while the libraries are imported (see below)
+import checkout  # noqa: E402, F401  (dpbench from this checkout if the environment lacks it)
 
-from dpbench.foundation.registry import load_plugins
-from dpbench.orchestration.job_exit import exit_job, job_cpu
-from dpbench.reporting.pipeline import RunOutputs, summarise_run
+from dpbench.foundation.registry import load_plugins  # noqa: E402
+from dpbench.orchestration.job_exit import exit_job, job_cpu  # noqa: E402
+from dpbench.reporting.pipeline import RunOutputs, summarise_run  # noqa: E402
 
 # The figures and frames make short-lived reference cycles by the hundred thousand: at the
 # default thresholds (700, 10, 10) the collector runs a dozen full collections, each walking
@@ -16,6 +17,7 @@ from dpbench.reporting.pipeline import RunOutputs, summarise_run
 # 20 CPU-s less, ~30 MB more at the peak (issue 32; measured on the default run's figures).
 gc.freeze()
 gc.set_threshold(10_000, 10, 10)
+gc.enable()
 logging.basicConfig(stream=open(snakemake.log[0], "w"), level=logging.INFO)
 # the config's plugins: a plugin learner's declared theorem draws its theory line and verdict
 load_plugins(snakemake.config.get("plugins", ()))
