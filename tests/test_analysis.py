@@ -183,3 +183,31 @@ def test_text_codes_partition_values_exactly_as_their_text():
                 same_text = (text[i] == text[j]) or (pd.isna(text[i]) and pd.isna(text[j]))
                 same_code = (codes[i] == codes[j]) or (pd.isna(codes[i]) and pd.isna(codes[j]))
                 assert same_text == same_code, (col.tolist(), i, j)
+
+
+@pytest.mark.parametrize("case", ["size all missing", "one missing", "rep all missing", "rep absent", "duplicates", "all missing"])
+def test_per_x_table_is_pivot_tables_table(case):
+    """The n* table (group-by and unstack) is exactly ``pivot_table(aggfunc="mean")``'s, then
+    repetitions missing anywhere dropped — also where every repetition at one size is NaN."""
+    import numpy as np
+    import pandas as pd
+
+    from dpbench.theory_check.nstar import _per_x_table
+
+    rows = pd.DataFrame({"n": np.repeat([10, 100, 1000, 10000], 3), "rep": [0, 1, 2] * 4,
+                         "error": np.linspace(0.5, 0.01, 12)})
+    if case == "size all missing":
+        rows.loc[rows["n"] == 100, "error"] = np.nan
+    elif case == "one missing":
+        rows.loc[3, "error"] = np.nan
+    elif case == "rep all missing":
+        rows.loc[rows["rep"] == 1, "error"] = np.nan
+    elif case == "rep absent":
+        rows = rows[~((rows["rep"] == 2) & (rows["n"] == 1000))]
+    elif case == "duplicates":
+        rows = pd.concat([rows, rows.assign(error=rows["error"] / 2)])
+    else:
+        rows = rows.assign(error=np.nan)
+    expected = (rows.assign(_x=0.0).pivot_table(index=["_x", "n"], columns="rep", values="error", aggfunc="mean")
+                .dropna(axis=1, how="any"))
+    pd.testing.assert_frame_equal(_per_x_table(rows, x=None, size="n", y="error")[1], expected, check_exact=True)

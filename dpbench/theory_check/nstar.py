@@ -58,8 +58,9 @@ def _per_x_table(rows: pd.DataFrame, *, x: str | None, size: str, y: str) -> tup
     """Sorted values of ``x`` (one, 0, when None) and the (x, size) × repetition table of mean
     ``y`` over the repetitions seen at every (x, size)."""
     rows = rows.assign(_x=0.0) if x is None else rows.assign(_x=rows[x].astype(float))
-    # a group-by and unstack: pivot_table's table, in a third of its time
-    table = rows.groupby(["_x", size, "rep"])[y].mean().unstack("rep").dropna(axis=1, how="any")
+    # pivot_table's table (cells without a value dropped before the unstack, as it drops them)
+    # by a group-by and unstack, in a third of its time
+    table = rows.groupby(["_x", size, "rep"])[y].mean().dropna().unstack("rep").dropna(axis=1, how="any")
     return np.sort(rows["_x"].unique()).astype(float), table
 
 

@@ -1,5 +1,4 @@
 """Rule `run_shard`: run every cell of one shard, write its Parquet file atomically."""
-import gc
 import logging
 import os
 import socket
@@ -7,25 +6,16 @@ import time
 
 _START = time.time()  # after the interpreter's own start-up, which is in the CPU below
 
-# no cyclic collection while the libraries are imported (their objects live as long as the
-# job: the collections found nothing, ~0.1 CPU-s a job); the cells run with the defaults
-gc.disable()
-import checkout  # noqa: E402, F401  (dpbench from this checkout if the environment lacks it)
-from dpbench.experiments.base import run_shard  # noqa: E402
-from dpbench.foundation import registry  # noqa: E402
-from dpbench.foundation.cell import cells_from_json  # noqa: E402
-from dpbench.orchestration.job_exit import exit_job, job_cpu  # noqa: E402
-
-cells = cells_from_json(snakemake.params.cells)
-for experiment in sorted({cell.experiment for cell in cells}):
-    registry.experiment(experiment)  # its module and what it imports, before the cells
-gc.enable()
+import checkout  # noqa: F401  (dpbench from this checkout if the environment lacks it)
+from dpbench.experiments.base import run_shard
+from dpbench.foundation.cell import cells_from_json
+from dpbench.orchestration.job_exit import exit_job, job_cpu
 
 logging.basicConfig(stream=open(snakemake.log[0], "w"), level=logging.INFO)
 # where the shard ran: SLURM_JOB_ID is set inside a SLURM allocation (tests/test_slurm.py)
 logging.info("host=%s SLURM_JOB_ID=%s runtime=%smin mem_mb=%s", socket.gethostname(), os.environ.get("SLURM_JOB_ID", "none"), snakemake.resources.get("runtime"), snakemake.resources.get("mem_mb"))
 run_shard(
-    cells,
+    cells_from_json(snakemake.params.cells),
     root_seed=snakemake.params.seed,
     out=snakemake.output[0],
     config_hash=snakemake.params.config_hash,
