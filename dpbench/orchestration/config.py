@@ -168,7 +168,10 @@ def load(path: str | Path) -> Grid:
     return from_dict(read_yaml(path))
 
 
+@functools.cache
 def _schema() -> dict:
+    """The config schema, read once per process (every block's sweep check asks for it; read
+    only, never modified)."""
     with open(SCHEMA_PATH) as fh:
         return yaml.safe_load(fh)
 
