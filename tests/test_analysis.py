@@ -211,3 +211,21 @@ def test_per_x_table_is_pivot_tables_table(case):
     expected = (rows.assign(_x=0.0).pivot_table(index=["_x", "n"], columns="rep", values="error", aggfunc="mean")
                 .dropna(axis=1, how="any"))
     pd.testing.assert_frame_equal(_per_x_table(rows, x=None, size="n", y="error")[1], expected, check_exact=True)
+
+
+def test_suffix_exponents_are_local_exponent_of_every_tail():
+    """The vectorised tails' exponents (the floor rule's "does the theory still decay from x_i
+    on") equal local_exponent on each tail, also with non-positive, infinite and NaN points."""
+    import numpy as np
+
+    from dpbench.theory_check.fit import local_exponent, suffix_exponents
+
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        m = int(rng.integers(2, 12))
+        x = np.sort(rng.choice(np.geomspace(1, 1e6, 40), m, replace=False))
+        y = x ** rng.uniform(-2, 1) * rng.uniform(0.5, 2, m)
+        y[rng.random(m) < 0.2] = rng.choice([0.0, -1.0, np.inf, np.nan])
+        got = suffix_exponents(x, y)
+        want = np.array([local_exponent(x[i:], y[i:]) for i in range(m - 1)])
+        assert np.array_equal(got, want, equal_nan=True), (x, y, got, want)

@@ -155,8 +155,8 @@ def _sgd_noise(curve):
         learner's accountant gives ε ≤ target at it and ε > target at 0.1 % less (the
         accountant is non-increasing in the noise): two accountant calls instead of the
         calibration's search."""
-        q = learner.rate(n)
-        std = recorded_sigma * q * n  # σ = std / (q n)
+        q, normaliser = learner.sampling(n)
+        std = recorded_sigma * normaliser  # σ = std / normaliser (step_parameters)
         return learner.epsilon_of_noise(std, q) <= learner.epsilon < learner.epsilon_of_noise(std / CERTIFIED_SLACK, q)
 
     at, off = prescribed_along_epsilon(curve, sigma, "sigma", certified=certified)

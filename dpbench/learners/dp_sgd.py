@@ -90,12 +90,14 @@ class DPSGD(NoisyGradientDescent):
         per-step accounting check feeds it the std and rate the steps drew with)."""
         return sgd_epsilon(std / self.clip, q, self.steps, self.delta)
 
-    def rate(self, n: int) -> float:
-        """The Poisson sampling rate ``q = min(1, B/n)`` for a sample of size ``n`` (:func:`sampling_rate`)."""
-        return sampling_rate(self.batch_size, n)
+    def sampling(self, n: int) -> tuple[float, float]:
+        """Rate ``q = min(1, B/n)`` (:func:`sampling_rate`) and the normaliser ``qn`` of the
+        noisy sum (the expected batch size), for a sample of size ``n``; no calibration."""
+        q = sampling_rate(self.batch_size, n)
+        return q, q * n
 
     def step_parameters(self, n: int) -> tuple[float, float, float]:
-        """Rate ``q = min(1, B/n)``, normaliser ``qn``, noise std ``z·C`` on the clipped sum."""
-        q = self.rate(n)
-        return q, q * n, self.calibration(n)[0] * self.clip
+        """Rate ``q = min(1, B/n)``, normaliser ``qn`` (:meth:`sampling`), noise std ``z·C`` on
+        the clipped sum."""
+        return *self.sampling(n), self.calibration(n)[0] * self.clip
 

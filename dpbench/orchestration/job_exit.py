@@ -5,9 +5,9 @@ A job's outputs are complete and renamed into place before its script ends
 (:func:`dpbench.foundation.results.atomic_write`); what Python does after the last statement —
 finalising every imported module, collecting the heap, running atexit hooks — writes nothing
 a run reads, and costs 0.15–0.5 CPU-s a job (pandas, SciPy, scikit-learn, matplotlib,
-dp-accounting, measured one library at a time), counted outside cells. So the script flushes its log and standard streams and leaves with
-``os._exit(0)``. A script that raises never gets here: the traceback and non-zero status
-are Python's, as before.
+dp-accounting, measured one library at a time), counted outside cells. So the script flushes
+its log and standard streams and leaves with ``os._exit(0)``. A script that raises never gets
+here: the traceback and non-zero status are Python's, as before.
 """
 
 from __future__ import annotations

@@ -56,6 +56,7 @@ from dpbench.theory_check.fit import (  # noqa: F401
     percentile_fit,
     slope_se,
     studentized_fit,
+    suffix_exponents,
 )
 
 THEORY_COLUMNS = [
@@ -426,20 +427,9 @@ def _theory_decays(xs: npt.NDArray, rate) -> npt.NDArray | None:
         return None
     with np.errstate(all="ignore"):
         ry = np.broadcast_to(np.asarray(rate(xs), dtype=float), xs.shape)
-    # local_exponent(xs[i:], ry[i:]) for every i at once: xs is increasing, so over the points
-    # from i on where the theory is positive and finite, the first is the smallest x and the last
-    # (the same for every i) the largest
-    kept = np.flatnonzero((xs > 0) & (ry > 0) & np.isfinite(ry))
-    out = np.ones(len(xs), dtype=bool)
-    if len(kept) < 2:
-        return out
-    first = kept[np.minimum(np.searchsorted(kept, np.arange(len(xs) - 1)), len(kept) - 1)]
-    last = kept[-1]
-    two = first < last  # ≥ 2 points from i on (the exponent is NaN otherwise)
-    with np.errstate(all="ignore"):
-        e = np.log(ry[last] / ry[first]) / np.log(xs[last] / xs[first])
-    out[:-1] = ~two | ~np.isfinite(e) | (e < -2 * V.FLOOR_SLOPE)
-    return out
+    e = suffix_exponents(xs, ry)  # local_exponent(xs[i:], ry[i:]) for every i
+    with np.errstate(invalid="ignore"):
+        return np.append(~np.isfinite(e) | (e < -2 * V.FLOOR_SLOPE), True)
 
 
 def late_window_rate(rows: pd.DataFrame, *, t: str = "t", count: str = "mistakes") -> npt.NDArray:

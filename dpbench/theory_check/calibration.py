@@ -69,7 +69,7 @@ def prescribed_along_epsilon(curve, value: Callable[[Any], float], recorded: str
 
     ``certified(learner, v)``: a check, cheaper than the rule's search and independent of
     its path, that ``v`` is the calibration the rule prescribes at the learner's ε (e.g. the
-    accountant's ε at the recorded noise meets the target and at 1 % less noise does not).
+    accountant's ε at the recorded noise meets the target and at 0.1 % less noise does not).
     Where every run at an ε recorded one value and it is certified, that value is the
     prescribed one; elsewhere (no record, several, or not certified) ``value`` recomputes it."""
     r, rows = curve.row, curve.rows

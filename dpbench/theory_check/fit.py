@@ -48,6 +48,22 @@ def local_exponent(x: npt.ArrayLike, curve: npt.ArrayLike) -> float:
     return float(np.log(y[j] / y[i]) / np.log(x[j] / x[i]))
 
 
+def suffix_exponents(x: npt.ArrayLike, curve: npt.ArrayLike) -> npt.NDArray:
+    """``local_exponent(x[i:], curve[i:])`` for every i < len(x) − 1 at once, for increasing
+    ``x``: over the points from i on where the curve is positive and finite, the first is the
+    smallest x and the last (the same for every i) the largest; NaN where fewer than 2 remain."""
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(curve, dtype=float)
+    kept = np.flatnonzero((x > 0) & (y > 0) & np.isfinite(y))
+    if len(kept) < 2:
+        return np.full(max(len(x) - 1, 0), np.nan)
+    first = kept[np.minimum(np.searchsorted(kept, np.arange(len(x) - 1)), len(kept) - 1)]
+    last = kept[-1]
+    with np.errstate(all="ignore"):
+        e = np.log(y[last] / y[first]) / np.log(x[last] / x[first])
+    return np.where(first < last, e, np.nan)
+
+
 @dataclass(frozen=True)
 class SlopeFit:
     """A log–log slope fitted on repetitions: estimate, bootstrap interval over repetitions
