@@ -25,11 +25,17 @@ import matplotlib.pyplot as plt  # noqa: E402
 from dpbench.foundation import registry
 from dpbench.foundation.results import atomic_write
 
+#: the PNG's resolution (report, screens): 1,050 px across a 7 in figure; the PDF is the
+#: paper's copy (vector, resolution-free). 200 dpi took 1.6 s more of the default run's 46 files.
+PNG_DPI = 150
 RC = {
-    "figure.dpi": 110,
-    # the PNG (report, screens): 1,050 px across a 7 in figure; the PDF is the paper's copy
-    # (vector, resolution-free). 200 dpi took 1.6 s more of the default run's 46 files.
-    "savefig.dpi": 150,
+    # figures are laid out at the resolution the PNG is drawn at: text extents depend on the
+    # dpi (hinting), so the layout's measurements (tight_layout, the legend's placement, the
+    # crop) are those of the file, and each text is measured once (matplotlib caches text
+    # extents per dpi; at 110 every label was measured again for the PNG: 0.4 of the default
+    # run's 11 CPU-s of figures)
+    "figure.dpi": PNG_DPI,
+    "savefig.dpi": PNG_DPI,
     "font.size": 9,
     "axes.titlesize": 9,
     "axes.labelsize": 9,
@@ -168,7 +174,7 @@ SINGLE_COLUMN = 3.3
 DOUBLE_COLUMN = 7.0
 #: rc settings of the seaborn figures: sizes in points at the printed size.
 PAPER_RC = {
-    "figure.dpi": 110,
+    "figure.dpi": PNG_DPI,  # as RC: laid out at the PNG's resolution
     "savefig.dpi": 300,
     "font.size": 8,
     "axes.titlesize": 8,
@@ -220,7 +226,12 @@ def eps_label(epsilon: float) -> str:
     return "ε = ∞" if math.isinf(epsilon) else f"ε = {epsilon:g}"
 
 
-def tight_bbox(fig, dpi: float, pad_inches: float = 0.02):
+#: Margin (inches) around a figure's tight box: 0.02 left a title's ascenders touching the
+#: PNG's top edge (7.5 px at 150 dpi; matplotlib's own default is 0.1).
+PAD_INCHES = 0.05
+
+
+def tight_bbox(fig, dpi: float, pad_inches: float = PAD_INCHES):
     """The figure's tight bounding box (inches) measured at ``dpi``, with ``pad_inches``
     around it: what ``savefig(bbox_inches="tight", dpi=dpi)`` crops to, measured once,
     without drawing, so several files can share it (``"tight"`` draws the figure to measure
