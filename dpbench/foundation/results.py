@@ -22,13 +22,16 @@ import os
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 import dpbench
+
+if TYPE_CHECKING:  # a shard job writes rows and needs no pandas (read_results' to_pandas imports it)
+    import pandas as pd
 
 #: version of :data:`SCHEMA`: raised whenever a column is added, removed, renamed or retyped
 #: (1: the schema up to 110e06c; 2: ``problem_params`` added, the file metadata below)
