@@ -220,6 +220,31 @@ def test_shard_jobs_import_no_pandas_or_matplotlib():
     assert done.stdout.strip() == ""
 
 
+def test_a_shard_runs_and_writes_its_rows_without_pandas(tmp_path):
+    """Running a shard — cells of four experiments, rows written to Parquet
+    (dpbench.foundation.results.to_table does not go through pyarrow's converter, which
+    imports pandas) — imports no pandas. (A shard with a scikit-learn learner does: sklearn
+    imports pandas itself.)"""
+    config = {"seed": 5, "experiments": {
+        "experts": {"problem": "experts", "learners": ["rwm"], "epsilon": [1.0], "T": [200], "repetitions": 2},
+        "linear_loss": {"problem": "linear_loss", "learners": ["linear_learner"], "epsilon": [1.0], "delta": 1e-6, "T": [200],
+                        "repetitions": 1},
+        "halfspaces_online": {"problem": "halfspace", "learners": ["winnow"], "epsilon": [1.0], "T": [300], "repetitions": 1},
+        "conjunctions": {"problem": "conjunction", "learners": ["elimination"], "epsilon": [1.0], "n": [50], "repetitions": 2},
+    }}  # fmt: skip
+    code = (
+        "import sys\n"
+        "from dpbench.experiments.base import run_shard\n"
+        "from dpbench.orchestration.config import from_dict\n"
+        f"grid = from_dict({config!r})\n"
+        f"run_shard([c for e in grid.experiments.values() for c in e.cells], root_seed=5, out={str(tmp_path / 's.parquet')!r})\n"
+        "print(','.join(m for m in ('pandas', 'matplotlib') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == ""
+    assert (tmp_path / "s.parquet").stat().st_size > 0
+
+
 def test_more_than_1000_shards_in_one_experiment_are_all_in_the_dag(tmp_path):
     """Shard files are the index zero-padded to three digits, then 1000, 1001: `snakemake -n` schedules every one of 1,010
     shards of one experiment (the wildcard once allowed three digits only)."""
