@@ -30,6 +30,7 @@ from dpbench.foundation.cell import Cell
 from dpbench.foundation.provenance import cell_code_hash
 from dpbench.foundation.results import make_row, problem_param_columns, write_rows
 from dpbench.foundation.seeding import make_rng
+from dpbench.foundation.validation import normalise
 from dpbench.problems.base import redraw_target
 
 log = logging.getLogger(__name__)
@@ -84,7 +85,7 @@ class Figure:
     caption: str
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "draw", lazy(self.draw))
+        normalise(self, draw=lazy(self.draw))
 
     def __call__(self, df: Any) -> Any:
         return self.draw(df)
@@ -124,7 +125,7 @@ class Experiment:
     run_repetition: Callable[..., list[dict]] | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "theory_check", lazy(self.theory_check))
+        normalise(self, theory_check=lazy(self.theory_check))
 
 
 # --------------------------------------------------------------------------- targets
