@@ -1,7 +1,7 @@
 """Rows against ε whose bound is the theorem's function of ε (issue 29, referee's findings):
 the calibration each ε prescribes is recomputed on the evaluation side and the runs' recorded
 calibration is checked against it (dpbench.theory_check.calibration); a bound that barely
-depends on ε over the grid checks only its constant (private_erm._epsilon_insensitive)."""
+depends on ε over the grid checks only its constant (checks.private_erm._epsilon_insensitive)."""
 
 from __future__ import annotations
 

@@ -77,7 +77,7 @@ def test_rates_in_the_setting_a_row_records(cell):
 
 
 def test_theory_check_statuses_from_hand_set_errors(cell):
-    from dpbench.experiments.decision_lists import theory_check
+    from dpbench.experiments.checks.decision_lists import theory_check
 
     c, seed = cell
     trivial = dl_trivial_error_of(pd.Series(_row(c, seed)))
@@ -117,7 +117,7 @@ def test_privdl_is_judged_by_its_derived_bound_which_bad_data_violate(cell, lear
     one derivation at each learner's own per-round budget): errors at 0.2× it hold (bound_holds or,
     the slope being −1, agrees), errors at 3× it are `violated` — a contradiction, as a proven bound
     must allow. The n*-vs-ε row is a bound row with a stated ratio."""
-    from dpbench.experiments.decision_lists import theory_check
+    from dpbench.experiments.checks.decision_lists import theory_check
 
     c, seed = cell
     base = _row(c, seed)
@@ -166,7 +166,7 @@ def test_composition_bound_holds_on_real_rows_and_a_wrong_one_is_violated(monkey
     cell, and the theory check says so (bound rows, none violated, some holding). The same rows
     against the bound shrunk 200× (a wrong derivation) are `violated`: the check can fail."""
     from dpbench.experiments.base import run_batch_cell
-    from dpbench.experiments.decision_lists import theory_check
+    from dpbench.experiments.checks.decision_lists import theory_check
     from dpbench.theory import decision_lists as dl_theory
 
     grid = from_dict({"seed": 11, "experiments": {"decision_lists": {

@@ -16,7 +16,7 @@ import pandas as pd
 import dpbench.experiments  # noqa: F401
 from dpbench import theory
 from dpbench.experiments.base import draw_target
-from dpbench.experiments.linear_loss import epsilon_rows, theory_check
+from dpbench.experiments.checks.linear_loss import epsilon_rows, theory_check
 from dpbench.foundation import registry
 from dpbench.foundation.results import to_table
 from dpbench.learners.linear_learner import LinearLearner

@@ -189,6 +189,62 @@ def test_planning_and_summarising_import_no_privacy_accountant_or_learner_stack(
     assert done.stdout.strip() == ""
 
 
+def test_shard_jobs_import_no_pandas_or_matplotlib():
+    """A ``run_shard`` job imports what workflow/scripts/run_shard.py imports and, for its
+    cells, their experiment's module (``registry.experiment``), learner and problem: none of it
+    needs pandas (~0.17 CPU-s a job) or matplotlib — the theory checks and figures that do are
+    imported by the summarise jobs only (``Experiment.theory_check`` and ``Figure.draw`` are
+    resolved by name on first use). Checked in a fresh interpreter, for every experiment,
+    learner and problem of the catalogue."""
+    from dpbench.foundation import provenance, registry
+
+    registry.load_all()
+    experiments = sorted(e for e in registry.EXPERIMENTS if provenance.experiment_module(e).startswith("dpbench."))
+    learners = sorted(n for n, c in registry.LEARNERS.items() if registry.origin(c) == "catalogue")
+    problems = sorted(n for n, c in registry.PROBLEMS.items() if registry.origin(c) == "catalogue")
+    assert len(experiments) >= 7 and len(learners) >= 20, (experiments, learners)
+    code = (
+        "import sys\n"
+        "import dpbench.experiments.base, dpbench.foundation.results, dpbench.foundation.cell\n"
+        "import dpbench.orchestration.interrupt, dpbench.orchestration.job_exit\n"
+        "from dpbench.foundation import registry\n"
+        f"for name in {experiments!r}:\n"
+        "    registry.experiment(name)\n"
+        f"for name in {learners!r}:\n"
+        "    registry.learner(name)\n"
+        f"for name in {problems!r}:\n"
+        "    registry.problem(name)\n"
+        "print(','.join(m for m in ('pandas', 'matplotlib') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == ""
+
+
+def test_a_shard_runs_and_writes_its_rows_without_pandas(tmp_path):
+    """Running a shard — cells of four experiments, rows written to Parquet
+    (dpbench.foundation.results.to_table does not go through pyarrow's converter, which
+    imports pandas) — imports no pandas. (A shard with a scikit-learn learner does: sklearn
+    imports pandas itself.)"""
+    config = {"seed": 5, "experiments": {
+        "experts": {"problem": "experts", "learners": ["rwm"], "epsilon": [1.0], "T": [200], "repetitions": 2},
+        "linear_loss": {"problem": "linear_loss", "learners": ["linear_learner"], "epsilon": [1.0], "delta": 1e-6, "T": [200],
+                        "repetitions": 1},
+        "halfspaces_online": {"problem": "halfspace", "learners": ["winnow"], "epsilon": [1.0], "T": [300], "repetitions": 1},
+        "conjunctions": {"problem": "conjunction", "learners": ["elimination"], "epsilon": [1.0], "n": [50], "repetitions": 2},
+    }}  # fmt: skip
+    code = (
+        "import sys\n"
+        "from dpbench.experiments.base import run_shard\n"
+        "from dpbench.orchestration.config import from_dict\n"
+        f"grid = from_dict({config!r})\n"
+        f"run_shard([c for e in grid.experiments.values() for c in e.cells], root_seed=5, out={str(tmp_path / 's.parquet')!r})\n"
+        "print(','.join(m for m in ('pandas', 'matplotlib') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == ""
+    assert (tmp_path / "s.parquet").stat().st_size > 0
+
+
 def test_more_than_1000_shards_in_one_experiment_are_all_in_the_dag(tmp_path):
     """Shard files are the index zero-padded to three digits, then 1000, 1001: `snakemake -n` schedules every one of 1,010
     shards of one experiment (the wildcard once allowed three digits only)."""

@@ -90,6 +90,17 @@ def test_plotting_code_changes_its_experiments_summary(grid, monkeypatch):
     assert after["conjunctions"] != before["conjunctions"] and after["experts"] == before["experts"]
 
 
+def test_theory_check_code_changes_its_experiments_summary_not_shards(grid, monkeypatch):
+    """An experiment registers its theory check by name (``"module:function"``, no import from
+    the run module): the summary's fingerprint must still follow that module, and no shard's."""
+    before_shards, before = _hashes(grid)
+    _edited(monkeypatch, "dpbench.experiments.checks.conjunctions")
+    after_shards, after = _hashes(grid)
+    provenance._modules_hash.cache_clear()
+    assert after_shards == before_shards
+    assert after["conjunctions"] != before["conjunctions"] and after["experts"] == before["experts"]
+
+
 def test_rows_record_their_cells_code_hash(grid, tmp_path):
     cells = [c for c in grid.experiments["conjunctions"].cells if c.learner in ("erm", "elimination")][:4]
     run_shard(cells, root_seed=grid.seed, out=tmp_path / "s.parquet")

@@ -85,3 +85,49 @@ def test_files_carry_schema_and_package_version(tmp_path):
     pq.write_table(pq.read_table(shard).replace_schema_metadata(None), old)
     with pytest.raises(ValueError, match="version 2; the file's: none"):
         results.concat([shard, old], out)
+
+
+def _parquet_bytes(table) -> bytes:
+    import io
+
+    out = io.BytesIO()
+    pq.write_table(table, out)
+    return out.getvalue()
+
+
+def test_to_table_builds_what_pyarrows_converter_builds():
+    """to_table lays the plain values out in Arrow buffers itself (pyarrow's Python-sequence
+    converter imports pandas): the Parquet file must be byte-identical to ``Table.from_pylist``'s
+    on every kind of value a row holds — None, NaN, ±inf, ints in double columns (up to 2⁵³,
+    and 2⁵³ + 1, which pyarrow refuses), numpy scalars, bools, empty and non-ASCII strings —
+    and a value pyarrow refuses must still raise."""
+    import numpy as np
+    import pyarrow as pa
+
+    values = {
+        "epsilon": [1.0, float("inf"), None, float("nan"), 2, np.float64(0.5), -(2**53), 2**53],
+        "rep": [0, None, 3, np.int64(7), 2**62, -5, 1, 2],
+        "private": [True, False, None, np.bool_(True), True, False, True, False],
+        "learner": ["erm", "", None, "privdl", "ε-greedy", "x" * 300, "a", "b"],
+        "problem": ["p"] * 8,
+    }
+    rows = [make_row(experiment="conjunctions", **{k: v[i] for k, v in values.items()}) for i in range(8)]
+    for row, (eps, rep) in zip(rows, zip(values["epsilon"], values["rep"])):
+        row["epsilon"], row["rep"] = eps, rep  # numpy scalars as a learner's diagnostics would give them
+    reference = pa.Table.from_pylist(rows, schema=SCHEMA).replace_schema_metadata(results.file_metadata())
+    assert _parquet_bytes(to_table(rows)) == _parquet_bytes(reference)
+    for subset in (rows[:1], rows[2:3], []):
+        reference = pa.Table.from_pylist(subset, schema=SCHEMA).replace_schema_metadata(results.file_metadata())
+        assert _parquet_bytes(to_table(subset)) == _parquet_bytes(reference)
+    def outcome(build, row, column):
+        try:
+            return build([row]).column(column).to_pylist()
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+            return type(exc).__name__
+
+    for column, bad in (("epsilon", 2**53 + 1), ("epsilon", "1.0"), ("rep", 1.5), ("rep", True), ("private", 1), ("learner", 3)):
+        row = make_row(experiment="conjunctions")
+        row[column] = bad
+        theirs = outcome(lambda rows: pa.Table.from_pylist(rows, schema=SCHEMA), row, column)
+        assert outcome(to_table, row, column) == theirs  # pyarrow's own conversion, or its own error
+    assert theirs == "ArrowTypeError"  # (the last: an int in a string column)

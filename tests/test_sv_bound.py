@@ -13,7 +13,7 @@ import pytest
 
 import dpbench.learners.sv_experts as sv
 from dpbench import theory
-from dpbench.experiments.experts import theory_check
+from dpbench.experiments.checks.experts import theory_check
 from dpbench.learners.sv_experts import SvCalibration, SVExperts
 from dpbench.problems.experts import ExpertsProblem
 from dpbench.theory_check.roles import role_of

@@ -11,6 +11,7 @@ the run directory named by DPBENCH_DEFAULT_RUN).
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
 from pathlib import Path
@@ -100,7 +101,7 @@ def _captured_checks(run_dir, monkeypatch) -> list[tuple]:
         return row
 
     for exp in EXPERIMENTS:
-        module = sys.modules[registry.experiment(exp).theory_check.__module__]
+        module = importlib.import_module(registry.experiment(exp).theory_check.__module__)  # its theory check module
         monkeypatch.setattr(module, "check_curve", spy)
         registry.experiment(exp).theory_check(read_results(run_dir / "results" / f"{exp}.parquet"))
     return calls

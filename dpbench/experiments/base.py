@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import importlib
 import logging
 import signal
@@ -29,28 +30,65 @@ from dpbench.foundation.cell import Cell
 from dpbench.foundation.provenance import cell_code_hash
 from dpbench.foundation.results import make_row, problem_param_columns, write_rows
 from dpbench.foundation.seeding import make_rng
+from dpbench.foundation.validation import normalise
 from dpbench.problems.base import redraw_target
 
 log = logging.getLogger(__name__)
+
+
+class Lazy:
+    """A function named ``"module:function"``, imported on its first call: what an experiment
+    registers for its theory check and figures, so that importing the experiment (as every
+    shard job does) does not import pandas, matplotlib or the analysis code.
+
+    Like a function, it says where it is defined (``__module__``, ``__name__``: provenance
+    follows the module into the summary's fingerprint); ``function`` is the function itself.
+    """
+
+    def __init__(self, ref: str):
+        module, _, name = ref.partition(":")
+        if not module or not name.isidentifier():
+            raise ValueError(f"expected 'module:function', got {ref!r}")
+        self.__module__, self.__name__ = module, name
+
+    @functools.cached_property
+    def function(self) -> Callable[..., Any]:
+        return getattr(importlib.import_module(self.__module__), self.__name__)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.function(*args, **kwargs)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Lazy) and (other.__module__, other.__name__) == (self.__module__, self.__name__)
+
+    def __hash__(self) -> int:
+        return hash((self.__module__, self.__name__))
+
+    def __repr__(self) -> str:
+        return f"Lazy({self.__module__}:{self.__name__})"
+
+
+def lazy(function: Callable[..., Any] | str) -> Callable[..., Any]:
+    """``function`` itself, or a :class:`Lazy` if it is given as ``"module:function"``."""
+    return Lazy(function) if isinstance(function, str) else function
 
 
 @dataclass(frozen=True)
 class Figure:
     """A figure recipe: ``draw(df) -> matplotlib Figure``; ``caption`` goes into the report.
 
-    ``draw`` may be given as ``"module:function"`` so that importing an experiment (as every
-    shard job does) does not import matplotlib; it is resolved on first use.
+    ``draw`` may be given as ``"module:function"`` (a :class:`Lazy`, imported on first use) so
+    that importing an experiment does not import matplotlib.
     """
 
     draw: Callable[..., Any] | str
     caption: str
 
+    def __post_init__(self) -> None:
+        normalise(self, draw=lazy(self.draw))
+
     def __call__(self, df: Any) -> Any:
-        draw = self.draw
-        if isinstance(draw, str):
-            module, _, function = draw.partition(":")
-            draw = getattr(importlib.import_module(module), function)
-        return draw(df)
+        return self.draw(df)
 
 
 @dataclass(frozen=True)
@@ -58,7 +96,9 @@ class Experiment:
     """An experiment of the design table (docs/experiments.md).
 
     ``run_cell(cell, target, root_seed) -> rows``; ``theory_check(df) -> DataFrame`` with the
-    columns of :func:`dpbench.theory_check.analysis.theory_rows`; ``figures`` maps a figure name to its
+    columns of :func:`dpbench.theory_check.analysis.theory_rows`, given as ``"module:function"``
+    (a :class:`Lazy`: the check and its pandas are imported by the summarise job only, not by
+    the shard jobs) or as the function; ``figures`` maps a figure name to its
     recipe (files ``results/figures/{id}_{name}.pdf|png``); ``test_size`` is a small n or
     T used by the registry-wide conformance tests.
     """
@@ -67,7 +107,7 @@ class Experiment:
     problems: tuple[str, ...]
     size: str  # "n" or "T"
     run_cell: Callable[[Cell, Any, int], list[dict]]
-    theory_check: Callable[[Any], Any]
+    theory_check: Callable[[Any], Any] | str
     figures: Mapping[str, Figure] = field(default_factory=dict)
     test_size: int = 200  # a small n or T for the conformance tests
     #: columns of the theory-check CSV if not :data:`dpbench.theory_check.analysis.THEORY_COLUMNS`
@@ -83,6 +123,9 @@ class Experiment:
     #: (a stream: :func:`shared_stream`) is made once per repetition. Must give the rows
     #: ``run_cell`` gives for that repetition.
     run_repetition: Callable[..., list[dict]] | None = None
+
+    def __post_init__(self) -> None:
+        normalise(self, theory_check=lazy(self.theory_check))
 
 
 # --------------------------------------------------------------------------- targets

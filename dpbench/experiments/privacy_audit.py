@@ -15,18 +15,13 @@ the claim in ``eps_reported``/``delta_reported``/``neighbours``, the lower bound
 row's bound falls short of its target, generated from its numbers). An audit that cannot be made at the cell's claim (e.g.
 ``private_mw_001`` where it does not run) gives ``skipped`` rows with the reason.
 
-Theory check = ``results/theory/privacy_audit.csv`` with exactly
-:data:`dpbench.audits.engine.AUDIT_COLUMNS`, one row per (learner, audit, variant) (and claimed ε).
-Figure ``""`` → ``privacy_audit.pdf|png``.
+Theory check: :mod:`dpbench.experiments.checks.privacy_audit`. Figure ``""`` → ``privacy_audit.pdf|png``.
 """
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass
-
-import pandas as pd
 
 from dpbench.audits import audited_names, cases_for, predicted_seconds
 from dpbench.audits.engine import AUDIT_COLUMNS, run_cases
@@ -96,37 +91,13 @@ def run_audit_cell(cell: Cell, target, root_seed: int) -> list[dict]:
     ) for row in rows]
 
 
-def theory_check(df: pd.DataFrame) -> pd.DataFrame:
-    """The privacy_audit.csv table: one row per (learner, audit, variant, claim), AUDIT_COLUMNS;
-    an audit that did not run (a claim the learner cannot make, a peer library not installed)
-    is a row per copy with verdict ``skipped`` and the reason as its note, so the table says
-    what was not audited."""
-    ok = df[df["status"] == "ok"]
-    skipped = df[df["status"] == "skipped"]
-    not_run = pd.DataFrame({
-        "learner": skipped["learner"], "variant": skipped["variant"], "epsilon_claimed": skipped["epsilon"],
-        "delta_claimed": skipped["delta"], "verdict": "skipped", "audit": "", "method": "", "runs": 0,
-        "confidence": skipped["confidence"], "instance": "", "note": skipped["reason"].fillna(""),
-    })  # fmt: skip
-    table = pd.DataFrame({
-        "learner": ok["learner"], "variant": ok["variant"], "epsilon_claimed": ok["eps_reported"],
-        "delta_claimed": ok["delta_reported"], "neighbours": ok["neighbours"],
-        "epsilon_lower_bound": ok["epsilon_lower_bound"], "epsilon_exact": ok["epsilon_exact"].fillna(math.nan),
-        "tightness": ok["tightness"].fillna(math.nan), "verdict": ok["verdict"], "audit": ok["audit"], "method": ok["method"],
-        "runs": ok["audit_runs"], "confidence": ok["confidence"], "instance": ok["instance"],
-        "note": ok["audit_note"].fillna(""),
-    })
-    table = pd.concat([table, not_run.reindex(columns=table.columns)], ignore_index=True) if len(not_run) else table
-    return table.sort_values(["learner", "audit", "variant", "epsilon_claimed"], ascending=[True, False, False, True]).reset_index(drop=True)[AUDIT_COLUMNS]
-
-
 EXPERIMENT = register_experiment(
     Experiment(
         id="privacy_audit",
         problems=("audit_pairs",),
         size="n",
         run_cell=run_audit_cell,
-        theory_check=theory_check,
+        theory_check="dpbench.experiments.checks.privacy_audit:theory_check",
         figures={
             "": Figure(
                 "dpbench.plotting.privacy_audit:audit_bounds",

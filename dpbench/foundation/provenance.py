@@ -104,10 +104,12 @@ def shard_code_hash(cells: Iterable) -> str:
 @functools.cache
 def summary_modules(experiment: str) -> tuple[str, ...]:
     """The modules an experiment's summary (collection, theory check, figures) depends on:
-    everything its experiment module, its figure recipes and dpbench.reporting.pipeline import."""
+    everything its experiment module, its theory check, its figure recipes and
+    dpbench.reporting.pipeline import (a check or recipe registered by name, ``"module:function"``,
+    is a :class:`dpbench.experiments.base.Lazy`, which names its module as a function does)."""
     exp = registry.experiment(experiment)
     roots = [experiment_module(experiment), "dpbench.reporting.pipeline", "dpbench.foundation.results", "dpbench.theory_check.analysis"]
-    roots += [f.draw.partition(":")[0] if isinstance(f.draw, str) else f.draw.__module__ for f in exp.figures.values()]
+    roots += [exp.theory_check.__module__, *(f.draw.__module__ for f in exp.figures.values())]
     return tuple(closure(roots, {"dpbench", *map(top_level, roots)}))
 
 

@@ -17,18 +17,23 @@ key-value metadata (:data:`METADATA_SCHEMA_VERSION`, :data:`METADATA_PACKAGE_VER
 
 from __future__ import annotations
 
+import builtins
 import json
+import operator
 import os
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 import dpbench
+
+if TYPE_CHECKING:  # a shard job writes rows and needs no pandas (read_results' to_pandas imports it)
+    import pandas as pd
 
 #: version of :data:`SCHEMA`: raised whenever a column is added, removed, renamed or retyped
 #: (1: the schema up to 110e06c; 2: ``problem_params`` added, the file metadata below)
@@ -175,15 +180,70 @@ def problem_param_columns(params: dict[str, object]) -> dict[str, object]:
 def to_table(rows: Sequence[dict[str, object]]) -> pa.Table:
     """Rows → a table of exactly :data:`SCHEMA`; rows with missing/extra keys raise.
 
-    ``pa.Table.from_pylist`` silently fills missing keys with null and drops extra keys,
-    so the keys are checked here first.
+    The keys are checked first (a missing key would otherwise be a silent null), then each
+    column is built by :func:`_column`, which imports no pandas.
     """
     names = set(SCHEMA.names)
     for i, row in enumerate(rows):
         if set(row) != names:
             missing, extra = sorted(names - set(row)), sorted(set(row) - names)
             raise KeyError(f"row {i}: missing columns {missing}, unknown columns {extra}")
-    return pa.Table.from_pylist(list(rows), schema=SCHEMA).replace_schema_metadata(file_metadata())
+    by_column = list(zip(*map(operator.itemgetter(*SCHEMA.names), rows))) or [()] * len(SCHEMA)
+    columns = [_column(values, field.type) for values, field in zip(by_column, SCHEMA)]
+    return pa.Table.from_arrays(columns, schema=SCHEMA).replace_schema_metadata(file_metadata())
+
+
+def _column(values: Sequence[object], type: pa.DataType) -> pa.Array:
+    """One column of :func:`to_table`: the array ``pa.array(values, type=type)`` gives.
+
+    pyarrow's conversion of Python sequences (``pa.array``, ``Table.from_pylist``) imports
+    pandas on its first call (it asks whether the input is a pandas object), ~0.2 CPU-s that
+    every shard job paid to write its rows. The plain values rows hold — None; float (numpy's
+    float64 included) or int for a double, ints only where a double holds them exactly (|v| ≤
+    2⁵³); int for an int64; bool; str — are laid out here in Arrow's buffers instead
+    (``pa.Array.from_buffers``: a validity bitmap, least significant bit first, then the
+    values, or int32 offsets and the UTF-8 bytes of a string column), which gives the same
+    array; a column holding anything else (a float in an int64 column, a float32, an int out
+    of range, a value of the wrong kind) goes to ``pa.array``, which converts it or raises as
+    it always did."""
+    n = len(values)
+    objects = np.empty(n, dtype=object)
+    objects[:] = values
+    valid = np.not_equal(objects, None)
+    present = objects[valid]
+    kinds = set(map(builtins.type, present))
+    validity = None if len(present) == n else pa.py_buffer(np.packbits(valid, bitorder="little"))
+    buffers = None
+    if type == _F64 and kinds <= {float, np.float64, int} and (int not in kinds or _ints_within(present, 2**53)):
+        buffers = [validity, _filled(present, valid, np.float64)]
+    elif type == _I64 and kinds <= {int, np.int64} and _ints_within(present, 2**63 - 1):
+        buffers = [validity, _filled(present, valid, np.int64)]
+    elif type == _BOOL and kinds <= {bool, np.bool_}:
+        buffers = [validity, pa.py_buffer(np.packbits(_filled(present, valid, bool, wrap=False), bitorder="little"))]
+    elif type == _STR and kinds <= {str}:
+        text = "".join(present)
+        if text.isascii():  # one byte a character
+            lengths = np.zeros(n, dtype=np.int64)
+            lengths[valid] = np.fromiter(map(len, present), dtype=np.int64, count=len(present))
+            offsets = np.concatenate([[0], np.cumsum(lengths)])
+            if offsets[-1] < 2**31:
+                buffers = [validity, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(text.encode("ascii"))]
+    if buffers is None:
+        return pa.array(values, type=type)
+    return pa.Array.from_buffers(type, n, buffers, null_count=n - len(present))
+
+
+def _ints_within(present: np.ndarray, bound: int) -> bool:
+    """Every Python int among ``present`` has |v| ≤ ``bound``."""
+    ints = [v for v in present if v.__class__ is int]
+    return not ints or (max(ints) <= bound and min(ints) >= -bound)
+
+
+def _filled(present: np.ndarray, valid: np.ndarray, dtype: Any, *, wrap: bool = True) -> Any:
+    """The values at the valid slots, zero elsewhere, as ``dtype`` (an Arrow buffer if ``wrap``)."""
+    data = np.zeros(len(valid), dtype=dtype)
+    data[valid] = present.astype(dtype)
+    return pa.py_buffer(data) if wrap else data
 
 
 def _umask() -> int:

@@ -64,6 +64,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from dpbench.experiments.experts import CACHE_ENTRIES
 from dpbench.foundation import registry  # imports no dpbench module itself (learners are imported by name, later)
 from dpbench.foundation.cell import Cell
 from dpbench.foundation.machine import machine
@@ -448,8 +449,6 @@ def _hedge_losses_shared(cell: Cell) -> bool:
     """The cell's sequences fit the experts experiments' loss cache
     (``dpbench.experiments.experts.CACHE_ENTRIES``), so the cells of a shard with the same
     problem and T draw them once (else every cell redraws them)."""
-    from dpbench.experiments.experts import CACHE_ENTRIES  # deferred: the experiment modules import pandas
-
     T, k = _hedge_shape(cell)
     return T * k * cell.repetitions <= CACHE_ENTRIES
 
