@@ -171,7 +171,12 @@ def resolve_learner(target: str) -> type:
     return cls
 
 
-def _get(table: dict, name: str, kind: str, package: str) -> Any:
+def _find(table: dict, name: str, package: str) -> Any:
+    """The class (or experiment) registered as ``name``, or None: a catalogue entry lives in
+    the module of its own name (``dpbench.learners.dp_gd``; tests/test_registry.py checks
+    every one), a plugin's in a module its entry point or the config names. So only the
+    module of that name and the entry points are imported — not the whole catalogue, which a
+    lookup of a name that is no learner (an audited mechanism: ``laplace``) used to import."""
     if name not in table and isinstance(name, str) and name.isidentifier():
         try:
             importlib.import_module(f"{package}.{name}")
@@ -179,11 +184,16 @@ def _get(table: dict, name: str, kind: str, package: str) -> Any:
             if exc.name != f"{package}.{name}":
                 raise
     if name not in table:
-        load_all()
-    try:
-        return table[name]
-    except KeyError:
-        raise KeyError(f"unknown {kind} {name!r}; known: {', '.join(sorted(table))}") from None
+        load_entry_points()
+    return table.get(name)
+
+
+def _get(table: dict, name: str, kind: str, package: str) -> Any:
+    found = _find(table, name, package)
+    if found is None:
+        load_all()  # the message lists every name
+        raise KeyError(f"unknown {kind} {name!r}; known: {', '.join(sorted(table))}")
+    return found
 
 
 def problem(name: str) -> type:
@@ -202,11 +212,8 @@ def experiment(name: str) -> Any:
 
 
 def is_learner(name: str) -> bool:
-    try:
-        learner(name)
-    except KeyError:
-        return False
-    return True
+    """Whether ``name`` is a registered learner (:func:`_find`: without importing the catalogue)."""
+    return _find(LEARNERS, name, "dpbench.learners") is not None
 
 
 def runs_on(problems: Iterable[str], name: str) -> bool:
