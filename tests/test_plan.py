@@ -245,6 +245,24 @@ def test_a_shard_runs_and_writes_its_rows_without_pandas(tmp_path):
     assert (tmp_path / "s.parquet").stat().st_size > 0
 
 
+def test_a_privacy_audit_shard_imports_no_learner_module_before_its_first_cell():
+    """A privacy_audit cell names an audited mechanism (``laplace``), not a learner: the shard's
+    lockstep grouping (dpbench.experiments.base.lockstep_siblings) asks the registry whether it
+    is one, which imported every learner module and pandas (~0.8 CPU-s) before the first cell
+    until a lookup imported only the module of its name (dpbench.foundation.registry._find)."""
+    cell = ('[{"experiment": "privacy_audit", "problem": "audit_pairs", "problem_params": {}, "learner": "laplace", '
+            '"learner_params": {}, "epsilon": 1.0, "delta": 0.0, "size": 1000, "repetitions": 1, "options": {}}]')
+    code = (
+        "import sys\n"
+        "from dpbench.experiments.base import lockstep_siblings\n"
+        "from dpbench.foundation.cell import cells_from_json\n"
+        f"assert lockstep_siblings(cells_from_json({cell!r})) == {{}}\n"
+        "print(','.join(m for m in ('pandas', 'dpbench.learners.dp_gd') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == ""
+
+
 def test_more_than_1000_shards_in_one_experiment_are_all_in_the_dag(tmp_path):
     """Shard files are the index zero-padded to three digits, then 1000, 1001: `snakemake -n` schedules every one of 1,010
     shards of one experiment (the wildcard once allowed three digits only)."""
