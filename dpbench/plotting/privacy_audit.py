@@ -29,6 +29,12 @@ def _name(learner: str, claim: float, instance: str, delta: float | None = None)
     return f"{learner} ({component}ε = {claim:.3g}" + (f", δ = {delta:g})" if delta is not None else ")")
 
 
+#: Largest ratio to the claim drawn on a linear axis; beyond, the axis is linear from 0 to the
+#: claim and logarithmic above it (a broken copy's exact ε of 100× its claim left every
+#: correct copy's points in the first 1/100 of a linear axis).
+SYMLOG_ABOVE = 5.0
+
+
 def audit_bounds(df: pd.DataFrame) -> plt.Figure:
     """Lower bound / claimed ε (filled) and exact ε(δ) / claimed ε (open) per audited name
     and copy; see the module doc."""
@@ -53,6 +59,8 @@ def audit_bounds(df: pd.DataFrame) -> plt.Figure:
     with paper_style():
         fig, ax = plt.subplots(figsize=(DOUBLE_COLUMN, 0.24 * len(order) + 1.1))
         high = max(2.25, float(np.nanmax(ok[["bound / claim", "exact / claim"]].to_numpy())) * 1.05)
+        symlog = high > SYMLOG_ABOVE  # one far point (a broken copy's exact ε) would squash every other row's
+        high *= 1.4 if symlog else 1.0  # the farthest marker whole on a log axis (1.05 is a sliver of a decade)
         ax.axvspan(1.0, high, color=PALETTE["broken"], alpha=0.06, lw=0, zorder=0)
         ax.axvline(1.0, color="0.15", ls=(0, (4, 2)), lw=1.0, zorder=1)
         position = {name: i for i, name in enumerate(order)}
@@ -65,7 +73,11 @@ def audit_bounds(df: pd.DataFrame) -> plt.Figure:
                        edgecolors=PALETTE.get(variant, "0.3"), linewidths=1.0, zorder=4)
         ax.set_yticks(range(len(order)), order)
         ax.set_ylim(len(order) - 0.5, -0.5)
-        ax.set_xlim(-0.03 * high, high)  # a bound of 0 stays fully visible
+        if symlog:  # linear up to the claim, logarithmic beyond it
+            ax.set_xscale("symlog", linthresh=1.0, linscale=2.0)
+            ax.set_xlim(-0.03, high)
+        else:
+            ax.set_xlim(-0.03 * high, high)  # a bound of 0 stays fully visible
         ax.set_xlabel(r"$\varepsilon$ / claimed $\varepsilon$")
         ax.set_ylabel("")
         ax.grid(axis="y", visible=False)
