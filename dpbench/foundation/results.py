@@ -205,8 +205,11 @@ def _column(values: Sequence[object], type: pa.DataType) -> pa.Array:
     values, or int32 offsets and the UTF-8 bytes of a string column), which gives the same
     array; a column holding anything else (a float in an int64 column, a float32, an int out
     of range, a value of the wrong kind) goes to ``pa.array``, which converts it or raises as
-    it always did."""
+    it always did. A column of nulls only (most of a row's columns: another experiment's) is
+    ``pa.nulls``."""
     n = len(values)
+    if not any(value is not None for value in values):
+        return pa.nulls(n, type)
     objects = np.empty(n, dtype=object)
     objects[:] = values
     valid = np.not_equal(objects, None)
