@@ -55,16 +55,18 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        print(f"{'experiment':18s} {'rows':>6s} {'pandas':>8s} {'plain s':>8s} {'write_rows s':>12s} {'plain / write_rows':>19s}")
+        header = ("experiment", "rows", "pandas", "plain s", "write_rows s", "plain / write_rows")
+        print("{:18s} {:>6s} {:>8s} {:>8s} {:>12s} {:>19s}".format(*header))
         for experiment, n in CASES:
             path = Path(tmp) / f"{experiment}.pkl"
             path.write_bytes(pickle.dumps(rows_of(experiment, n)))
+            out = str(Path(tmp) / "out.parquet")
             for preload in ("0", "1"):
                 best = {"plain": float("inf"), "write_rows": float("inf")}
                 for i in range(args.repeat):
                     for mode in ("plain", "write_rows") if i % 2 == 0 else ("write_rows", "plain"):
-                        done = subprocess.run([sys.executable, "-c", WRITER, mode, str(path), str(Path(tmp) / "out.parquet"), preload],
-                                              capture_output=True, text=True, check=True, cwd=tmp)  # fmt: skip
+                        command = [sys.executable, "-c", WRITER, mode, str(path), out, preload]
+                        done = subprocess.run(command, capture_output=True, text=True, check=True, cwd=tmp)
                         best[mode] = min(best[mode], float(done.stdout))
                 state = "loaded" if preload == "1" else "not yet"
                 print(f"{experiment:18s} {n:6d} {state:>8s} {best['plain']:8.3f} {best['write_rows']:12.3f} "
