@@ -1045,3 +1045,32 @@ def test_legend_labels_never_break_inside_math():
         assert raw_tex_problems(fig)  # the check fails on a broken segment
     finally:
         plt.close(fig)
+
+
+def _audit_rows(far: float) -> pd.DataFrame:
+    """Two audited names, correct and broken copies; the broken copy of the second has an
+    exact ε of ``far`` × its claim."""
+    rows = []
+    for learner, exact in (("laplace", 2.0), ("privdl", far)):
+        for variant, bound in (("correct", 0.6), ("broken", 1.8)):
+            rows.append({"status": "ok", "learner": learner, "variant": variant, "eps_reported": 1.0,
+                         "delta_reported": 0.0, "epsilon_lower_bound": bound,
+                         "epsilon_exact": exact if variant == "broken" else 1.0, "instance": "", "verdict": "pass"})
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("far, scale", [(3.0, "linear"), (128.0, "symlog")])
+def test_audit_figure_goes_logarithmic_beyond_the_claim_only_for_a_far_point(far, scale):
+    """A broken copy at 128× its claim would leave the other points in the first 1/100 of a
+    linear axis: the axis is then linear to the claim and logarithmic beyond
+    (plotting.privacy_audit.SYMLOG_ABOVE), with every marker inside it; a near one stays linear."""
+    from dpbench.plotting.privacy_audit import audit_bounds
+
+    fig = audit_bounds(_audit_rows(far))
+    ax = fig.axes[0]
+    lo, hi = ax.get_xlim()
+    points = np.concatenate([c.get_offsets()[:, 0] for c in ax.collections if len(c.get_offsets())])
+    plt.close(fig)
+    assert ax.get_xscale() == scale and lo < points.min() and points.max() < hi
+    if scale == "symlog":  # the farthest marker is whole: at least a marker's width short of the edge
+        assert ax.transData.transform((hi, 0))[0] - ax.transData.transform((points.max(), 0))[0] > 5

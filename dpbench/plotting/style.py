@@ -174,8 +174,7 @@ SINGLE_COLUMN = 3.3
 DOUBLE_COLUMN = 7.0
 #: rc settings of the seaborn figures: sizes in points at the printed size.
 PAPER_RC = {
-    "figure.dpi": PNG_DPI,  # as RC: laid out at the PNG's resolution
-    "savefig.dpi": 300,
+    "figure.dpi": PNG_DPI,  # as RC: laid out at the PNG's resolution (files are written by save, under RC)
     "font.size": 8,
     "axes.titlesize": 8,
     "axes.labelsize": 8,
